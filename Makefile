@@ -1,0 +1,30 @@
+# The two README commands: `make run` (the main job) and `make test` (every test).
+# Both create .venv on first use and install dnnc into it (editable).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lit pytest clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/dnnc-opt examples/residual_block.mlir -p dnn-optimize --print-ir-after-all
+
+test: lit pytest
+
+lit: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -sv test
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf $(VENV) build *.egg-info
