@@ -1,0 +1,144 @@
+"""The vocabulary shared by the dialect, the reference kernels and the runtime.
+
+Each enum is the one spelling of a choice (an eltwise algorithm, a pooling kind, a data
+type); the dialect wraps them as attributes, the reference kernels implement them in numpy
+and the runtime maps them to oneDNN's constants. Post-ops are plain frozen dataclasses so
+that all three layers describe a fused chain the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import ml_dtypes
+import numpy as np
+
+
+class DataType(StrEnum):
+    """Element types, spelled as oneDNN spells them (``dnnl_f32`` ...)."""
+
+    F32 = "f32"
+    BF16 = "bf16"
+    F16 = "f16"
+    S8 = "s8"
+    U8 = "u8"
+    S32 = "s32"
+    S64 = "s64"
+    """Indices of top_k only: no oneDNN primitive reads or writes it."""
+
+    @property
+    def numpy(self) -> np.dtype:
+        return np.dtype(_NUMPY[self])
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    @staticmethod
+    def of_numpy(dtype: np.dtype) -> DataType:
+        """The data type of a numpy dtype; ValueError naming the valid ones otherwise."""
+        for data_type, numpy_type in _NUMPY.items():
+            if np.dtype(numpy_type) == dtype:
+                return data_type
+        valid = ", ".join(str(np.dtype(t)) for t in _NUMPY.values())
+        raise ValueError(f"numpy dtype {dtype} has no dnnc data type (valid: {valid})")
+
+
+_NUMPY: dict[DataType, type] = {
+    DataType.F32: np.float32,
+    DataType.BF16: ml_dtypes.bfloat16,
+    DataType.F16: np.float16,
+    DataType.S8: np.int8,
+    DataType.U8: np.uint8,
+    DataType.S32: np.int32,
+    DataType.S64: np.int64,
+}
+
+
+class EltwiseAlg(StrEnum):
+    """Element-wise algorithms with oneDNN's ``eltwise_*`` semantics (see docs/dialect.md)."""
+
+    RELU = "relu"
+    LEAKY_RELU = "leaky_relu"
+    GELU_ERF = "gelu_erf"
+    GELU_TANH = "gelu_tanh"
+    TANH = "tanh"
+    SIGMOID = "sigmoid"
+    ELU = "elu"
+    SWISH = "swish"
+    HARDSWISH = "hardswish"
+    HARDSIGMOID = "hardsigmoid"
+    CLIP = "clip"
+    RELU6 = "relu6"
+    EXP = "exp"
+    LOG = "log"
+    SQRT = "sqrt"
+    ABS = "abs"
+    SQUARE = "square"
+    LINEAR = "linear"
+    POW = "pow"
+    SOFT_RELU = "soft_relu"
+    MISH = "mish"
+    ROUND = "round"
+
+
+class BinaryAlg(StrEnum):
+    """Binary algorithms (oneDNN ``binary_*``), with numpy broadcasting in the dialect."""
+
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+    MAX = "max"
+    MIN = "min"
+
+
+class PoolKind(StrEnum):
+    MAX = "max"
+    AVG_INCLUDE_PAD = "avg_include_pad"
+    AVG_EXCLUDE_PAD = "avg_exclude_pad"
+
+
+class ReduceKind(StrEnum):
+    SUM = "sum"
+    MEAN = "mean"
+    MAX = "max"
+    MIN = "min"
+    MUL = "mul"
+
+
+class LrnKind(StrEnum):
+    ACROSS_CHANNELS = "across_channels"
+    WITHIN_CHANNEL = "within_channel"
+
+
+@dataclass(frozen=True)
+class EltwisePostOp:
+    """``d = eltwise(d)``."""
+
+    alg: EltwiseAlg
+    alpha: float = 0.0
+    beta: float = 0.0
+
+
+@dataclass(frozen=True)
+class BinaryPostOp:
+    """``d = d <alg> p`` with ``p`` the next post-op argument, broadcast to ``d``."""
+
+    alg: BinaryAlg
+
+
+@dataclass(frozen=True)
+class SumPostOp:
+    """``d = d + scale * p`` with ``p`` the next post-op argument, shaped exactly like ``d``."""
+
+    scale: float = 1.0
+
+
+PostOp = EltwisePostOp | BinaryPostOp | SumPostOp
+
+
+def takes_argument(post_op: PostOp) -> bool:
+    """Whether a post-op consumes the next of the op's post-op arguments."""
+    return not isinstance(post_op, EltwisePostOp)
