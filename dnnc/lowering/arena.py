@@ -1,0 +1,82 @@
+"""Offsets in one arena for buffers with known lifetimes (the algorithm behind dnn-plan-memory).
+
+A buffer lives over an inclusive range of schedule positions ``[start, end]``; two buffers
+whose ranges intersect must not share bytes. Placement is "greedy by size": largest buffer
+first (ties: longest-lived first), each at the lowest aligned offset that fits between the
+already placed buffers whose ranges intersect its own. On inference graphs this lands within
+a few percent of the lower bound, the largest total of bytes live at one position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+ALIGNMENT = 64
+"""Bytes: oneDNN's preferred alignment for buffers (one cache line, one AVX-512 vector)."""
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    """A buffer of ``size`` bytes, written at position ``start`` and last read at ``end``."""
+
+    key: Hashable
+    size: int
+    start: int
+    end: int
+
+    def overlaps(self, other: Lifetime) -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+
+@dataclass(frozen=True)
+class ArenaPlan:
+    offsets: dict[Hashable, int]
+    """Byte offset of every buffer in the arena."""
+    peak_bytes: int
+    """Arena size: the end of the highest placed buffer."""
+    lower_bound_bytes: int
+    """No plan can use less: the most bytes live at one schedule position (aligned sizes)."""
+
+
+def align(size: int, alignment: int = ALIGNMENT) -> int:
+    return -(-size // alignment) * alignment
+
+
+def lower_bound(lifetimes: Sequence[Lifetime], alignment: int = ALIGNMENT) -> int:
+    """The largest sum of aligned sizes live at any one position."""
+    events: list[tuple[int, int]] = []
+    for lifetime in lifetimes:
+        events.append((lifetime.start, align(lifetime.size, alignment)))
+        events.append((lifetime.end + 1, -align(lifetime.size, alignment)))
+    live = best = 0
+    for _, delta in sorted(events):  # at equal positions frees (negative) come first
+        live += delta
+        best = max(best, live)
+    return best
+
+
+def plan_arena(lifetimes: Sequence[Lifetime], alignment: int = ALIGNMENT) -> ArenaPlan:
+    """Place every buffer; buffers whose lifetimes intersect never share a byte."""
+    order = sorted(
+        lifetimes, key=lambda b: (-align(b.size, alignment), b.start - b.end, b.start)
+    )
+    placed: list[tuple[Lifetime, int]] = []
+    offsets: dict[Hashable, int] = {}
+    peak = 0
+    for buffer in order:
+        size = align(buffer.size, alignment)
+        busy = sorted(
+            (offset, offset + align(other.size, alignment))
+            for other, offset in placed
+            if other.overlaps(buffer)
+        )
+        offset = 0
+        for begin, end in busy:
+            if offset + size <= begin:
+                break  # the gap below this busy range fits
+            offset = max(offset, end)
+        placed.append((buffer, offset))
+        offsets[buffer.key] = offset
+        peak = max(peak, offset + size)
+    return ArenaPlan(offsets, peak, lower_bound(lifetimes, alignment))
