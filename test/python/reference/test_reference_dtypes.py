@@ -1,0 +1,122 @@
+"""bf16 rounding and the casts' saturation and rounding rules."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+from dnnc.kinds import DataType
+from dnnc.runtime import reference
+
+SPECIAL_BITS = np.array(
+    [
+        0x00000000, 0x80000000, 0x7F800000, 0xFF800000,  # +-0, +-inf
+        0x7F7FFFFF, 0xFF7FFFFF,  # +-max float: rounds up to +-inf
+        0x00000001, 0x007FFFFF, 0x00800000,  # subnormals, smallest normal
+        0x3F808000, 0x3F818000,  # ties: to even below, to even above
+        0x3F807FFF, 0x3F808001,  # just below and above a tie
+        0x7FC00000, 0x7F800001, 0xFFFFFFFF,  # quiet NaN, signalling NaN, NaN with payload
+    ],
+    dtype=np.uint32,
+)
+
+
+def _bits_under_test(rng: np.random.Generator) -> np.ndarray:
+    random_bits = rng.integers(0, 2**32, size=200_000, dtype=np.uint64).astype(np.uint32)
+    return np.concatenate([SPECIAL_BITS, random_bits]).view(np.float32)
+
+
+def _assert_same_bf16(actual: np.ndarray, expected: np.ndarray) -> None:
+    """Bit-equal except that any NaN matches any NaN (payloads are not part of the rule)."""
+    nan = np.isnan(expected)
+    np.testing.assert_array_equal(np.isnan(actual), nan)
+    np.testing.assert_array_equal(actual.view(np.uint32)[~nan], expected.view(np.uint32)[~nan])
+
+
+def test_round_to_bf16_matches_ml_dtypes_bitwise(rng: np.random.Generator) -> None:
+    x = _bits_under_test(rng)
+    with np.errstate(invalid="ignore"):  # ml_dtypes warns on NaN inputs
+        expected = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    _assert_same_bf16(reference.round_to_bf16(x), expected)
+
+
+def test_round_to_bf16_matches_torch_bitwise(rng: np.random.Generator) -> None:
+    x = _bits_under_test(rng)
+    expected = torch.from_numpy(x).to(torch.bfloat16).float().numpy()
+    _assert_same_bf16(reference.round_to_bf16(x), expected)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1.0 + 2.0**-8, 1.0),  # tie between 1 and 1 + 2**-7: to the even mantissa
+        (1.0 + 3 * 2.0**-8, 1.0 + 2.0**-6),  # tie between odd and even: up
+        (1.0 + 2.0**-8 + 2.0**-20, 1.0 + 2.0**-7),  # past the tie: up
+        (-(1.0 + 2.0**-8), -1.0),
+    ],
+)
+def test_round_to_bf16_ties_to_even(value: float, expected: float) -> None:
+    assert reference.round_to_bf16(np.array([value], np.float32))[0] == np.float32(expected)
+
+
+def test_round_to_bf16_keeps_shape_and_nan_quiet() -> None:
+    x = np.array([[np.nan, 1.0], [2.0, 0x7F800001]], np.float32)
+    x[1, 1] = np.array([0x7F800001], np.uint32).view(np.float32)[0]  # signalling NaN
+    rounded = reference.round_to_bf16(x)
+    assert rounded.shape == (2, 2)
+    assert rounded.view(np.uint32)[1, 1] & 0x00400000  # made quiet, not turned into inf
+    assert np.isnan(rounded[1, 1])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values", "expected"),
+    [
+        (
+            "s8",
+            [0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 127.5, 1e9, -129.0, -1e9],
+            [0, 2, 2, 0, -2, 126, 127, 127, -128, -128],
+        ),
+        ("u8", [-3.0, -0.5, 0.5, 254.5, 255.5, 300.0], [0, 0, 0, 254, 255, 255]),
+        ("s32", [2.5, -2.5, 3e9, -3e9], [2, -2, 2**31 - 1, -(2**31)]),
+    ],
+)
+def test_cast_float_to_int_saturates_then_rounds_half_to_even(
+    dtype: str, values: list[float], expected: list[int]
+) -> None:
+    result = reference.cast(np.array(values, np.float32), dtype=dtype)
+    np.testing.assert_array_equal(result, np.array(expected, dtype=result.dtype))
+    assert result.dtype == np.dtype({"s8": np.int8, "u8": np.uint8, "s32": np.int32}[dtype])
+
+
+def test_cast_nan_to_int_is_zero() -> None:
+    np.testing.assert_array_equal(reference.cast(np.array([np.nan], np.float32), dtype="s8"), [0])
+
+
+def test_cast_int_to_int_saturates() -> None:
+    src = np.array([-200, -1, 0, 100, 200, 70000], np.int32)
+    np.testing.assert_array_equal(reference.cast(src, dtype="u8"), [0, 0, 0, 100, 200, 255])
+    np.testing.assert_array_equal(reference.cast(src, dtype="s8"), [-128, -1, 0, 100, 127, 127])
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+def test_cast_f32_to_half_types_rounds_like_ml_dtypes_and_numpy(
+    rng: np.random.Generator, dtype: str
+) -> None:
+    x = rng.normal(0.0, 100.0, size=1000).astype(np.float32)
+    target = {"bf16": ml_dtypes.bfloat16, "f16": np.float16}[dtype]
+    result = reference.cast(x, dtype=dtype)
+    assert result.dtype == np.dtype(target)
+    np.testing.assert_array_equal(result.view(np.uint16), x.astype(target).view(np.uint16))
+
+
+def test_cast_half_types_to_f32_is_exact(rng: np.random.Generator) -> None:
+    x = rng.normal(size=100).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(reference.cast(x, dtype=np.float32), x.astype(np.float32))
+
+
+def test_cast_accepts_every_spelling_of_the_type() -> None:
+    x = np.array([1.25], np.float32)
+    for spelling in ("f16", DataType.F16, np.float16, np.dtype(np.float16)):
+        assert reference.cast(x, dtype=spelling).dtype == np.float16
