@@ -1,28 +1,92 @@
 """The one place where dnnc's dialects, passes and named pipelines are listed.
 
-Factories are lazy (like xDSL's get_all_passes()) so that a tool pays only for what it uses.
-"""
+Factories are lazy (like xDSL's `get_all_passes()`): a module is imported only when its dialect
+or pass is used. Adding a dialect or a pass is one line, `"<name>": "<module>:<Class>"`, in
+`_DIALECTS` or `_DNNC_PASSES`; `test/python/test_registry.py` then checks the pass name against
+its class, its file and its lit test (`test/Passes/<pass-name>.mlir`, or `test/Lowering/...` for
+passes in `dnnc.lowering`). What the named pipelines run is in `dnnc/passes/pipelines.py`."""
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.dialects import get_all_dialects as get_xdsl_dialects
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
+from xdsl.transforms import get_all_passes as get_xdsl_passes
+
+PassFactory = Callable[[], type[ModulePass]]
+
+_XDSL_PASSES = ("canonicalize", "cse", "dce")
+"""The few generic xDSL passes dnnc offers (they work on any dialect with `Pure` ops)."""
+
+_DIALECTS: dict[str, str] = {
+    "dnn": "dnnc.dialects.dnn:DNN",
+    "onednn": "dnnc.dialects.onednn:ONEDNN",
+}
+"""dnnc's dialects: name -> `module:Dialect`."""
+
+_DNNC_PASSES: dict[str, str] = {
+    "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
+}
+"""dnnc's own passes: command-line name -> `module:Class`."""
+
+_PIPELINES: dict[str, str] = {
+    "dnn-optimize": "dnnc.passes.pipelines:OptimizePipeline",
+    "dnn-to-onednn": "dnnc.passes.pipelines:ToOnednnPipeline",
+}
+"""Named pipelines: usable wherever a pass name is."""
 
 
-def _dnn() -> Dialect:
-    from dnnc.dialects.dnn import DNN
+def _import(target: str) -> object:
+    module_name, attribute = target.split(":")
+    return getattr(import_module(module_name), attribute)
 
-    return DNN
+
+def _dialect_factory(target: str) -> Callable[[], Dialect]:
+    """A factory importing the dialect `module:NAME` when called."""
+
+    def load() -> Dialect:
+        dialect = _import(target)
+        if not isinstance(dialect, Dialect):
+            raise TypeError(f"registry entry {target} is not a Dialect")
+        return dialect
+
+    return load
+
+
+def _pass_factory(target: str) -> PassFactory:
+    """A factory importing the pass class `module:Class` when called."""
+
+    def load() -> type[ModulePass]:
+        cls = _import(target)
+        if not (isinstance(cls, type) and issubclass(cls, ModulePass)):
+            raise TypeError(f"registry entry {target} is not a ModulePass")
+        return cls
+
+    return load
 
 
 def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
     """xDSL's dialects (builtin, func, arith, ...) plus dnnc's own."""
     dialects = dict(get_xdsl_dialects())
-    dialects["dnn"] = _dnn
+    dialects.update({name: _dialect_factory(target) for name, target in _DIALECTS.items()})
     return dialects
 
 
-def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """dnnc's passes by their command-line name."""
-    return {}
+def get_dnnc_passes() -> dict[str, PassFactory]:
+    """dnnc's own passes (not the xDSL ones, not the pipelines) by command-line name."""
+    return {name: _pass_factory(target) for name, target in _DNNC_PASSES.items()}
+
+
+def get_pipelines() -> dict[str, PassFactory]:
+    """The named pipelines by command-line name."""
+    return {name: _pass_factory(target) for name, target in _PIPELINES.items()}
+
+
+def get_all_passes() -> dict[str, PassFactory]:
+    """Every name `-p` accepts: the xDSL passes, dnnc's passes and the named pipelines."""
+    xdsl_passes = get_xdsl_passes()
+    passes = {name: xdsl_passes[name] for name in _XDSL_PASSES}
+    passes.update(get_dnnc_passes())
+    passes.update(get_pipelines())
+    return passes

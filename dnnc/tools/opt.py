@@ -1,23 +1,191 @@
-"""dnnc-opt: parse a .mlir file, run a pass pipeline, print the result."""
+"""dnnc-opt: parse a .mlir file, run a pass pipeline, print the result (like mlir-opt).
 
+Dialects and passes come from `dnnc.registry` only. Every user mistake (unreadable or malformed
+input, unknown op or pass, bad pass option, IR that does not verify) is one diagnostic on stderr,
+`file:line:col: error: ...` or `error: ...`, and exit status 1.
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+from contextlib import nullcontext
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from dnnc.diagnostics import DnncError, Remark, collect_remarks
+from dnnc.ir import parse_module, verify_module
+from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.registry import get_all_dialects, get_all_passes
+
+SPLIT_MARKER = "// -----"
+
+
+def split_input(text: str) -> list[tuple[str, int]]:
+    """The pieces of `text` between lines that are exactly `// -----`, each with the number of
+    lines before it in `text` (so diagnostics keep the original line numbers)."""
+    pieces: list[tuple[str, int]] = []
+    current: list[str] = []
+    start = 0
+    for index, line in enumerate(text.splitlines(keepends=True)):
+        if line.strip() == SPLIT_MARKER:
+            pieces.append(("".join(current), start))
+            current, start = [], index + 1
+        else:
+            current.append(line)
+    pieces.append(("".join(current), start))
+    return pieces
 
 
 class DnncOptMain(xDSLOptMain):
+    """xdsl-opt's driver with dnnc's registry, MLIR-style flags and diagnostics."""
+
+    passes: tuple[ModulePass, ...]
+    remark_passes: frozenset[str] | None
+
+    def __init__(self, args: Sequence[str] | None = None) -> None:
+        super().__init__(description="dnnc modular optimizer driver", args=args)
+
     def register_all_dialects(self) -> None:
         for name, factory in get_all_dialects().items():
             self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        super().register_all_passes()
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """dnnc-opt's own flags; xdsl-opt's are not offered, so none is silently ignored."""
+        arg_parser.add_argument("input_file", nargs="?", help="input .mlir file (default: stdin)")
+        arg_parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
+        arg_parser.add_argument(
+            "-p", "--passes", default="",
+            help="passes to run: 'a,b{opt=1}'; known: " + ", ".join(self.available_passes),
+        )
+        arg_parser.add_argument(
+            "--pass-pipeline", default="",
+            help="passes to run, MLIR syntax: 'builtin.module(a,b{opt=1})'",
+        )
+        arg_parser.add_argument(
+            "--print-ir-after-all", action="store_true",
+            help="print the IR to stderr after each pass",
+        )
+        arg_parser.add_argument(
+            "--split-input-file", action="store_true",
+            help="process each piece between '// -----' lines on its own",
+        )
+        arg_parser.add_argument(
+            "--verify-diagnostics", action="store_true",
+            help="print diagnostics to stdout in place of the output and exit 0",
+        )
+        arg_parser.add_argument(
+            "--remarks", nargs="?", const="", default=None, metavar="PASS,...",
+            help="print remarks to stderr (only those of the given passes, if any)",
+        )
+        arg_parser.add_argument(
+            "--mlir-print-debuginfo", "--print-debuginfo", dest="print_debuginfo",
+            action="store_true", help="print op locations",
+        )
+        arg_parser.add_argument(
+            "--print-op-generic", action="store_true", help="print ops in the generic format"
+        )
+        arg_parser.add_argument(
+            "--allow-unregistered-dialect", action="store_true",
+            help="accept ops of dialects that are not registered",
+        )
+        # Read by xDSLOptMain; fixed for dnnc-opt.
+        arg_parser.set_defaults(
+            target="mlir", disable_verify=False, syntax_highlight=False, print_no_properties=False
+        )
 
-def main() -> None:
-    DnncOptMain().run()
+    def setup_pipeline(self) -> None:
+        """Read `-p` or `--pass-pipeline` and the `--remarks` filter; `DnncError` if invalid."""
+        if self.args.passes and self.args.pass_pipeline:
+            raise DnncError("use either -p or --pass-pipeline, not both")
+        self.passes = parse_pipeline(self.args.passes or self.args.pass_pipeline)
+        self.remark_passes = None
+        if self.args.remarks:
+            names = frozenset(name.strip() for name in self.args.remarks.split(","))
+            unknown = sorted(names - self.available_passes.keys())
+            if unknown:
+                raise DnncError(f"unknown pass '{unknown[0]}' in --remarks")
+            self.remark_passes = names
+
+    def run(self) -> None:
+        """Process the input (each piece, with --split-input-file); exit 1 if any piece failed."""
+        text, filename = self._read_input()
+        pieces = split_input(text) if self.args.split_input_file else [(text, 0)]
+        outputs: list[str] = []
+        failed = False
+        for piece, line_offset in pieces:
+            try:
+                outputs.append(self._process(piece, filename, line_offset))
+            except DnncError as error:
+                message = str(error.with_source(text))
+                if self.args.verify_diagnostics:
+                    outputs.append(message + "\n")
+                else:
+                    print(message, file=sys.stderr)
+                    outputs.append("")
+                    failed = True
+        self._write_output(f"{SPLIT_MARKER}\n".join(outputs))
+        if failed:
+            raise SystemExit(1)
+
+    def _read_input(self) -> tuple[str, str]:
+        path: str | None = self.args.input_file
+        if path is None or path == "-":
+            return sys.stdin.read(), "<stdin>"
+        try:
+            with open(path, encoding="utf-8") as file:
+                return file.read(), path
+        except OSError as error:
+            raise DnncError(f"could not open input file '{path}': {error.strerror}") from error
+        except UnicodeDecodeError as error:
+            raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from error
+
+    def _process(self, text: str, filename: str, line_offset: int) -> str:
+        """Parse, verify and transform one piece of input; return the printed result."""
+        collecting = self.args.remarks is not None
+        with collect_remarks(self.remark_passes) if collecting else nullcontext([]) as remarks:
+            try:
+                module = parse_module(text, filename, self.ctx, line_offset=line_offset)
+                verify_module(module)
+                after_pass = self._print_after_pass if self.args.print_ir_after_all else None
+                run_passes(self.ctx, module, self.passes, after_pass=after_pass)
+                return self.output_resulting_program(module)
+            finally:
+                _print_remarks(remarks)
+
+    def _print_after_pass(self, module_pass: ModulePass, module: ModuleOp) -> None:
+        print(f"// -----// IR Dump After {module_pass.name} //----- //", file=sys.stderr)
+        print(self.output_resulting_program(module), file=sys.stderr)
+
+    def _write_output(self, output: str) -> None:
+        if self.args.output_file is None:
+            sys.stdout.write(output)
+            return
+        try:
+            with open(self.args.output_file, "w", encoding="utf-8") as file:
+                file.write(output)
+        except OSError as error:
+            message = f"could not write output file '{self.args.output_file}': {error.strerror}"
+            raise DnncError(message) from error
+
+
+def _print_remarks(remarks: list[Remark]) -> None:
+    for remark in remarks:
+        print(remark, file=sys.stderr)
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    """Entry point of the `dnnc-opt` script."""
+    try:
+        DnncOptMain(args).run()
+    except DnncError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 if __name__ == "__main__":

@@ -1,0 +1,152 @@
+"""Diagnostics: one error type with MLIR-style locations, and remarks emitted by passes.
+
+Every user-facing error is a `DnncError` whose text is what mlir-opt would print:
+
+    f.mlir:12:3: error: 'dnn.reorder' op result layout equals the source layout
+      %1 = dnn.reorder %0 : ...
+      ^
+
+Ops carry a `FileLineColLoc` of their first token (see `dnnc.ir.parse_module`), so a pass reports
+a problem with `raise error_at(op, "...")`.
+
+Remarks say why a rewrite did or did not fire. A pass calls `remark(op, "...")`; nothing is
+recorded unless a caller is collecting (`with collect_remarks() as remarks:`), so remarks cost
+nothing in normal runs. The pass driver (`dnnc.passes.pipelines.run_passes`) tags each remark with
+the running pass's name (`running_pass`), which `collect_remarks(passes=...)` filters on.
+"""
+
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.lexer import Location
+
+
+class DnncError(DiagnosticException):
+    """A user-facing error: `file:line:col: error: message`, then the source line and a caret.
+
+    `location` is None when there is no place in the input to blame (an unknown pass name); the
+    text is then `error: message`. `notes` are printed on the following lines as `note: ...`.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        location: Location | None = None,
+        snippet: str = "",
+        notes: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.snippet = snippet
+        self.notes = notes
+
+    def __str__(self) -> str:
+        prefix = f"{self.location}: " if self.location is not None else ""
+        lines = [f"{prefix}error: {self.message}"]
+        if self.snippet:
+            lines.append(self.snippet)
+        lines.extend(f"{prefix}note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def with_source(self, text: str) -> "DnncError":
+        """This error with the source line and caret taken from `text` (the file it points into)."""
+        if self.location is None or self.snippet:
+            return self
+        snippet = source_snippet(text, self.location.line, self.location.col)
+        return DnncError(self.message, self.location, snippet, self.notes)
+
+    def with_note(self, note: str) -> "DnncError":
+        """This error with one more note line."""
+        return DnncError(self.message, self.location, self.snippet, (*self.notes, note))
+
+
+def source_snippet(text: str, line: int, col: int, length: int = 1) -> str:
+    """Line `line` (1-based) of `text`, then `length` carets from column `col` ("" if no line)."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    source = lines[line - 1]
+    width = max(1, min(length, len(source) - col + 1))
+    return f"{source}\n{' ' * (col - 1)}{'^' * width}"
+
+
+def op_location(op: Operation) -> Location | None:
+    """The file, line and column `op` was parsed from, or None if it has no such location."""
+    loc = op.location
+    if not isinstance(loc, FileLineColLoc):
+        return None
+    return Location(loc.filename.data, loc.line.data, loc.column.data)
+
+
+def location_of(op: Operation) -> str:
+    """`op`'s location as `file:line:col`, or `<unknown>`."""
+    location = op_location(op)
+    return str(location) if location is not None else "<unknown>"
+
+
+def error_at(op: Operation, message: str) -> DnncError:
+    """An error blaming `op`, worded like MLIR's: `'<op name>' op <message>`."""
+    return DnncError(f"'{op.name}' op {message}", op_location(op))
+
+
+@dataclass(frozen=True)
+class Remark:
+    """One remark: where, which pass said it (None outside the pass driver), and what."""
+
+    location: str
+    pass_name: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: remark: {self.message}"
+
+
+@dataclass(frozen=True)
+class _RemarkSink:
+    passes: frozenset[str] | None
+    remarks: list[Remark]
+
+
+_sink: ContextVar[_RemarkSink | None] = ContextVar("dnnc_remark_sink", default=None)
+_pass_name: ContextVar[str | None] = ContextVar("dnnc_pass_name", default=None)
+
+
+def remark(op: Operation, message: str) -> None:
+    """Record that the running pass decided something about `op`, and why."""
+    sink = _sink.get()
+    if sink is None:
+        return
+    pass_name = _pass_name.get()
+    if sink.passes is not None and pass_name not in sink.passes:
+        return
+    sink.remarks.append(Remark(location_of(op), pass_name, message))
+
+
+@contextmanager
+def collect_remarks(passes: Collection[str] | None = None) -> Iterator[list[Remark]]:
+    """Collect remarks emitted inside the block, only those of `passes` if given.
+
+    Yields the list the remarks are appended to, in emission order.
+    """
+    sink = _RemarkSink(None if passes is None else frozenset(passes), [])
+    token = _sink.set(sink)
+    try:
+        yield sink.remarks
+    finally:
+        _sink.reset(token)
+
+
+@contextmanager
+def running_pass(name: str) -> Iterator[None]:
+    """Tag remarks emitted inside the block with pass `name` (used by the pass driver)."""
+    token = _pass_name.set(name)
+    try:
+        yield
+    finally:
+        _pass_name.reset(token)

@@ -1,0 +1,167 @@
+"""Named pipelines, and the pass driver that dnnc-opt and the Python API share.
+
+A named pipeline is a `PipelinePass`: a pass whose `steps` are pass specs, so it is usable
+wherever a pass name is (`-p dnn-optimize,cse`, `--pass-pipeline='builtin.module(dnn-optimize)'`,
+`PassPipeline`). The driver `run_passes` expands pipelines into their steps before running, so
+each step is verified and shows up in `--print-ir-after-all` and remarks under its own name.
+Adding a pass to a pipeline is one line in its `steps`, e.g. `"dnn-fuse-post-ops{max-post-ops=4}"`.
+"""
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_pipeline as parse_xdsl_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
+from dnnc.diagnostics import DnncError, running_pass
+from dnnc.ir import verify_module
+from dnnc.registry import get_all_passes
+
+
+@dataclass(frozen=True)
+class PipelinePass(ModulePass):
+    """A named sequence of passes; subclasses set `name`, a docstring and `steps`."""
+
+    steps: ClassVar[tuple[str, ...]]
+    """Pass specs as on the command line (`"name"` or `"name{opt=value}"`), run in order."""
+
+    def expand(self) -> tuple[ModulePass, ...]:
+        """The steps as pass instances (nested pipelines not yet expanded)."""
+        return parse_pipeline(",".join(self.steps))
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        run_passes(ctx, op, self.expand())
+
+
+@dataclass(frozen=True)
+class OptimizePipeline(PipelinePass):
+    """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
+
+    No optimization pass exists yet, so the list is explicitly empty: the pipeline leaves the IR
+    unchanged. Lowering to the runtime dialect is the separate `dnn-to-onednn` pipeline.
+    """
+
+    name = "dnn-optimize"
+    steps = ()
+
+
+@dataclass(frozen=True)
+class ToOnednnPipeline(PipelinePass):
+    """dnn-to-onednn: memory planning and conversion to the `onednn` runtime dialect.
+
+    Empty until `dnn-plan-memory` and `convert-dnn-to-onednn` exist.
+    """
+
+    name = "dnn-to-onednn"
+    steps = ()
+
+
+_ANCHORED = re.compile(r"\s*([\w.]+)\s*\((.*)\)\s*", re.DOTALL)
+
+
+def _strip_anchor(spec: str) -> str:
+    """`builtin.module(a,b)` -> `a,b` (MLIR's --pass-pipeline syntax); other specs unchanged."""
+    match = _ANCHORED.fullmatch(spec)
+    if match is None:
+        return spec
+    anchor, inner = match.groups()
+    if anchor != "builtin.module":
+        raise DnncError(
+            f"pass pipelines anchored on '{anchor}' are not supported: dnnc passes run on "
+            "the whole module, write 'builtin.module(...)'"
+        )
+    depth = 0
+    for char in inner:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "(" and depth == 0:
+            raise DnncError(
+                f"nested pass pipelines are not supported in '{spec.strip()}': "
+                "list the passes directly inside 'builtin.module(...)'"
+            )
+    return inner
+
+
+def _without_blanks(spec: str) -> str:
+    """`spec` without whitespace outside option braces (MLIR allows `a, b`; xDSL does not)."""
+    kept: list[str] = []
+    depth = 0
+    for char in spec:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth > 0 or not char.isspace():
+            kept.append(char)
+    return "".join(kept)
+
+
+def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    """Passes from `a,b{opt=1}` or `builtin.module(a,b{opt=1})`; pass names from the registry.
+
+    Raises `DnncError` for a malformed spec, an unknown pass or a bad option.
+    """
+    available = get_all_passes()
+    passes_spec = _without_blanks(_strip_anchor(spec))
+    try:
+        specs = list(parse_xdsl_pipeline(passes_spec))
+    except ArgSpecParseError as error:
+        # str(error): a header line, "pass-pipeline:1:<col>", the spec, a caret, the message.
+        lines = str(error).splitlines()
+        snippet = "\n".join(lines[2:4])
+        raise DnncError(f"malformed pass pipeline: {lines[-1].strip()}", None, snippet) from error
+    passes: list[ModulePass] = []
+    for arg_spec in specs:
+        if arg_spec.name not in available:
+            known = ", ".join(sorted(available))
+            raise DnncError(f"unknown pass '{arg_spec.name}' (known: {known})")
+        try:
+            passes.append(available[arg_spec.name]().from_spec(arg_spec))
+        except ValueError as error:
+            raise DnncError(f"invalid options for pass '{arg_spec.name}': {error}") from error
+    return tuple(passes)
+
+
+def expand_pipelines(passes: Sequence[ModulePass]) -> Iterator[ModulePass]:
+    """`passes` with every named pipeline replaced by its steps, recursively."""
+    for module_pass in passes:
+        if isinstance(module_pass, PipelinePass):
+            yield from expand_pipelines(module_pass.expand())
+        else:
+            yield module_pass
+
+
+AfterPass = Callable[[ModulePass, ModuleOp], None]
+"""Called with each pass and the module once the pass has run and the module verified."""
+
+
+def run_passes(
+    ctx: Context,
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    *,
+    verify: bool = True,
+    after_pass: AfterPass | None = None,
+) -> None:
+    """Run `passes` (pipelines expanded) on `module`, verifying after each unless `verify` is off.
+
+    Remarks emitted by a pass are tagged with its name. A pass that raises an xDSL diagnostic, and
+    IR that stops verifying, become a `DnncError` that names the pass.
+    """
+    for module_pass in expand_pipelines(passes):
+        with running_pass(module_pass.name):
+            try:
+                module_pass.apply(ctx, module)
+            except DnncError:
+                raise
+            except DiagnosticException as error:
+                raise DnncError(f"pass '{module_pass.name}' failed: {error}") from error
+        if verify:
+            try:
+                verify_module(module)
+            except DnncError as error:
+                note = f"the IR does not verify after pass '{module_pass.name}'"
+                raise error.with_note(note) from error
+        if after_pass is not None:
+            after_pass(module_pass, module)
