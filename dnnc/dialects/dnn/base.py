@@ -1,0 +1,231 @@
+"""What every dnn op shares: tensor type rules, shape-function calls, post-op checks.
+
+``DnnOp.verify_`` runs, in order:
+1. the type rules of every operand and result: an element type of docs/dialect.md (``i64``
+   only for top_k indices) and, if there is an encoding, a ``#dnn.layout`` of the tensor's
+   rank that is not the implied plain layout;
+2. the op's own rules, ``verify_op``, mostly a call of its dnnc.shapes function whose
+   ``ShapeError`` becomes a ``VerifyException`` naming the op;
+3. ``verify_result_types``: results keep the first operand's element type and layout (a
+   result of another rank is plain). dnn.cast and dnn.reorder override it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+    Signedness,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.utils.exceptions import VerifyException
+
+from dnnc import shapes
+from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
+from dnnc.kinds import DataType, PostOp, SumPostOp, takes_argument
+from dnnc.layouts import Layout, plain_layout
+
+ELEMENT_TYPES: dict[Attribute, DataType] = {
+    f32: DataType.F32,
+    bf16: DataType.BF16,
+    f16: DataType.F16,
+    i8: DataType.S8,
+    IntegerType(8, Signedness.UNSIGNED): DataType.U8,
+    i32: DataType.S32,
+    i64: DataType.S64,
+}
+"""Tensor element types the dialect accepts and the oneDNN data type of each."""
+
+_VALUE_TYPES = "f32, bf16, f16, i8, ui8 or i32"
+
+
+def fail(op: IRDLOperation, message: str) -> VerifyException:
+    """A verification error naming the op: ``'dnn.conv2d' op <message>``."""
+    return VerifyException(f"'{op.name}' op {message}")
+
+
+@contextmanager
+def shape_errors(op: IRDLOperation) -> Iterator[None]:
+    """Re-raise a dnnc.shapes ShapeError as a VerifyException naming the op."""
+    try:
+        yield
+    except shapes.ShapeError as error:
+        raise fail(op, str(error)) from error
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    """The type of a dnn operand or result (the op constraints guarantee a tensor)."""
+    assert isinstance(value.type, TensorType)
+    return value.type
+
+
+def shape_of(value: SSAValue) -> shapes.Shape:
+    """A value's shape with dynamic dimensions as shapes.DYNAMIC."""
+    return tuple(
+        shapes.DYNAMIC if d == DYNAMIC_INDEX else d for d in tensor_type(value).get_shape()
+    )
+
+
+def layout_of(type_: TensorType) -> Layout:
+    """The layout a tensor type's encoding gives it (plain when there is none)."""
+    if isinstance(type_.encoding, LayoutAttr):
+        return type_.encoding.layout
+    return plain_layout(type_.get_num_dims())
+
+
+def ints(attr: DenseArrayBase | None) -> list[int] | None:
+    """The values of an i64 array property (None if absent)."""
+    return None if attr is None else [int(v) for v in attr.get_values()]
+
+
+def int_of(attr: IntegerAttr) -> int:
+    """The value of an integer property."""
+    return attr.value.data
+
+
+def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:
+    """The dnnc.kinds descriptions of a post_ops property."""
+    return [p.post_op for p in attr.data]
+
+
+class DnnOp(IRDLOperation):
+    """Base of every dnn op (see the module docstring for the verification order)."""
+
+    INDEX_RESULTS: ClassVar[tuple[str, ...]] = ()
+    """Results that hold i64 indices (only top_k has one)."""
+
+    def named_values(self) -> Iterator[tuple[str, SSAValue, bool]]:
+        """Every operand and result with its name (``post_args[1]``) and whether it is a result."""
+        definition = self.get_irdl_definition()
+        for is_result, defs in ((False, definition.operands), (True, definition.results)):
+            for name, _ in defs:
+                value = getattr(self, name)
+                if isinstance(value, SSAValue):
+                    yield name, value, is_result
+                elif value is not None:
+                    for index, item in enumerate(value):
+                        yield f"{name}[{index}]", item, is_result
+
+    def verify_(self) -> None:
+        for name, value, _ in self.named_values():
+            self._verify_tensor_type(name, tensor_type(value))
+        with shape_errors(self):
+            self.verify_op()
+        self.verify_result_types()
+
+    def verify_op(self) -> None:
+        """The op's own rules; every op defines them."""
+        raise NotImplementedError(f"{type(self).__name__} must define verify_op")
+
+    def _verify_tensor_type(self, name: str, type_: TensorType) -> None:
+        element = type_.get_element_type()
+        if name in self.INDEX_RESULTS:
+            if element != i64:
+                raise fail(self, f"{name} must have element type i64, got {element}")
+        elif ELEMENT_TYPES.get(element, DataType.S64) is DataType.S64:
+            raise fail(self, f"{name} has element type {element}, expected {_VALUE_TYPES}")
+        encoding = type_.encoding
+        if isinstance(encoding, NoneAttr):
+            return
+        if not isinstance(encoding, LayoutAttr):
+            raise fail(self, f"{name} has encoding {encoding}, expected a #dnn.layout or none")
+        layout = encoding.layout
+        if layout.rank != type_.get_num_dims():
+            raise fail(
+                self,
+                f"{name} layout {layout.name} is for rank {layout.rank} but the tensor has "
+                f"rank {type_.get_num_dims()}",
+            )
+        if layout.is_plain:
+            raise fail(self, f"{name}: plain layout is implied: drop the encoding {encoding}")
+
+    def first_operand(self) -> SSAValue | None:
+        """The operand results follow in element type and layout (None for sources)."""
+        return self.operands[0] if self.operands else None
+
+    def verify_result_types(self) -> None:
+        """Results have the first operand's element type and layout."""
+        src = self.first_operand()
+        if src is None:
+            return
+        for name, value, is_result in self.named_values():
+            if not is_result:
+                continue
+            if name not in self.INDEX_RESULTS:
+                self.expect_element_type(name, value, src)
+            self.expect_layout(name, value, src)
+
+    def expect_element_type(self, name: str, value: SSAValue, src: SSAValue) -> None:
+        """Only dnn.cast changes an element type."""
+        got, want = tensor_type(value).get_element_type(), tensor_type(src).get_element_type()
+        if got != want:
+            raise fail(
+                self,
+                f"{name} element type {got} must equal the {self.operand_name(src)} element "
+                f"type {want}: only dnn.cast changes an element type",
+            )
+
+    def expect_layout(self, name: str, value: SSAValue, src: SSAValue) -> None:
+        """Only dnn.reorder changes a layout; a result of another rank is plain."""
+        got, want = tensor_type(value), tensor_type(src)
+        if got.get_num_dims() != want.get_num_dims():
+            if not isinstance(got.encoding, NoneAttr):
+                raise fail(
+                    self,
+                    f"{name} layout {layout_of(got).name} must be plain: its rank differs from "
+                    f"the {self.operand_name(src)} rank, and only dnn.reorder changes a layout",
+                )
+        elif layout_of(got) != layout_of(want):
+            raise fail(
+                self,
+                f"{name} layout {layout_of(got).name} must equal the {self.operand_name(src)} "
+                f"layout {layout_of(want).name}: only dnn.reorder changes a layout",
+            )
+
+    def operand_name(self, value: SSAValue) -> str:
+        """The name of one of this op's operands."""
+        for name, candidate, is_result in self.named_values():
+            if not is_result and candidate is value:
+                return name
+        return "operand"
+
+    def expect_result_shape(self, result: SSAValue, inferred: shapes.Shape) -> None:
+        """The declared result shape agrees with the inferred one (dynamic dims agree with all)."""
+        declared = shape_of(result)
+        if not shapes.compatible(declared, inferred):
+            raise fail(
+                self,
+                f"result shape {shapes.format_shape(declared)} does not match the inferred "
+                f"shape {shapes.format_shape(inferred)}",
+            )
+
+    def verify_post_ops(
+        self, result: SSAValue, post_ops: ArrayAttr[PostOpAttr], post_args: Sequence[SSAValue]
+    ) -> None:
+        """Post-op arguments: count and shapes (dnnc.shapes.post_ops), sum args typed as the result."""
+        kinds = post_ops_of(post_ops)
+        shapes.post_ops(shape_of(result), kinds, [shape_of(a) for a in post_args])
+        sums = [isinstance(p, SumPostOp) for p in kinds if takes_argument(p)]
+        for index, (arg, is_sum) in enumerate(zip(post_args, sums)):
+            if is_sum and arg.type != result.type:
+                raise fail(
+                    self,
+                    f"post_args[{index}] of a sum post-op has type {arg.type}, expected the "
+                    f"result type {result.type} (oneDNN accumulates into the result buffer)",
+                )
