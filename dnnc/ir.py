@@ -16,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Location
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from dnnc.diagnostics import DnncError, error_at, source_snippet
+from dnnc.diagnostics import DnncError, error_at, op_location, source_snippet
 from dnnc.registry import get_all_dialects
 
 
@@ -29,10 +29,12 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
 
 
 class _LocatingParser(Parser):
-    """xDSL's parser, plus a `FileLineColLoc` on every op that has no explicit `loc(...)`."""
+    """xDSL's parser, plus a `FileLineColLoc` on every op that has no explicit `loc(...)`, and
+    parse errors turned into `DnncError`s."""
 
     def __init__(self, ctx: Context, text: str, filename: str, line_offset: int) -> None:
         super().__init__(ctx, text, filename)
+        self._text = text
         self._filename = StringAttr(filename)
         self._line_offset = line_offset
         self._line_starts = [0, *(match.end() for match in re.finditer("\n", text))]
@@ -57,6 +59,43 @@ class _LocatingParser(Parser):
             )
         return op
 
+    def error(self, message: str, location: Location, length: int = 1) -> DnncError:
+        """A `DnncError` at `location` in this text, with its source line."""
+        line = location.line - self._line_offset
+        return DnncError(message, location, source_snippet(self._text, line, location.col, length))
+
+    def diagnose(self, error: ParseError) -> DnncError:
+        """`error` as a `DnncError`; xDSL's "X is not registered" reworded like MLIR's ("unknown
+        op 'X'", naming the dialect if that is what is unknown) and pointed at X, and undefined
+        values blamed on their first user rather than on the end of the input."""
+        undefined_users = [
+            use.operation
+            for references in self.forward_ssa_references.values()
+            for value in references.values()
+            for use in value.uses
+        ]
+        if error.msg.startswith("values used but not defined") and undefined_users:
+            location = op_location(undefined_users[0])
+            if location is not None:
+                return self.error(error.msg, location)
+        match = _NOT_REGISTERED.fullmatch(error.msg)
+        if match is None:
+            return self.error(error.msg, self.location_at(error.span.start), len(error.span))
+        name = match.group(1) or match.group(2)
+        start = self._text.rfind(name, 0, error.span.end)
+        sigil = self._text[start - 1 : start] if start > 0 else ""
+        if sigil not in ("!", "#", '"'):
+            sigil = ""  # a custom-format op name
+        kind = {"!": "type", "#": "attribute"}.get(sigil, "op")
+        message = f"unknown {kind} '{name if kind == 'op' else sigil + name}'"
+        dialect = name.split(".")[0]
+        if dialect not in self.ctx.registered_dialect_names:
+            message += f" (dialect '{dialect}' is not registered)"
+        return self.error(message, self.location_at(start - len(sigil)), len(sigil) + len(name))
+
+
+_NOT_REGISTERED = re.compile(r"Operation (\S+) is not registered|'(\S+)' is not registered")
+
 
 def parse_module(
     text: str, filename: str, ctx: Context | None = None, *, line_offset: int = 0
@@ -73,46 +112,14 @@ def parse_module(
     try:
         module = parser.parse_module()
     except ParseError as error:
-        message, start, end = _reword_parse_error(error, text, parser.ctx)
-        location = parser.location_at(start)
-        raise _error_in_text(message, location, text, line_offset, end - start) from error
+        raise parser.diagnose(error) from error
     except DiagnosticException as error:
         # An attribute's verify() failed while it was being built: blame the current token.
-        location = parser.location_at(parser.pos)
-        raise _error_in_text(str(error), location, text, line_offset) from error
+        raise parser.error(str(error), parser.location_at(parser.pos)) from error
     first_op = module.body.block.first_op
     if isinstance(module.location, UnknownLoc) and first_op is not None:
         module.location = first_op.location  # the implicit module starts with its first op
     return module
-
-
-_NOT_REGISTERED = re.compile(r"Operation (\S+) is not registered|'(\S+)' is not registered")
-
-
-def _reword_parse_error(error: ParseError, text: str, ctx: Context) -> tuple[str, int, int]:
-    """The message and span of a parse error; xDSL's "X is not registered" reworded like MLIR's
-    ("unknown op 'X'", naming the dialect if that is what is unknown) and pointed at X."""
-    match = _NOT_REGISTERED.fullmatch(error.msg)
-    if match is None:
-        return error.msg, error.span.start, error.span.end
-    name = match.group(1) or match.group(2)
-    start = text.rfind(name, 0, error.span.end)
-    sigil = text[start - 1 : start] if start > 0 else ""
-    kind = {"!": "type", "#": "attribute"}.get(sigil, "op")
-    if kind == "op":
-        sigil = ""
-    message = f"unknown {kind} '{sigil}{name}'"
-    dialect = name.split(".")[0]
-    if dialect not in ctx.registered_dialect_names:
-        message += f" (dialect '{dialect}' is not registered)"
-    return message, start - len(sigil), start + len(name)
-
-
-def _error_in_text(
-    message: str, location: Location, text: str, line_offset: int, length: int = 1
-) -> DnncError:
-    snippet = source_snippet(text, location.line - line_offset, location.col, length)
-    return DnncError(message, location, snippet)
 
 
 def verify_module(module: ModuleOp) -> None:

@@ -1,0 +1,21 @@
+// RUN: dnnc-opt %s -p dnn-optimize | filecheck %s
+// RUN: dnnc-opt %s --pass-pipeline='builtin.module(dnn-optimize,dnn-to-onednn,cse)' --print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=DUMP
+// RUN: not dnnc-opt %s -p 'dnn-optimize{level=3}' 2>&1 | filecheck %s --check-prefix=OPTION
+
+/// dnn-optimize has no passes yet: the IR is unchanged.
+// CHECK-LABEL: func.func @unchanged
+// CHECK-COUNT-2: arith.addi
+
+/// Pipelines are expanded: dumps name the passes they ran (none yet), not the pipelines.
+// DUMP-NOT: IR Dump After dnn-
+// DUMP:     // -----// IR Dump After cse //----- //
+// DUMP-NOT: IR Dump After
+
+// OPTION-NOT: Traceback
+// OPTION:     error: invalid options for pass 'dnn-optimize': Provided arguments ["level"] not found
+func.func @unchanged(%a: i32) -> i32 {
+  %x = arith.addi %a, %a : i32
+  %y = arith.addi %a, %a : i32
+  %z = arith.muli %x, %y : i32
+  func.return %z : i32
+}
