@@ -5,7 +5,7 @@
    only for top_k indices) and, if there is an encoding, a ``#dnn.layout`` of the tensor's
    rank that is not the implied plain layout;
 2. the op's own rules, ``verify_op``, mostly a call of its dnnc.shapes function whose
-   ``ShapeError`` becomes a ``VerifyException`` naming the op;
+   ``ShapeError`` becomes a ``VerifyException`` (dnnc-opt prefixes the op name);
 3. ``verify_result_types``: results keep the first operand's element type and layout (a
    result of another rank is plain). dnn.cast and dnn.reorder override it.
 """
@@ -55,18 +55,13 @@ ELEMENT_TYPES: dict[Attribute, DataType] = {
 _VALUE_TYPES = "f32, bf16, f16, i8, ui8 or i32"
 
 
-def fail(op: IRDLOperation, message: str) -> VerifyException:
-    """A verification error naming the op: ``'dnn.conv2d' op <message>``."""
-    return VerifyException(f"'{op.name}' op {message}")
-
-
 @contextmanager
-def shape_errors(op: IRDLOperation) -> Iterator[None]:
-    """Re-raise a dnnc.shapes ShapeError as a VerifyException naming the op."""
+def shape_errors() -> Iterator[None]:
+    """Re-raise a dnnc.shapes ShapeError as a VerifyException."""
     try:
         yield
     except shapes.ShapeError as error:
-        raise fail(op, str(error)) from error
+        raise VerifyException(str(error)) from error
 
 
 def tensor_type(value: SSAValue) -> TensorType:
@@ -125,7 +120,7 @@ class DnnOp(IRDLOperation):
     def verify_(self) -> None:
         for name, value, _ in self.named_values():
             self._verify_tensor_type(name, tensor_type(value))
-        with shape_errors(self):
+        with shape_errors():
             self.verify_op()
         self.verify_result_types()
 
@@ -137,23 +132,30 @@ class DnnOp(IRDLOperation):
         element = type_.get_element_type()
         if name in self.INDEX_RESULTS:
             if element != i64:
-                raise fail(self, f"{name} must have element type i64, got {element}")
+                raise VerifyException(
+                    f"{name} must have element type i64, got {element}"
+                )
         elif ELEMENT_TYPES.get(element, DataType.S64) is DataType.S64:
-            raise fail(self, f"{name} has element type {element}, expected {_VALUE_TYPES}")
+            raise VerifyException(
+                f"{name} has element type {element}, expected {_VALUE_TYPES}"
+            )
         encoding = type_.encoding
         if isinstance(encoding, NoneAttr):
             return
         if not isinstance(encoding, LayoutAttr):
-            raise fail(self, f"{name} has encoding {encoding}, expected a #dnn.layout or none")
+            raise VerifyException(
+                f"{name} has encoding {encoding}, expected a #dnn.layout or none"
+            )
         layout = encoding.layout
         if layout.rank != type_.get_num_dims():
-            raise fail(
-                self,
+            raise VerifyException(
                 f"{name} layout {layout.name} is for rank {layout.rank} but the tensor has "
                 f"rank {type_.get_num_dims()}",
             )
         if layout.is_plain:
-            raise fail(self, f"{name}: plain layout is implied: drop the encoding {encoding}")
+            raise VerifyException(
+                f"{name}: plain layout is implied: drop the encoding {encoding}"
+            )
 
     def first_operand(self) -> SSAValue | None:
         """The operand results follow in element type and layout (None for sources)."""
@@ -175,8 +177,7 @@ class DnnOp(IRDLOperation):
         """Only dnn.cast changes an element type."""
         got, want = tensor_type(value).get_element_type(), tensor_type(src).get_element_type()
         if got != want:
-            raise fail(
-                self,
+            raise VerifyException(
                 f"{name} element type {got} must equal the {self.operand_name(src)} element "
                 f"type {want}: only dnn.cast changes an element type",
             )
@@ -186,14 +187,12 @@ class DnnOp(IRDLOperation):
         got, want = tensor_type(value), tensor_type(src)
         if got.get_num_dims() != want.get_num_dims():
             if not isinstance(got.encoding, NoneAttr):
-                raise fail(
-                    self,
+                raise VerifyException(
                     f"{name} layout {layout_of(got).name} must be plain: its rank differs from "
                     f"the {self.operand_name(src)} rank, and only dnn.reorder changes a layout",
                 )
         elif layout_of(got) != layout_of(want):
-            raise fail(
-                self,
+            raise VerifyException(
                 f"{name} layout {layout_of(got).name} must equal the {self.operand_name(src)} "
                 f"layout {layout_of(want).name}: only dnn.reorder changes a layout",
             )
@@ -209,8 +208,7 @@ class DnnOp(IRDLOperation):
         """The declared result shape agrees with the inferred one (dynamic dims agree with all)."""
         declared = shape_of(result)
         if not shapes.compatible(declared, inferred):
-            raise fail(
-                self,
+            raise VerifyException(
                 f"result shape {shapes.format_shape(declared)} does not match the inferred "
                 f"shape {shapes.format_shape(inferred)}",
             )
@@ -224,8 +222,7 @@ class DnnOp(IRDLOperation):
         sums = [isinstance(p, SumPostOp) for p in kinds if takes_argument(p)]
         for index, (arg, is_sum) in enumerate(zip(post_args, sums)):
             if is_sum and arg.type != result.type:
-                raise fail(
-                    self,
+                raise VerifyException(
                     f"post_args[{index}] of a sum post-op has type {arg.type}, expected the "
                     f"result type {result.type} (oneDNN accumulates into the result buffer)",
                 )

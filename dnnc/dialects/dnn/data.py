@@ -33,10 +33,11 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import ConstantLike, Pure
 
 from dnnc import shapes
-from dnnc.dialects.dnn.base import DnnOp, fail, int_of, ints, shape_of, tensor_type
+from dnnc.dialects.dnn.base import DnnOp, int_of, ints, shape_of, tensor_type
 from dnnc.dialects.dnn.compute import TRUE
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
@@ -101,8 +102,7 @@ class ReshapeOp(_UnaryOp):
     def verify_op(self) -> None:
         for name, value in (("src", self.src), ("result", self.result)):
             if not isinstance(tensor_type(value).encoding, NoneAttr):
-                raise fail(
-                    self,
+                raise VerifyException(
                     f"{name} must have the plain layout: a reshape views plain data "
                     "(dnn.reorder to plain first)",
                 )
@@ -192,8 +192,7 @@ class ConstantOp(DnnOp):
 
     def verify_op(self) -> None:
         if self.value.type != self.result.type:
-            raise fail(
-                self,
+            raise VerifyException(
                 f"value type {self.value.type} must equal the result type {self.result.type}",
             )
 
@@ -229,8 +228,7 @@ class WeightOp(DnnOp):
     def verify_op(self) -> None:
         suffix = self.file.data.rsplit(".", 1)[-1]
         if suffix not in ("npz", "npy") or (suffix == "npz") != (self.key is not None):
-            raise fail(
-                self,
+            raise VerifyException(
                 f"file '{self.file.data}' with {'a' if self.key else 'no'} key: expected an "
                 ".npz file and a key, or an .npy file and no key",
             )
