@@ -143,10 +143,15 @@ def _select(keys: np.ndarray, k: int, largest: bool) -> np.ndarray:
         return np.zeros((rows, 0), dtype=np.int64)
     kth = n - k if largest else k - 1
     threshold = np.partition(keys, kth, axis=-1)[:, kth : kth + 1]
-    better = keys > threshold if largest else keys < threshold
-    tied = keys == threshold
-    still_needed = k - better.sum(axis=-1, keepdims=True)
-    chosen = better | (tied & (np.cumsum(tied, axis=-1) <= still_needed))
+    chosen = keys > threshold if largest else keys < threshold
+    still_needed = k - chosen.sum(axis=-1)
+    # Fill each row with its first `still_needed` elements equal to the threshold. nonzero
+    # lists them row by row in ascending column order, so the rank of a tie within its row
+    # is its position minus that of the row's first tie.
+    tie_rows, tie_cols = np.nonzero(keys == threshold)
+    rank = np.arange(len(tie_rows)) - np.searchsorted(tie_rows, tie_rows)
+    keep = rank < still_needed[tie_rows]
+    chosen[tie_rows[keep], tie_cols[keep]] = True
     return np.nonzero(chosen)[1].reshape(rows, k).astype(np.int64)
 
 

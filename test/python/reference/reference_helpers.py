@@ -29,7 +29,7 @@ TORCH_DTYPES: dict[np.dtype, torch.dtype] = {
     np.dtype(np.float16): torch.float16,
 }
 
-FLOAT_DTYPES = [np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16)]
+FLOAT_DTYPES = [np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16), np.dtype(np.float16)]
 
 
 def random_array(
@@ -68,6 +68,8 @@ def assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
         np.testing.assert_array_equal(actual, expected)
 
 
-def torch_reference(fn: Callable[..., torch.Tensor], *arrays: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def torch_reference(
+    fn: Callable[..., torch.Tensor], *arrays: np.ndarray, dtype: np.dtype
+) -> np.ndarray:
     """``fn`` on the arrays as f32 torch tensors, its result rounded to ``dtype``."""
     return torch_result(fn(*(to_torch(a) for a in arrays)), dtype)
