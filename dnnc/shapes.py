@@ -131,7 +131,7 @@ def conv2d(
     return (src[0], wei[0], height, width)
 
 
-def _broadcast(lhs: Shape, rhs: Shape) -> Shape:
+def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:
     """numpy broadcasting: align from the right, each pair equal or one of them 1."""
     rank = max(len(lhs), len(rhs))
     padded_lhs = (1,) * (rank - len(lhs)) + lhs
@@ -144,7 +144,7 @@ def _broadcast(lhs: Shape, rhs: Shape) -> Shape:
             out.append(a if a != DYNAMIC else b)
         else:
             raise ShapeError(
-                f"shapes {format_shape(lhs)} and {format_shape(rhs)} do not broadcast: each "
+                f"{what} {format_shape(lhs)} and {format_shape(rhs)} do not broadcast: each "
                 "dimension pair (aligned from the right) must be equal or contain a 1"
             )
     return tuple(out)
@@ -172,7 +172,7 @@ def matmul(lhs: Shape, rhs: Shape, bias: Shape | None = None) -> Shape:
     _expect_equal(
         lhs[-1], rhs[-2], f"lhs columns ({lhs[-1]}) must equal rhs rows ({rhs[-2]}) (K)"
     )
-    dst = _broadcast(lhs[:-2], rhs[:-2]) + (lhs[-2], rhs[-1])
+    dst = _broadcast(lhs[:-2], rhs[:-2], "batch dimensions") + (lhs[-2], rhs[-1])
     if bias is not None:
         _expect_broadcastable_to(bias, dst, "bias", same_rank=False)
     return dst
