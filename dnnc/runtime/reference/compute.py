@@ -84,6 +84,8 @@ def matmul(
         raise ValueError(f"matmul: shapes {lhs.shape} and {rhs.shape} do not multiply")
     d = np.matmul(as_f64(lhs), as_f64(rhs))
     if bias is not None:
+        if bias.ndim > d.ndim or np.broadcast_shapes(d.shape, bias.shape) != d.shape:
+            raise ValueError(f"matmul: bias {bias.shape} does not broadcast to {d.shape}")
         d = d + as_f64(bias)
     return to_dtype(apply_post_ops(d, post_ops, post_args), lhs.dtype)
 

@@ -9,7 +9,7 @@ element type of its first operand. That conversion models oneDNN's destination c
   nearest even on the upper 16 bits, NaN kept as a quiet NaN, overflow to infinity.
 * f16: first to f32, then numpy's float32 -> float16 cast (round to nearest even, overflow
   to infinity).
-* s8 / u8 / s32 (and s64): saturate to the type's range, then round half to even (oneDNN's
+* s8 / u8 / s32: saturate to the type's range, then round half to even (oneDNN's
   ``saturate`` + ``nearbyint`` under the default rounding mode); NaN becomes 0 (oneDNN
   leaves it implementation defined).
 """
@@ -60,6 +60,8 @@ def to_dtype(values: np.ndarray, dtype: DataType | str | np.dtype | type) -> np.
         if target is DataType.BF16:
             return round_to_bf16(f32).astype(ml_dtypes.bfloat16)
         return f32.astype(target.numpy)
+    if target is DataType.S64:
+        raise ValueError("s64 holds top_k indices only: no kernel converts values to it")
     info = np.iinfo(target.numpy)
     saturated = np.clip(np.nan_to_num(values, nan=0.0), float(info.min), float(info.max))
     return np.rint(saturated).astype(target.numpy)

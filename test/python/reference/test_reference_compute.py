@@ -182,9 +182,12 @@ def test_matmul_matches_torch(
     assert_close(reference.matmul(lhs, rhs, bias), torch_result(expected, dtype))
 
 
-def test_matmul_rejects_mismatched_k() -> None:
+def test_matmul_rejects_mismatched_k_and_a_bias_that_would_grow_the_result() -> None:
     with pytest.raises(ValueError, match="do not multiply"):
         reference.matmul(np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32))
+    with pytest.raises(ValueError, match="does not broadcast"):
+        reference.matmul(np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32),
+                         np.zeros((5, 1, 4), np.float32))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
