@@ -135,6 +135,24 @@ def test_pipeline_spec_forms_and_errors() -> None:
         parse_pipeline("cse2")
 
 
+@dataclass(frozen=True)
+class WithOptionPass(ModulePass):
+    """Has one typed option, `max-post-ops`."""
+
+    name = "test-with-option"
+    max_post_ops: int = 4
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        return
+
+
+def test_pass_options_are_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._DNNC_PASSES, "test-with-option", f"{__name__}:WithOptionPass")
+    assert parse_pipeline("test-with-option{max-post-ops=2}") == (WithOptionPass(2),)
+    with pytest.raises(DnncError, match="^error: invalid options for pass 'test-with-option': "):
+        parse_pipeline("test-with-option{max-post-ops=many}")
+
+
 def test_invalid_ir_after_a_pass_names_the_pass() -> None:
     module = parse_module(GOOD, "f.mlir")
     with pytest.raises(DnncError) as caught:
