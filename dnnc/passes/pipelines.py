@@ -141,10 +141,9 @@ def run_passes(
     module: ModuleOp,
     passes: Sequence[ModulePass],
     *,
-    verify: bool = True,
     after_pass: AfterPass | None = None,
 ) -> None:
-    """Run `passes` (pipelines expanded) on `module`, verifying after each unless `verify` is off.
+    """Run `passes` (pipelines expanded) on `module`, verifying the module after each.
 
     Remarks emitted by a pass are tagged with its name. A pass that raises an xDSL diagnostic, and
     IR that stops verifying, become a `DnncError` that names the pass.
@@ -157,11 +156,10 @@ def run_passes(
                 raise
             except DiagnosticException as error:
                 raise DnncError(f"pass '{module_pass.name}' failed: {error}") from error
-        if verify:
-            try:
-                verify_module(module)
-            except DnncError as error:
-                note = f"the IR does not verify after pass '{module_pass.name}'"
-                raise error.with_note(note) from error
+        try:
+            verify_module(module)
+        except DnncError as error:
+            note = f"the IR does not verify after pass '{module_pass.name}'"
+            raise error.with_note(note) from error
         if after_pass is not None:
             after_pass(module_pass, module)
