@@ -1,0 +1,516 @@
+"""The oneDNN object layer (dnnc/runtime/dnnl.py) against the real library.
+
+Layouts are checked bit-exactly against dnnc.layouts (the oracle of every layout in the
+project); error paths must raise DnnlError / ValueError / TypeError, never crash.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dnnc.kinds import (
+    BinaryAlg,
+    BinaryPostOp,
+    DataType,
+    EltwiseAlg,
+    EltwisePostOp,
+    LrnKind,
+    PoolKind,
+    ReduceKind,
+    SumPostOp,
+)
+from dnnc.layouts import LayoutError, parse_layout
+from dnnc.runtime import capi
+from dnnc.runtime.dnnl import (
+    BINARY_ALGS,
+    LRN_ALGS,
+    POOL_ALGS,
+    REDUCE_ALGS,
+    BoundExecution,
+    DnnlError,
+    Engine,
+    Memory,
+    MemoryDesc,
+    PostOps,
+    Primitive,
+    PrimitiveAttr,
+    PrimitiveDesc,
+    Stream,
+    eltwise_algorithm,
+    from_dnnl_data_type,
+    post_op_arg,
+    to_dnnl_data_type,
+)
+
+F32 = DataType.F32
+SRC, DST = capi.DNNL_ARG_SRC, capi.DNNL_ARG_DST
+Prop, Alg = capi.dnnl_prop_kind_t, capi.dnnl_alg_kind_t
+
+
+def reorder(src: Memory, dst: Memory) -> None:
+    """Run a reorder built straight from the two memories' descriptors."""
+    pd = PrimitiveDesc.create("reorder", src.desc, dst.desc)
+    Primitive(pd).execute(Stream.default(), {capi.DNNL_ARG_FROM: src, capi.DNNL_ARG_TO: dst})
+
+
+# --- creation and destruction --------------------------------------------------------------
+
+
+def test_every_class_creates_and_closes_once() -> None:
+    engine = Engine()
+    stream = Stream(engine)
+    desc = MemoryDesc.of_layout((2, 3), F32)
+    memory = Memory(desc, np.zeros((2, 3), np.float32), engine=engine)
+    post_ops = PostOps([EltwisePostOp(EltwiseAlg.RELU)])
+    attr = PrimitiveAttr(post_ops)
+    pd = PrimitiveDesc.create("reorder", desc, desc, attr=PrimitiveAttr(), engine=engine)
+    primitive = Primitive(pd)
+    objects = [primitive, pd, attr, post_ops, memory, desc, stream]
+    for obj in objects:
+        assert not obj.closed
+        obj.close()
+        obj.close()  # idempotent: freed exactly once
+        assert obj.closed
+        with pytest.raises(ValueError, match="is closed"):
+            obj.handle
+    engine.close()
+    assert engine.closed
+
+
+def test_closing_an_object_in_use_raises() -> None:
+    engine = Engine()
+    memory = Memory(MemoryDesc.of_layout((4,), F32), np.zeros(4, np.float32), engine=engine)
+    with pytest.raises(ValueError, match="live objects use it"):
+        engine.close()
+    memory.close()
+    engine.close()
+
+
+def test_bound_execution_pins_its_memories() -> None:
+    desc = MemoryDesc.of_layout((4,), F32)
+    src, dst = Memory(desc, np.ones(4, np.float32)), Memory.empty(desc)
+    bound = Primitive(PrimitiveDesc.create("reorder", desc, desc)).bind({SRC: src, DST: dst})
+    with pytest.raises(ValueError, match="live objects use it"):
+        dst.close()
+    del bound
+    dst.close()
+
+
+def test_engine_index_out_of_range() -> None:
+    with pytest.raises(ValueError, match="out of range"):
+        Engine(10**6)
+
+
+def test_default_engine_and_stream_are_shared() -> None:
+    assert Engine.default() is Engine.default()
+    assert Stream.default() is Stream.default()
+    Stream.default().wait()
+
+
+# --- reorders, bit-exact against dnnc.layouts ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dims", "src_layout", "dst_layout"),
+    [
+        ((2, 20, 5, 7), "nchw", "nChw16c"),
+        ((2, 20, 5, 7), "nchw", "nChw8c"),
+        ((2, 20, 5, 7), "nchw", "nhwc"),
+        ((3, 17, 5, 7), "nchw", "nChw16c"),
+        ((20, 19, 3, 3), "oihw", "OIhw16i16o"),
+        ((20, 19, 3, 3), "oihw", "Ohwi16o"),
+        ((20, 19, 3, 3), "oihw", "OIhw4i16o4i"),
+    ],
+)
+def test_reorder_is_bit_exact(dims: tuple[int, ...], src_layout: str, dst_layout: str) -> None:
+    logical = np.random.default_rng(0).standard_normal(dims).astype(np.float32)
+    plain, blocked = parse_layout(src_layout), parse_layout(dst_layout)
+    src = Memory(MemoryDesc.of_layout(dims, F32, plain), plain.to_physical(logical))
+    dst = Memory.empty(MemoryDesc.of_layout(dims, F32, blocked))
+    assert dst.desc.size_bytes == blocked.num_elements(dims) * 4
+    reorder(src, dst)
+    expected = blocked.to_physical(logical).reshape(-1)
+    assert np.array_equal(dst.view().view(np.uint32), expected.view(np.uint32))
+    back = Memory.empty(MemoryDesc.of_layout(dims, F32, plain))
+    reorder(dst, back)
+    assert np.array_equal(back.view().reshape(dims), logical)
+
+
+def test_reorder_casts_bf16_like_ml_dtypes() -> None:
+    logical = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
+    src = Memory(MemoryDesc.of_layout((4, 16), F32), logical)
+    dst = Memory.empty(MemoryDesc.of_layout((4, 16), DataType.BF16))
+    reorder(src, dst)
+    expected = logical.astype(DataType.BF16.numpy).reshape(-1)
+    assert np.array_equal(dst.view().view(np.uint16), expected.view(np.uint16))
+
+
+def test_set_data_handle_rebinds_without_a_new_memory() -> None:
+    desc = MemoryDesc.of_layout((8,), F32)
+    first, second = np.arange(8, dtype=np.float32), np.full(8, 5.0, np.float32)
+    src, out = Memory(desc, first), Memory.empty(desc)
+    bound = Primitive(PrimitiveDesc.create("reorder", desc, desc)).bind({SRC: src, DST: out})
+    bound()
+    assert np.array_equal(out.view(), first)
+    src.set_data_handle(second)
+    assert src.data_pointer == second.ctypes.data
+    bound()
+    assert np.array_equal(out.view(), second)
+
+
+def test_memory_in_a_byte_arena() -> None:
+    arena = np.zeros(256, np.uint8)
+    desc = MemoryDesc.of_layout((4,), F32)
+    src = Memory(desc, np.arange(4, dtype=np.float32))
+    dst = Memory(desc, arena, offset=64)
+    assert dst.data_pointer == arena.ctypes.data + 64
+    reorder(src, dst)
+    assert np.array_equal(arena[64:80].view(np.float32), np.arange(4, dtype=np.float32))
+    assert not arena[:64].any() and not arena[80:].any()
+
+
+# --- descriptors ----------------------------------------------------------------------------
+
+ROUND_TRIP = [
+    ("x", (5,)), ("nc", (3, 20)), ("cn", (3, 20)), ("tnc", (4, 2, 20)), ("ntc", (4, 2, 20)),
+    ("nchw", (2, 20, 5, 7)), ("nhwc", (2, 20, 5, 7)), ("chwn", (2, 20, 5, 7)),
+    ("nChw8c", (2, 20, 5, 7)), ("nChw16c", (2, 20, 5, 7)), ("ncdhw", (2, 3, 4, 5, 6)),
+    ("ndhwc", (2, 3, 4, 5, 6)), ("nCdhw16c", (2, 20, 4, 5, 6)),
+    ("oihw", (20, 19, 3, 3)), ("hwio", (20, 19, 3, 3)), ("ohwi", (20, 19, 3, 3)),
+    ("OIhw8i8o", (20, 19, 3, 3)), ("OIhw16i16o", (20, 19, 3, 3)), ("OIhw16o16i", (20, 19, 3, 3)),
+    ("Ohwi8o", (20, 19, 3, 3)), ("Ohwi16o", (20, 19, 3, 3)), ("OIhw4i16o4i", (20, 19, 3, 3)),
+    ("goihw", (2, 8, 4, 3, 3)), ("gOIhw16i16o", (2, 20, 19, 3, 3)), ("Goihw8g", (10, 1, 1, 3, 3)),
+    ("Goihw16g", (20, 1, 1, 3, 3)), ("nhwc", (2, 1, 5, 7)), ("nChw16c", (1, 3, 1, 1)),
+]
+
+
+@pytest.mark.parametrize(("name", "dims"), ROUND_TRIP, ids=[f"{n}-{d}" for n, d in ROUND_TRIP])
+def test_layout_round_trips(name: str, dims: tuple[int, ...]) -> None:
+    layout = parse_layout(name)
+    desc = MemoryDesc.of_layout(dims, F32, layout)
+    assert desc.dims == dims and desc.data_type == F32
+    found = desc.layout()
+    assert found is not None
+    assert found == layout or MemoryDesc.of_layout(dims, F32, found) == desc
+    assert desc.size_bytes == layout.num_elements(dims) * 4
+    assert desc.strides == layout.strides(dims)
+    assert desc.inner_blocks == layout.blocks
+
+
+def test_layout_is_ambiguous_only_where_dims_are_one() -> None:
+    """nhwc with every dim 1 has the strides of nchw: either answer describes the desc."""
+    desc = MemoryDesc.of_layout((1, 1, 1, 1), F32, parse_layout("nhwc"))
+    found = desc.layout()
+    assert found is not None and MemoryDesc.of_layout((1, 1, 1, 1), F32, found) == desc
+
+
+def test_strided_desc_reconstructs_its_layout() -> None:
+    dims = (2, 20, 5, 7)
+    nhwc = parse_layout("nhwc")
+    assert MemoryDesc.of_strides(dims, F32, nhwc.strides(dims)).layout() == nhwc
+    assert MemoryDesc.of_strides(dims, F32, (1000, 35, 7, 1)).layout() is None
+
+
+def test_layout_none_when_not_expressible() -> None:
+    assert MemoryDesc.any((2, 3), F32).layout() is None
+    parent = MemoryDesc.of_layout((4, 6), F32)
+    sub = parent.submemory((2, 3), (1, 2))
+    assert sub.submemory_offset == 8 and sub.dims == (2, 3) and sub.layout() is None
+
+
+def test_blocked_layout_without_a_tag_is_refused() -> None:
+    with pytest.raises(LayoutError, match="no oneDNN format tag"):
+        MemoryDesc.of_layout((2, 20, 5, 7), F32, parse_layout("aBcd5b"))
+    with pytest.raises(LayoutError, match="rank 4"):
+        MemoryDesc.of_layout((2, 20), F32, parse_layout("nchw"))
+
+
+def test_plain_layout_without_a_tag_uses_strides() -> None:
+    layout = parse_layout("dcba")
+    assert MemoryDesc.of_layout((2, 3, 4, 5), F32, layout).layout() == layout
+
+
+def test_equality_and_key() -> None:
+    a = MemoryDesc.of_layout((2, 20, 5, 7), F32, parse_layout("nChw16c"))
+    b = MemoryDesc.of_layout((2, 20, 5, 7), F32, parse_layout("nChw16c"))
+    c = MemoryDesc.of_layout((2, 20, 5, 7), F32, parse_layout("nChw8c"))
+    d = MemoryDesc.of_layout((2, 20, 5, 7), DataType.BF16, parse_layout("nChw16c"))
+    assert a == b and a.key() == b.key() and hash(a) == hash(b)
+    assert a != c and a.key() != c.key()
+    assert a != d and a.key() != d.key()
+    assert {a: 1}[b] == 1
+    assert all(isinstance(v, (int, str, tuple)) for v in a.key())
+
+
+def test_reshape_and_permute_axes() -> None:
+    desc = MemoryDesc.of_layout((2, 3, 4, 5), F32)
+    assert desc.reshape((2, 3, 20)).dims == (2, 3, 20)
+    permuted = desc.permute_axes((0, 3, 1, 2))
+    assert permuted.dims == (2, 4, 5, 3)
+    # the same NCHW bytes seen with dims (N, H, W, C): C is now the outermost-but-one axis
+    assert permuted.layout() == parse_layout("adbc")
+    with pytest.raises(ValueError, match="not a permutation"):
+        desc.permute_axes((0, 1, 1, 2))
+    with pytest.raises(DnnlError, match="dnnl_memory_desc_reshape failed: dnnl_invalid_arguments"):
+        desc.reshape((7, 7))
+
+
+def test_descriptor_argument_validation() -> None:
+    with pytest.raises(ValueError, match="1 to 12"):
+        MemoryDesc.of_layout((), F32)
+    with pytest.raises(ValueError, match="1 to 12"):
+        MemoryDesc.any((1,) * 13, F32)
+    with pytest.raises(ValueError, match="non-negative"):
+        MemoryDesc.of_layout((2, -1), F32)
+    with pytest.raises(ValueError, match="do not match"):
+        MemoryDesc.of_strides((2, 3), F32, (3,))
+    with pytest.raises(ValueError, match="exceeds"):
+        MemoryDesc.of_layout((4, 6), F32).submemory((2, 3), (3, 0))
+
+
+def test_data_type_mapping() -> None:
+    for data_type in DataType:
+        if data_type == DataType.S64:
+            with pytest.raises(ValueError, match="no oneDNN equivalent"):
+                to_dnnl_data_type(data_type)
+        else:
+            assert from_dnnl_data_type(to_dnnl_data_type(data_type)) == data_type
+            desc = MemoryDesc.of_layout((3,), data_type)
+            assert desc.data_type == data_type and desc.size_bytes == 3 * data_type.itemsize
+    with pytest.raises(ValueError, match="no dnnc equivalent"):
+        from_dnnl_data_type(capi.dnnl_data_type_t.dnnl_f64)
+
+
+# --- memories -------------------------------------------------------------------------------
+
+
+def test_memory_refuses_bad_arrays() -> None:
+    desc = MemoryDesc.of_layout((4, 4), F32)
+    with pytest.raises(ValueError, match="too small"):
+        Memory(desc, np.zeros(15, np.float32))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        Memory(desc, np.zeros((4, 8), np.float32)[:, ::2])
+    with pytest.raises(ValueError, match="expected float32"):
+        Memory(desc, np.zeros(16, np.int32))
+    with pytest.raises(ValueError, match="too small"):
+        Memory(desc, np.zeros(64, np.uint8), offset=8)
+    with pytest.raises(ValueError, match="no concrete format"):
+        Memory(MemoryDesc.any((4, 4), F32), np.zeros(16, np.float32))
+    with pytest.raises(TypeError, match="numpy array"):
+        Memory(desc, bytearray(64))  # type: ignore[arg-type]
+    memory = Memory(desc, np.zeros(16, np.float32))
+    with pytest.raises(ValueError, match="too small"):
+        memory.set_data_handle(np.zeros(4, np.float32))
+
+
+def test_memory_keeps_its_array_alive() -> None:
+    desc = MemoryDesc.of_layout((1024,), F32)
+    memory = Memory(desc, np.arange(1024, dtype=np.float32))
+    copy = Memory.empty(desc)
+    reorder(memory, copy)  # the array passed above has no other reference
+    assert np.array_equal(copy.view(), np.arange(1024, dtype=np.float32))
+    assert copy.data_pointer % 64 == 0
+
+
+# --- execution argument checks and errors ----------------------------------------------------
+
+
+def test_execute_checks_arguments() -> None:
+    desc = MemoryDesc.of_layout((4,), F32)
+    other = MemoryDesc.of_layout((5,), F32)
+    primitive = Primitive(PrimitiveDesc.create("reorder", desc, desc))
+    src, dst = Memory(desc, np.ones(4, np.float32)), Memory.empty(desc)
+    stream = Stream.default()
+    with pytest.raises(ValueError, match=r"missing arguments \[17\]"):
+        primitive.execute(stream, {SRC: src})
+    with pytest.raises(ValueError, match="expects"):
+        primitive.execute(stream, {SRC: src, DST: Memory.empty(other)})
+    with pytest.raises(ValueError, match="takes no argument 33"):
+        primitive.execute(stream, {SRC: src, DST: dst, capi.DNNL_ARG_WEIGHTS: dst})
+    read_only = np.zeros(4, np.float32)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        primitive.execute(stream, {SRC: src, DST: Memory(desc, read_only)})
+    with pytest.raises(TypeError, match="expected a Memory"):
+        primitive.execute(stream, {SRC: src, DST: np.zeros(4)})  # type: ignore[dict-item]
+
+
+def test_mismatched_reorder_raises_dnnl_error() -> None:
+    with pytest.raises(DnnlError) as error:
+        PrimitiveDesc.create(
+            "reorder", MemoryDesc.of_layout((2, 3), F32), MemoryDesc.of_layout((3, 2), F32)
+        )
+    assert str(error.value) == "dnnl_reorder_primitive_desc_create failed: dnnl_invalid_arguments"
+    assert error.value.function == "dnnl_reorder_primitive_desc_create"
+    assert error.value.status == capi.dnnl_status_t.dnnl_invalid_arguments
+
+
+def test_unsupported_combination_raises_dnnl_error() -> None:
+    s32 = MemoryDesc.of_layout((2, 3), DataType.S32)
+    with pytest.raises(
+        DnnlError, match="dnnl_softmax_forward_primitive_desc_create failed: dnnl_unimplemented"
+    ):
+        PrimitiveDesc.create(
+            "softmax_forward", Prop.dnnl_forward_inference, Alg.dnnl_softmax_accurate, s32, s32, 1
+        )
+
+
+def test_create_checks_its_arguments() -> None:
+    desc = MemoryDesc.of_layout((2, 3), F32)
+    with pytest.raises(ValueError, match="unknown primitive 'convolution'"):
+        PrimitiveDesc.create("convolution", desc)
+    with pytest.raises(TypeError, match=r"takes \(src_desc, dst_desc\): 1 arguments"):
+        PrimitiveDesc.create("reorder", desc)
+    with pytest.raises(TypeError, match="expected a MemoryDesc"):
+        PrimitiveDesc.create("reorder", desc, "nchw")
+    with pytest.raises(ValueError, match="differ in length"):
+        PrimitiveDesc.create("sum", desc, [1.0], [desc, desc])
+    with pytest.raises(ValueError, match="oneDNN allows 12"):
+        PrimitiveDesc.create(
+            "pooling_forward", Prop.dnnl_forward_inference, Alg.dnnl_pooling_max,
+            desc, desc, [1] * 13, [1], [0], [0], [0],
+        )
+
+
+def test_next_impl_walks_the_implementations() -> None:
+    src = MemoryDesc.of_layout((8, 64), F32)
+    pd = PrimitiveDesc.create("reorder", src, src)
+    names = [pd.impl_info]
+    while pd.next_impl():
+        names.append(pd.impl_info)
+    assert all(names) and pd.next_impl() is False
+
+
+# --- primitives through the generic path -----------------------------------------------------
+
+
+def test_sum_concat_with_arrays() -> None:
+    desc = MemoryDesc.of_layout((2, 3), F32)
+    a, b = np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)
+    out = Memory.empty(desc)
+    pd = PrimitiveDesc.create("sum", desc, [0.5, 2.0], [desc, desc])
+    Primitive(pd).execute(
+        Stream.default(),
+        {capi.DNNL_ARG_MULTIPLE_SRC: Memory(desc, a), capi.DNNL_ARG_MULTIPLE_SRC + 1: Memory(desc, b), DST: out},
+    )
+    assert np.array_equal(out.view().reshape(2, 3), 0.5 * a + 2.0 * b)
+    cat = MemoryDesc.of_layout((2, 6), F32)
+    pd = PrimitiveDesc.create("concat", cat, 1, [desc, desc])
+    out = Memory.empty(cat)
+    args = {capi.DNNL_ARG_MULTIPLE_SRC: Memory(desc, a), capi.DNNL_ARG_MULTIPLE_SRC + 1: Memory(desc, b), DST: out}
+    Primitive(pd).execute(Stream.default(), args)
+    assert np.array_equal(out.view().reshape(2, 6), np.concatenate([a, b], axis=1))
+
+
+def test_matmul_with_post_ops_and_user_scratchpad() -> None:
+    """d = relu((a @ w) * c) + 1 * s, through PostOps' exec ids and a user scratchpad."""
+    rng = np.random.default_rng(2)
+    lhs, rhs = MemoryDesc.of_layout((4, 8), F32), MemoryDesc.of_layout((8, 16), F32)
+    desc, channel = MemoryDesc.of_layout((4, 16), F32), MemoryDesc.of_layout((1, 16), F32)
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    w = rng.standard_normal((8, 16)).astype(np.float32)
+    c = rng.standard_normal((1, 16)).astype(np.float32)
+    s = rng.standard_normal((4, 16)).astype(np.float32)
+    post_ops = PostOps(
+        [BinaryPostOp(BinaryAlg.MUL), EltwisePostOp(EltwiseAlg.RELU), SumPostOp(1.0)],
+        [channel, desc],
+    )
+    assert len(post_ops) == 3 and post_ops.argument_ids == (post_op_arg(0), None)
+    pd = PrimitiveDesc.create("matmul", lhs, rhs, None, desc, attr=PrimitiveAttr(post_ops))
+    dst = Memory(desc, s.copy())  # the sum post-op accumulates into the destination
+    args = {
+        SRC: Memory(lhs, a), capi.DNNL_ARG_WEIGHTS: Memory(rhs, w),
+        post_op_arg(0): Memory(channel, c), DST: dst,
+    }
+    scratchpad = pd.scratchpad_desc()
+    if scratchpad is not None:
+        args[capi.DNNL_ARG_SCRATCHPAD] = Memory.empty(scratchpad)
+    assert set(pd.expected_args()) == set(args)
+    Primitive(pd).execute(Stream.default(), args)
+    expected = np.maximum((a @ w) * c, 0) + s
+    np.testing.assert_allclose(dst.view().reshape(4, 16), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_sum_post_op_is_unimplemented_for_binary() -> None:
+    """Recorded for the lowering: oneDNN 3.2's binary takes no sum post-op."""
+    desc = MemoryDesc.of_layout((4, 16), F32)
+    attr = PrimitiveAttr(PostOps([SumPostOp(1.0)], [desc]))
+    with pytest.raises(DnnlError, match="dnnl_unimplemented"):
+        PrimitiveDesc.create("binary", Alg.dnnl_binary_add, desc, desc, desc, attr=attr)
+
+
+def test_missing_post_op_argument_is_refused() -> None:
+    desc = MemoryDesc.of_layout((4, 16), F32)
+    attr = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [desc]))
+    pd = PrimitiveDesc.create("binary", Alg.dnnl_binary_add, desc, desc, desc, attr=attr)
+    memories = {arg: Memory.empty(desc) for arg in (capi.DNNL_ARG_SRC_0, capi.DNNL_ARG_SRC_1, DST)}
+    with pytest.raises(ValueError, match="missing arguments"):
+        Primitive(pd).bind(memories)
+
+
+def test_post_ops_need_one_desc_per_argument() -> None:
+    with pytest.raises(ValueError, match="1 post-ops take an argument, 0"):
+        PostOps([BinaryPostOp(BinaryAlg.ADD)])
+
+
+@pytest.mark.parametrize("alg", list(EltwiseAlg))
+def test_every_eltwise_algorithm_maps_and_creates(alg: EltwiseAlg) -> None:
+    dnnl_alg, alpha, beta = eltwise_algorithm(alg, 0.5, 1.5)
+    assert dnnl_alg in set(Alg)
+    desc = MemoryDesc.of_layout((8,), F32)
+    PrimitiveDesc.create("eltwise_forward", Prop.dnnl_forward_inference, dnnl_alg, desc, desc, alpha, beta)
+    attr = PrimitiveAttr(PostOps([EltwisePostOp(alg, 0.5, 1.5)]))
+    PrimitiveDesc.create("binary", Alg.dnnl_binary_add, desc, desc, desc, attr=attr)
+
+
+def test_eltwise_conventions() -> None:
+    assert eltwise_algorithm(EltwiseAlg.LEAKY_RELU, 0.1, 0.0) == (Alg.dnnl_eltwise_relu, 0.1, 0.0)
+    assert eltwise_algorithm(EltwiseAlg.RELU6, 0.0, 0.0) == (Alg.dnnl_eltwise_clip, 0.0, 6.0)
+    assert eltwise_algorithm(EltwiseAlg.SIGMOID, 0.0, 0.0)[0] == Alg.dnnl_eltwise_logistic
+    assert eltwise_algorithm(EltwiseAlg.SOFT_RELU, 0.0, 0.0) == (Alg.dnnl_eltwise_soft_relu, 1.0, 0.0)
+
+
+def test_algorithm_tables_are_complete() -> None:
+    assert set(BINARY_ALGS) == set(BinaryAlg)
+    assert set(POOL_ALGS) == set(PoolKind)
+    assert set(REDUCE_ALGS) == set(ReduceKind)
+    assert set(LRN_ALGS) == set(LrnKind)
+
+
+def test_attr_key_is_structural() -> None:
+    desc = MemoryDesc.of_layout((1, 16), F32)
+    first = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [desc]))
+    second = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [MemoryDesc.of_layout((1, 16), F32)]))
+    assert first.key() == second.key()
+    assert first.key() != PrimitiveAttr().key()
+    assert PrimitiveAttr().user_scratchpad
+
+
+def test_bind_gives_a_bound_execution() -> None:
+    desc = MemoryDesc.of_layout((4,), F32)
+    out = Memory.empty(desc)
+    bound = Primitive(PrimitiveDesc.create("reorder", desc, desc)).bind(
+        {SRC: Memory(desc, np.arange(4, dtype=np.float32)), DST: out}
+    )
+    assert isinstance(bound, BoundExecution)
+    assert bound() == capi.dnnl_status_t.dnnl_success
+    assert np.array_equal(out.view(), np.arange(4, dtype=np.float32))
+
+
+# --- the library itself -----------------------------------------------------------------------
+
+
+def test_missing_library_names_the_variable_and_the_package() -> None:
+    code = "from dnnc.runtime import capi; capi.library()"
+    environment = dict(os.environ, **{capi.LIBRARY_VARIABLE: "/nonexistent/libdnnl.so.3"})
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "OneDnnLibraryError" in result.stderr
+    assert capi.LIBRARY_VARIABLE in result.stderr and capi.PINNED_PACKAGE in result.stderr
