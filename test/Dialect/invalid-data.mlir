@@ -239,7 +239,7 @@ func.func @negative_weight_unknown_suffix() -> tensor<16xf32> {
 // -----
 
 /// Sources follow the element type rules too.
-// CHECK: result has element type f64, expected f32, bf16, f16, i8, ui8 or i32
+// CHECK: result has element type f64, expected one of f32, bf16, f16, i8, ui8, i32
 func.func @negative_weight_element_type() -> tensor<16xf64> {
   %w = dnn.weight "bias.npy" : tensor<16xf64>
   func.return %w : tensor<16xf64>

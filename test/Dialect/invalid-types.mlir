@@ -5,7 +5,7 @@
 // NOMODULE-NOT: builtin.module
 
 /// f64 is not a oneDNN data type.
-// CHECK: src has element type f64, expected f32, bf16, f16, i8, ui8 or i32
+// CHECK: src has element type f64, expected one of f32, bf16, f16, i8, ui8, i32
 func.func @negative_eltwise_f64(%src: tensor<4xf64>) -> tensor<4xf64> {
   %y = dnn.eltwise relu %src : tensor<4xf64>
   func.return %y : tensor<4xf64>
@@ -14,7 +14,7 @@ func.func @negative_eltwise_f64(%src: tensor<4xf64>) -> tensor<4xf64> {
 // -----
 
 /// i64 is only for top_k indices.
-// CHECK: src has element type i64, expected f32, bf16, f16, i8, ui8 or i32
+// CHECK: src has element type i64, expected one of f32, bf16, f16, i8, ui8, i32
 func.func @negative_eltwise_i64(%src: tensor<4xi64>) -> tensor<4xi64> {
   %y = dnn.eltwise abs %src : tensor<4xi64>
   func.return %y : tensor<4xi64>

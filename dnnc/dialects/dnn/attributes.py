@@ -10,6 +10,7 @@ library and compute data type a pass chose for an op.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -144,12 +145,13 @@ def _parse_number(parser: AttrParser) -> FloatData:
     return FloatData(float(parser.parse_number()))
 
 
-class PostOpAttr(ParametrizedAttribute):
+class PostOpAttr(ParametrizedAttribute, ABC):
     """Base of the post-op attributes; ``post_op`` is the dnnc.kinds description."""
 
     @property
+    @abstractmethod
     def post_op(self) -> PostOp:
-        raise NotImplementedError(f"{type(self).__name__} must define post_op")
+        """The post-op as the reference kernels and the runtime describe it."""
 
 
 @irdl_attr_definition

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    I64,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     NoneAttr,
@@ -52,7 +55,7 @@ ELEMENT_TYPES: dict[Attribute, DataType] = {
 }
 """Tensor element types the dialect accepts and the oneDNN data type of each."""
 
-_VALUE_TYPES = "f32, bf16, f16, i8, ui8 or i32"
+_VALUE_TYPES = ", ".join(str(t) for t, d in ELEMENT_TYPES.items() if d is not DataType.S64)
 
 
 @contextmanager
@@ -65,9 +68,8 @@ def shape_errors() -> Iterator[None]:
 
 
 def tensor_type(value: SSAValue) -> TensorType:
-    """The type of a dnn operand or result (the op constraints guarantee a tensor)."""
-    assert isinstance(value.type, TensorType)
-    return value.type
+    """The type of a dnn operand or result (the op constraints, checked first, make it a tensor)."""
+    return cast(TensorType, value.type)
 
 
 def shape_of(value: SSAValue) -> shapes.Shape:
@@ -92,6 +94,20 @@ def ints(attr: DenseArrayBase | None) -> list[int] | None:
 def int_of(attr: IntegerAttr) -> int:
     """The value of an integer property."""
     return attr.value.data
+
+
+def i64_array(*values: int) -> DenseArrayBase[I64]:
+    """An ``array<i64: ...>`` property value."""
+    return DenseArrayBase.from_list(i64, values)
+
+
+def f32_attr(value: float) -> FloatAttr[Float32Type]:
+    """A ``<value> : f32`` property value."""
+    return FloatAttr(value, f32)
+
+
+TRUE = IntegerAttr.from_bool(True)
+"""The ``true`` property value (default of boolean properties)."""
 
 
 def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:
@@ -135,9 +151,9 @@ class DnnOp(IRDLOperation):
                 raise VerifyException(
                     f"{name} must have element type i64, got {element}"
                 )
-        elif ELEMENT_TYPES.get(element, DataType.S64) is DataType.S64:
+        elif ELEMENT_TYPES.get(element) in (None, DataType.S64):
             raise VerifyException(
-                f"{name} has element type {element}, expected {_VALUE_TYPES}"
+                f"{name} has element type {element}, expected one of {_VALUE_TYPES}"
             )
         encoding = type_.encoding
         if isinstance(encoding, NoneAttr):
@@ -199,10 +215,11 @@ class DnnOp(IRDLOperation):
 
     def operand_name(self, value: SSAValue) -> str:
         """The name of one of this op's operands."""
-        for name, candidate, is_result in self.named_values():
-            if not is_result and candidate is value:
-                return name
-        return "operand"
+        return next(
+            name
+            for name, candidate, is_result in self.named_values()
+            if not is_result and candidate is value
+        )
 
     def expect_result_shape(self, result: SSAValue, inferred: shapes.Shape) -> None:
         """The declared result shape agrees with the inferred one (dynamic dims agree with all)."""

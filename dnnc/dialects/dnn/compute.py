@@ -18,7 +18,6 @@ from xdsl.dialects.builtin import (
     I64,
     IntegerAttr,
     TensorType,
-    f32,
     i64,
 )
 from xdsl.ir import SSAValue
@@ -47,23 +46,12 @@ from dnnc.dialects.dnn.attributes import (
     PostOpAttr,
     ReduceKindAttr,
 )
-from dnnc.dialects.dnn.base import DnnOp, int_of, ints, shape_of
-
-
-def i64_array(*values: int) -> DenseArrayBase[I64]:
-    """An ``array<i64: ...>`` property value."""
-    return DenseArrayBase.from_list(i64, values)
-
-
-def f32_attr(value: float) -> FloatAttr[Float32Type]:
-    """A ``<value> : f32`` property value."""
-    return FloatAttr(value, f32)
+from dnnc.dialects.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, shape_of
 
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
 NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
-TRUE = IntegerAttr.from_bool(True)
 
 _POST_ARGS = "(`post_args` `(` $post_args^ `:` type($post_args) `)`)?"
 _ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))

@@ -37,8 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import ConstantLike, Pure
 
 from dnnc import shapes
-from dnnc.dialects.dnn.base import DnnOp, int_of, ints, shape_of, tensor_type
-from dnnc.dialects.dnn.compute import TRUE
+from dnnc.dialects.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 
