@@ -100,7 +100,7 @@ def prototype(name: str) -> ctypes._CFuncPtr:
 
 
 def parameter_type(declaration: str) -> str:
-    """The type part of a parameter declaration: ``'const dnnl_dims_t dims'`` -> ``'const dnnl_dims_t'``."""
+    """The type of a parameter declaration: ``'const int *perm'`` -> ``'const int *'``."""
     return declaration[: len(declaration) - len(parameter_name(declaration))].strip()
 
 
@@ -508,23 +508,49 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "dnnl_memory_desc_create_with_tag": (
         "dnnl_status_t",
-        ("dnnl_memory_desc_t *memory_desc", "int ndims", "const dnnl_dims_t dims", "dnnl_data_type_t data_type", "dnnl_format_tag_t tag"),
+        (
+            "dnnl_memory_desc_t *memory_desc",
+            "int ndims",
+            "const dnnl_dims_t dims",
+            "dnnl_data_type_t data_type",
+            "dnnl_format_tag_t tag",
+        ),
     ),
     "dnnl_memory_desc_create_with_strides": (
         "dnnl_status_t",
-        ("dnnl_memory_desc_t *memory_desc", "int ndims", "const dnnl_dims_t dims", "dnnl_data_type_t data_type", "const dnnl_dims_t strides"),
+        (
+            "dnnl_memory_desc_t *memory_desc",
+            "int ndims",
+            "const dnnl_dims_t dims",
+            "dnnl_data_type_t data_type",
+            "const dnnl_dims_t strides",
+        ),
     ),
     "dnnl_memory_desc_create_submemory": (
         "dnnl_status_t",
-        ("dnnl_memory_desc_t *memory_desc", "const_dnnl_memory_desc_t parent_memory_desc", "const dnnl_dims_t dims", "const dnnl_dims_t offsets"),
+        (
+            "dnnl_memory_desc_t *memory_desc",
+            "const_dnnl_memory_desc_t parent_memory_desc",
+            "const dnnl_dims_t dims",
+            "const dnnl_dims_t offsets",
+        ),
     ),
     "dnnl_memory_desc_reshape": (
         "dnnl_status_t",
-        ("dnnl_memory_desc_t *out_memory_desc", "const_dnnl_memory_desc_t in_memory_desc", "int ndims", "const dnnl_dims_t dims"),
+        (
+            "dnnl_memory_desc_t *out_memory_desc",
+            "const_dnnl_memory_desc_t in_memory_desc",
+            "int ndims",
+            "const dnnl_dims_t dims",
+        ),
     ),
     "dnnl_memory_desc_permute_axes": (
         "dnnl_status_t",
-        ("dnnl_memory_desc_t *out_memory_desc", "const_dnnl_memory_desc_t in_memory_desc", "const int *permutation"),
+        (
+            "dnnl_memory_desc_t *out_memory_desc",
+            "const_dnnl_memory_desc_t in_memory_desc",
+            "const int *permutation",
+        ),
     ),
     "dnnl_memory_desc_clone": (
         "dnnl_status_t",
@@ -548,7 +574,12 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "dnnl_memory_create": (
         "dnnl_status_t",
-        ("dnnl_memory_t *memory", "const_dnnl_memory_desc_t memory_desc", "dnnl_engine_t engine", "void *handle"),
+        (
+            "dnnl_memory_t *memory",
+            "const_dnnl_memory_desc_t memory_desc",
+            "dnnl_engine_t engine",
+            "void *handle",
+        ),
     ),
     "dnnl_memory_destroy": (
         "dnnl_status_t",
@@ -604,71 +635,219 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "dnnl_post_ops_append_binary": (
         "dnnl_status_t",
-        ("dnnl_post_ops_t post_ops", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src1_desc"),
+        (
+            "dnnl_post_ops_t post_ops",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src1_desc",
+        ),
     ),
     "dnnl_post_ops_append_sum": (
         "dnnl_status_t",
-        ("dnnl_post_ops_t post_ops", "float scale", "int32_t zero_point", "dnnl_data_type_t data_type"),
+        (
+            "dnnl_post_ops_t post_ops",
+            "float scale",
+            "int32_t zero_point",
+            "dnnl_data_type_t data_type",
+        ),
     ),
     "dnnl_convolution_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t weights_desc", "const_dnnl_memory_desc_t bias_desc", "const_dnnl_memory_desc_t dst_desc", "const dnnl_dims_t strides", "const dnnl_dims_t dilates", "const dnnl_dims_t padding_l", "const dnnl_dims_t padding_r", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t weights_desc",
+            "const_dnnl_memory_desc_t bias_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const dnnl_dims_t strides",
+            "const dnnl_dims_t dilates",
+            "const dnnl_dims_t padding_l",
+            "const dnnl_dims_t padding_r",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_matmul_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t weights_desc", "const_dnnl_memory_desc_t bias_desc", "const_dnnl_memory_desc_t dst_desc", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t weights_desc",
+            "const_dnnl_memory_desc_t bias_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_inner_product_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t weights_desc", "const_dnnl_memory_desc_t bias_desc", "const_dnnl_memory_desc_t dst_desc", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t weights_desc",
+            "const_dnnl_memory_desc_t bias_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_eltwise_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "float alpha", "float beta", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "float alpha",
+            "float beta",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_softmax_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "int softmax_axis", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "int softmax_axis",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_binary_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src0_desc", "const_dnnl_memory_desc_t src1_desc", "const_dnnl_memory_desc_t dst_desc", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src0_desc",
+            "const_dnnl_memory_desc_t src1_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_sum_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *sum_primitive_desc", "dnnl_engine_t engine", "const_dnnl_memory_desc_t dst_desc", "int n", "const float *scales", "const_dnnl_memory_desc_t const *src_descs", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *sum_primitive_desc",
+            "dnnl_engine_t engine",
+            "const_dnnl_memory_desc_t dst_desc",
+            "int n",
+            "const float *scales",
+            "const_dnnl_memory_desc_t const *src_descs",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_concat_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *concat_primitive_desc", "dnnl_engine_t engine", "const_dnnl_memory_desc_t dst_desc", "int n", "int concat_dimension", "const_dnnl_memory_desc_t const *src_descs", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *concat_primitive_desc",
+            "dnnl_engine_t engine",
+            "const_dnnl_memory_desc_t dst_desc",
+            "int n",
+            "int concat_dimension",
+            "const_dnnl_memory_desc_t const *src_descs",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_pooling_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "const dnnl_dims_t strides", "const dnnl_dims_t kernel", "const dnnl_dims_t dilation", "const dnnl_dims_t padding_l", "const dnnl_dims_t padding_r", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const dnnl_dims_t strides",
+            "const dnnl_dims_t kernel",
+            "const dnnl_dims_t dilation",
+            "const dnnl_dims_t padding_l",
+            "const dnnl_dims_t padding_r",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_batch_normalization_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "float epsilon", "unsigned flags", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "float epsilon",
+            "unsigned flags",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_layer_normalization_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "const_dnnl_memory_desc_t stat_desc", "float epsilon", "unsigned flags", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const_dnnl_memory_desc_t stat_desc",
+            "float epsilon",
+            "unsigned flags",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_lrn_forward_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_prop_kind_t prop_kind", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "dnnl_dim_t local_size", "float alpha", "float beta", "float k", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "dnnl_dim_t local_size",
+            "float alpha",
+            "float beta",
+            "float k",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_reduction_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "dnnl_engine_t engine", "dnnl_alg_kind_t alg_kind", "const_dnnl_memory_desc_t src_desc", "const_dnnl_memory_desc_t dst_desc", "float p", "float eps", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "float p",
+            "float eps",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_reorder_primitive_desc_create": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *reorder_primitive_desc", "const_dnnl_memory_desc_t src_desc", "dnnl_engine_t src_engine", "const_dnnl_memory_desc_t dst_desc", "dnnl_engine_t dst_engine", "const_dnnl_primitive_attr_t attr"),
+        (
+            "dnnl_primitive_desc_t *reorder_primitive_desc",
+            "const_dnnl_memory_desc_t src_desc",
+            "dnnl_engine_t src_engine",
+            "const_dnnl_memory_desc_t dst_desc",
+            "dnnl_engine_t dst_engine",
+            "const_dnnl_primitive_attr_t attr",
+        ),
     ),
     "dnnl_primitive_desc_query": (
         "dnnl_status_t",
-        ("const_dnnl_primitive_desc_t primitive_desc", "dnnl_query_t what", "int index", "void *result"),
+        (
+            "const_dnnl_primitive_desc_t primitive_desc",
+            "dnnl_query_t what",
+            "int index",
+            "void *result",
+        ),
     ),
     "dnnl_primitive_desc_query_md": (
         "const_dnnl_memory_desc_t",
@@ -680,7 +859,10 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "dnnl_primitive_desc_clone": (
         "dnnl_status_t",
-        ("dnnl_primitive_desc_t *primitive_desc", "const_dnnl_primitive_desc_t existing_primitive_desc"),
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "const_dnnl_primitive_desc_t existing_primitive_desc",
+        ),
     ),
     "dnnl_primitive_desc_destroy": (
         "dnnl_status_t",
@@ -696,7 +878,12 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "dnnl_primitive_execute": (
         "dnnl_status_t",
-        ("const_dnnl_primitive_t primitive", "dnnl_stream_t stream", "int nargs", "const dnnl_exec_arg_t *args"),
+        (
+            "const_dnnl_primitive_t primitive",
+            "dnnl_stream_t stream",
+            "int nargs",
+            "const dnnl_exec_arg_t *args",
+        ),
     ),
     "dnnl_primitive_destroy": (
         "dnnl_status_t",

@@ -379,7 +379,9 @@ class MemoryDesc(_Owned):
         """The descriptor of a box of this one (same format, offset into the same buffer)."""
         dims = _checked_dims(dims)
         if len(dims) != self.ndims or len(offsets) != self.ndims:
-            raise ValueError(f"submemory dims {dims} / offsets {tuple(offsets)} need rank {self.ndims}")
+            raise ValueError(
+                f"submemory dims {dims} / offsets {tuple(offsets)} need rank {self.ndims}"
+            )
         if any(o < 0 or o + d > n for o, d, n in zip(offsets, dims, self.dims)):
             raise ValueError(f"submemory {dims} at {tuple(offsets)} exceeds {self.dims}")
         return MemoryDesc(
@@ -480,7 +482,8 @@ class MemoryDesc(_Owned):
         dims, strides, blocks = self.dims, self.strides, self.inner_blocks
         for order in _orders_by_stride(strides):
             candidate = Layout(order, blocks)
-            if candidate.padded_shape(dims) == self.padded_dims and candidate.strides(dims) == strides:
+            padded = candidate.padded_shape(dims)
+            if padded == self.padded_dims and candidate.strides(dims) == strides:
                 return candidate
         return None
 
@@ -601,8 +604,8 @@ class Memory(_Owned):
 
     def view(self) -> np.ndarray:
         """The bound bytes as a flat array of the element type (the physical array)."""
-        raw = self.buffer.reshape(-1).view(np.uint8)[self.offset : self.offset + self.desc.size_bytes]
-        return raw.view(self.desc.data_type.numpy)
+        raw = self.buffer.reshape(-1).view(np.uint8)
+        return raw[self.offset : self.offset + self.desc.size_bytes].view(self.desc.data_type.numpy)
 
 
 # --- attributes --------------------------------------------------------------------------------
@@ -621,7 +624,9 @@ class PostOps(_Owned):
     oneDNN is told; the summand itself is the destination buffer, so it gets no exec id).
     """
 
-    def __init__(self, post_ops: Sequence[PostOp], argument_descs: Sequence[MemoryDesc] = ()) -> None:
+    def __init__(
+        self, post_ops: Sequence[PostOp], argument_descs: Sequence[MemoryDesc] = ()
+    ) -> None:
         self.post_ops = tuple(post_ops)
         self.argument_descs = tuple(argument_descs)
         expected = sum(takes_argument(p) for p in self.post_ops)
@@ -897,7 +902,8 @@ class Primitive(_Owned):
         expects, and outputs must be writeable; otherwise ValueError (never a crash in C).
         """
         expected = self.desc.expected_args()
-        scales = {capi.DNNL_ARG_ATTR_SCALES | arg for arg in (self.desc.attr.scales_masks if self.desc.attr else {})}
+        masks = self.desc.attr.scales_masks if self.desc.attr is not None else {}
+        scales = {capi.DNNL_ARG_ATTR_SCALES | arg for arg in masks}
         for arg, memory in args.items():
             if not isinstance(memory, Memory):
                 raise TypeError(f"argument {arg}: expected a Memory, got {type(memory).__name__}")

@@ -393,17 +393,14 @@ def test_sum_concat_with_arrays() -> None:
     desc = MemoryDesc.of_layout((2, 3), F32)
     a, b = np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)
     out = Memory.empty(desc)
+    sources = {capi.DNNL_ARG_MULTIPLE_SRC + i: Memory(desc, x) for i, x in enumerate((a, b))}
     pd = PrimitiveDesc.create("sum", desc, [0.5, 2.0], [desc, desc])
-    Primitive(pd).execute(
-        Stream.default(),
-        {capi.DNNL_ARG_MULTIPLE_SRC: Memory(desc, a), capi.DNNL_ARG_MULTIPLE_SRC + 1: Memory(desc, b), DST: out},
-    )
+    Primitive(pd).execute(Stream.default(), {**sources, DST: out})
     assert np.array_equal(out.view().reshape(2, 3), 0.5 * a + 2.0 * b)
     cat = MemoryDesc.of_layout((2, 6), F32)
     pd = PrimitiveDesc.create("concat", cat, 1, [desc, desc])
     out = Memory.empty(cat)
-    args = {capi.DNNL_ARG_MULTIPLE_SRC: Memory(desc, a), capi.DNNL_ARG_MULTIPLE_SRC + 1: Memory(desc, b), DST: out}
-    Primitive(pd).execute(Stream.default(), args)
+    Primitive(pd).execute(Stream.default(), {**sources, DST: out})
     assert np.array_equal(out.view().reshape(2, 6), np.concatenate([a, b], axis=1))
 
 
@@ -463,7 +460,8 @@ def test_every_eltwise_algorithm_maps_and_creates(alg: EltwiseAlg) -> None:
     dnnl_alg, alpha, beta = eltwise_algorithm(alg, 0.5, 1.5)
     assert dnnl_alg in set(Alg)
     desc = MemoryDesc.of_layout((8,), F32)
-    PrimitiveDesc.create("eltwise_forward", Prop.dnnl_forward_inference, dnnl_alg, desc, desc, alpha, beta)
+    forward = Prop.dnnl_forward_inference
+    PrimitiveDesc.create("eltwise_forward", forward, dnnl_alg, desc, desc, alpha, beta)
     attr = PrimitiveAttr(PostOps([EltwisePostOp(alg, 0.5, 1.5)]))
     PrimitiveDesc.create("binary", Alg.dnnl_binary_add, desc, desc, desc, attr=attr)
 
@@ -472,7 +470,8 @@ def test_eltwise_conventions() -> None:
     assert eltwise_algorithm(EltwiseAlg.LEAKY_RELU, 0.1, 0.0) == (Alg.dnnl_eltwise_relu, 0.1, 0.0)
     assert eltwise_algorithm(EltwiseAlg.RELU6, 0.0, 0.0) == (Alg.dnnl_eltwise_clip, 0.0, 6.0)
     assert eltwise_algorithm(EltwiseAlg.SIGMOID, 0.0, 0.0)[0] == Alg.dnnl_eltwise_logistic
-    assert eltwise_algorithm(EltwiseAlg.SOFT_RELU, 0.0, 0.0) == (Alg.dnnl_eltwise_soft_relu, 1.0, 0.0)
+    soft_relu = eltwise_algorithm(EltwiseAlg.SOFT_RELU, 0.0, 0.0)
+    assert soft_relu == (Alg.dnnl_eltwise_soft_relu, 1.0, 0.0)
 
 
 def test_algorithm_tables_are_complete() -> None:
@@ -485,7 +484,8 @@ def test_algorithm_tables_are_complete() -> None:
 def test_attr_key_is_structural() -> None:
     desc = MemoryDesc.of_layout((1, 16), F32)
     first = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [desc]))
-    second = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [MemoryDesc.of_layout((1, 16), F32)]))
+    same = MemoryDesc.of_layout((1, 16), F32)
+    second = PrimitiveAttr(PostOps([BinaryPostOp(BinaryAlg.ADD)], [same]))
     assert first.key() == second.key()
     assert first.key() != PrimitiveAttr().key()
     assert PrimitiveAttr().user_scratchpad
