@@ -8,8 +8,8 @@ Also refused: reading a buffer before anything wrote it, writing into a caller's
 constant, and finishing without writing every result.
 Pre:  a function in the `onednn` dialect with `onednn.inputs` (names of the leading
       arguments); the remaining arguments are its results.
-Post: the IR is unchanged; a violation raises PassFailedException naming the op, the value
-      and the writer that clobbered it.
+Post: the IR is unchanged; a violation raises a DnncError at the offending op naming the
+      value and the op that clobbered it.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import PassFailedException
 
+from dnnc.diagnostics import DnncError, error_at, location_of
 from dnnc.dialects.onednn import ArenaViewOp, ConstantOp, KernelCallOp, MemoryType, ReshapeOp
 
 Content = tuple[SSAValue, int]
@@ -77,13 +77,12 @@ def _describe(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else f"a value of type {value.type}"
 
 
-def _op_name(op: Operation) -> str:
-    kind = f" {op.kind.data}" if isinstance(op, KernelCallOp) else ""
-    return f"'{op.name}{kind}' op"
+def _kind(op: Operation) -> str:
+    return f"({op.kind.data}) " if isinstance(op, KernelCallOp) else ""
 
 
 def check_buffers(function: func.FuncOp) -> None:
-    """Raise PassFailedException at the first read of clobbered or unwritten bytes."""
+    """Raise a DnncError at the first read of clobbered or unwritten bytes."""
     inputs = function.attributes.get("onednn.inputs")
     num_inputs = len(inputs.data) if isinstance(inputs, ArrayAttr) else 0
     storages: dict[SSAValue, Storage] = {}
@@ -95,7 +94,8 @@ def check_buffers(function: func.FuncOp) -> None:
         if arg.index < num_inputs:
             last_write[arg] = -1
             state.write(storages[arg], (arg, -1))
-    for index, op in enumerate(function.body.block.ops):
+    ops = list(function.body.block.ops)
+    for index, op in enumerate(ops):
         if isinstance(op, ArenaViewOp):
             size = _memory_type(op.result).nbytes
             storages[op.result] = Storage("arena", op.offset.data, op.offset.data + size, op.result, True)
@@ -108,42 +108,50 @@ def check_buffers(function: func.FuncOp) -> None:
             state.write(storage, (op.result, index))
         elif isinstance(op, KernelCallOp):
             for value in op.ins:
-                _check_read(op, value, storages[value], state, last_write)
+                _check_read(op, value, storages[value], state, last_write, ops)
             for value in op.outs:
                 storage = storages[value]
                 if not storage.writable:
-                    raise PassFailedException(
-                        f"{_op_name(op)} writes into {_describe(value)}, which the caller or "
-                        "a constant owns"
+                    raise error_at(
+                        op,
+                        f"{_kind(op)}writes into {_describe(value)}, which the caller or a "
+                        "constant owns",
                     )
                 last_write[storage.root] = index
                 state.write(storage, (storage.root, index))
     for arg in arguments[num_inputs:]:
         if arg not in last_write:
-            raise PassFailedException(
-                f"result {arg.index - num_inputs} ({_describe(arg)}) of @{function.sym_name.data} "
-                "is never written"
+            raise error_at(
+                function,
+                f"result {arg.index - num_inputs} ({_describe(arg)}) is never written",
             )
 
 
 def _check_read(
-    op: Operation, value: SSAValue, storage: Storage, state: ByteState, last_write: dict[SSAValue, int]
+    op: Operation,
+    value: SSAValue,
+    storage: Storage,
+    state: ByteState,
+    last_write: dict[SSAValue, int],
+    ops: list[Operation],
 ) -> None:
     if storage.root not in last_write:
-        raise PassFailedException(f"{_op_name(op)} reads {_describe(value)} before anything wrote it")
+        raise error_at(op, f"{_kind(op)}reads {_describe(value)} before anything wrote it")
     expected = (storage.root, last_write[storage.root])
     covered = 0
     for lo, hi, content in state.holders(storage):
         if content != expected:
             clobberer, writer_index = content
-            raise PassFailedException(
-                f"{_op_name(op)} reads {_describe(value)}, but bytes [{max(lo, storage.start)}, "
+            writer = ops[writer_index]
+            raise error_at(
+                op,
+                f"{_kind(op)}reads {_describe(value)}, but bytes [{max(lo, storage.start)}, "
                 f"{min(hi, storage.end)}) of its storage were overwritten by "
-                f"{_describe(clobberer)} (op #{writer_index} of the function)"
+                f"{_describe(clobberer)} ({writer.name} at {location_of(writer)})",
             )
         covered += min(hi, storage.end) - max(lo, storage.start)
     if covered != storage.end - storage.start:
-        raise PassFailedException(f"{_op_name(op)} reads {_describe(value)}, part of which was never written")
+        raise error_at(op, f"{_kind(op)}reads {_describe(value)}, part of which was never written")
 
 
 def _argument_storage(arg: BlockArgument, num_inputs: int) -> Storage:
@@ -154,7 +162,7 @@ def _argument_storage(arg: BlockArgument, num_inputs: int) -> Storage:
 
 def _memory_type(value: SSAValue) -> MemoryType:
     if not isinstance(value.type, MemoryType):
-        raise PassFailedException(f"{_describe(value)} is not an !onednn.memory")
+        raise DnncError(f"{_describe(value)} is not an !onednn.memory")
     return value.type
 
 
