@@ -235,7 +235,11 @@ class SumPostOpAttr(PostOpAttr):
 
 @irdl_attr_definition
 class KernelAttr(ParametrizedAttribute):
-    """``#dnn.kernel<library, data_type>``: what a pass decided an op runs with."""
+    """``#dnn.kernel<library, data_type>``: what a pass decided an op runs with.
+
+    Ops carry it as the discardable attribute ``dnn.kernel`` (``kernel`` alone would be taken
+    for dnn.pool's window property).
+    """
 
     name = "dnn.kernel"
     library: KernelLibraryAttr
