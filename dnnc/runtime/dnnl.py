@@ -38,7 +38,7 @@ from dnnc.kinds import (
     SumPostOp,
     takes_argument,
 )
-from dnnc.layouts import Layout, LayoutError
+from dnnc.layouts import Layout, LayoutError, parse_layout
 from dnnc.runtime import capi
 
 Status = capi.dnnl_status_t
@@ -309,11 +309,14 @@ class MemoryDesc(_Owned):
 
     @classmethod
     def of_layout(
-        cls, dims: Sequence[int], data_type: DataType, layout: Layout | None = None
+        cls, dims: Sequence[int], data_type: DataType, layout: Layout | str | None = None
     ) -> MemoryDesc:
-        """A descriptor in a layout (plain row-major when None); LayoutError when it does
-        not fit the dims or when oneDNN has no format tag for a blocked layout."""
+        """A descriptor in a layout, given as a Layout or a name (``nChw16c``; plain
+        row-major when None); LayoutError when it is no layout, does not fit the dims, or is
+        blocked in a way oneDNN has no format tag for."""
         dims = _checked_dims(dims)
+        if isinstance(layout, str):
+            layout = parse_layout(layout)
         if layout is None:
             layout = Layout(tuple(range(len(dims))))
         if layout.rank != len(dims):

@@ -230,6 +230,13 @@ def test_blocked_layout_without_a_tag_is_refused() -> None:
         MemoryDesc.of_layout((2, 20), F32, parse_layout("nchw"))
 
 
+def test_layout_by_name() -> None:
+    by_name = MemoryDesc.of_layout((2, 20, 5, 7), F32, "nChw16c")
+    assert by_name == MemoryDesc.of_layout((2, 20, 5, 7), F32, parse_layout("aBcd16b"))
+    with pytest.raises(LayoutError, match="is not a layout"):
+        MemoryDesc.of_layout((2, 20), F32, "nq")
+
+
 def test_plain_layout_without_a_tag_uses_strides() -> None:
     layout = parse_layout("dcba")
     assert MemoryDesc.of_layout((2, 3, 4, 5), F32, layout).layout() == layout
