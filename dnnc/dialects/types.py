@@ -25,13 +25,14 @@ _ELEMENT_TYPES: dict[DataType, Attribute] = {
     DataType.S32: IntegerType(32),
     DataType.S64: IntegerType(64),
 }
-_DATA_TYPES: dict[Attribute, DataType] = {t: d for d, t in _ELEMENT_TYPES.items()}
+DATA_TYPES: dict[Attribute, DataType] = {t: d for d, t in _ELEMENT_TYPES.items()}
+"""Element types the dialects accept and the oneDNN data type of each."""
 
 
 def data_type_of(element_type: Attribute) -> DataType:
     """The data type of an element type; VerifyException naming the valid ones otherwise."""
     try:
-        return _DATA_TYPES[element_type]
+        return DATA_TYPES[element_type]
     except KeyError:
         valid = ", ".join(str(t) for t in _ELEMENT_TYPES.values())
         raise VerifyException(

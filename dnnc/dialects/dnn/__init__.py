@@ -24,7 +24,7 @@ from dnnc.dialects.dnn.attributes import (
     ReduceKindAttr,
     SumPostOpAttr,
 )
-from dnnc.dialects.dnn.base import ELEMENT_TYPES, DnnOp, layout_of, shape_of
+from dnnc.dialects.dnn.base import DnnOp, layout_of, shape_of
 from dnnc.dialects.dnn.compute import (
     COMPUTE_OPS,
     BatchNormOp,
@@ -59,7 +59,6 @@ DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS], list(ATTRIBUTES))
 
 __all__ = [
     "DNN",
-    "ELEMENT_TYPES",
     "BatchNormOp",
     "BinaryAlgAttr",
     "BinaryOp",

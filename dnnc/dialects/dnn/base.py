@@ -40,22 +40,13 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc import shapes
+from dnnc.dialects.types import DATA_TYPES
 from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
 from dnnc.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.layouts import Layout, plain_layout
 
-ELEMENT_TYPES: dict[Attribute, DataType] = {
-    f32: DataType.F32,
-    bf16: DataType.BF16,
-    f16: DataType.F16,
-    i8: DataType.S8,
-    IntegerType(8, Signedness.UNSIGNED): DataType.U8,
-    i32: DataType.S32,
-    i64: DataType.S64,
-}
-"""Tensor element types the dialect accepts and the oneDNN data type of each."""
 
-_VALUE_TYPES = ", ".join(str(t) for t, d in ELEMENT_TYPES.items() if d is not DataType.S64)
+_VALUE_TYPES = ", ".join(str(t) for t, d in DATA_TYPES.items() if d is not DataType.S64)
 
 
 @contextmanager
@@ -151,7 +142,7 @@ class DnnOp(IRDLOperation):
                 raise VerifyException(
                     f"{name} must have element type i64, got {element}"
                 )
-        elif ELEMENT_TYPES.get(element) in (None, DataType.S64):
+        elif DATA_TYPES.get(element) in (None, DataType.S64):
             raise VerifyException(
                 f"{name} has element type {element}, expected one of {_VALUE_TYPES}"
             )
