@@ -1,0 +1,183 @@
+"""Run a ``dnn`` function op by op with the numpy reference kernels: the test oracle.
+
+``interpret`` evaluates every op in program order on logical arrays (layouts in the types
+are ignored: a layout belongs to a buffer, not to a value). How an op becomes a kernel call
+is decided in one place, ``kernel_call``, by the contract of docs/dialect.md: the kernel is
+the ``dnnc.runtime.reference`` function named like the op, operands go positionally in
+definition order (an absent optional operand as None, variadic ones spread), and every
+property becomes the keyword argument of the same name (``property_values``). Only
+``dnn.reshape`` and ``dnn.cast`` take a keyword from their result type (the new shape, the
+new element type). Sources (``dnn.constant``, ``dnn.weight``) come from
+``dnnc.runtime.weights``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    FloatData,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i1,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from dnnc import shapes
+from dnnc.diagnostics import DnncError, error_at
+from dnnc.dialects.dnn import (
+    CastOp,
+    ConstantOp,
+    DnnOp,
+    PostOpAttr,
+    ReshapeOp,
+    WeightOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.compute import COMPUTE_OPS
+from dnnc.dialects.dnn.data import DATA_OPS
+from dnnc.runtime import reference
+from dnnc.runtime.weights import numpy_dtype, source_value
+
+Kernel = Callable[..., np.ndarray | tuple[np.ndarray, ...]]
+
+_SOURCES = (ConstantOp, WeightOp)
+_NOT_KERNEL_PROPERTIES = frozenset({"operandSegmentSizes"})
+
+KERNELS: dict[type[DnnOp], Kernel] = {
+    op: getattr(reference, op.name.removeprefix("dnn."))
+    for op in (*COMPUTE_OPS, *DATA_OPS)
+    if op not in _SOURCES
+}
+"""The reference kernel of every computing dnn op: the function named like the op."""
+
+_FROM_RESULT_TYPE: dict[type[DnnOp], Callable[[TensorType], dict[str, object]]] = {
+    ReshapeOp: lambda t: {"shape": tuple(t.get_shape())},
+    CastOp: lambda t: {"dtype": numpy_dtype(t)},
+}
+"""Keyword arguments that come from the result type rather than from a property."""
+
+
+def attribute_value(attr: Attribute) -> object:
+    """A property or parameter attribute as the plain Python value kernels and handlers take:
+    ints, floats, bools, strings (enums as their StrEnum), lists, kinds.PostOp values."""
+    if isinstance(attr, PostOpAttr):
+        return attr.post_op
+    if isinstance(attr, EnumAttribute):
+        return attr.data
+    if isinstance(attr, IntegerAttr):
+        return bool(attr.value.data) if attr.type == i1 else attr.value.data
+    if isinstance(attr, FloatAttr):
+        return attr.value.data
+    if isinstance(attr, (IntAttr, FloatData, StringAttr)):
+        return attr.data
+    if isinstance(attr, DenseArrayBase):
+        return list(attr.get_values())
+    if isinstance(attr, ArrayAttr):
+        return [attribute_value(a) for a in attr.data]
+    raise DnncError(f"no Python value for the attribute {attr}")
+
+
+def property_values(properties: Mapping[str, Attribute]) -> dict[str, object]:
+    """Every property as a keyword argument of the same name."""
+    return {
+        name: attribute_value(attr)
+        for name, attr in properties.items()
+        if name not in _NOT_KERNEL_PROPERTIES
+    }
+
+
+def kernel_call(op: DnnOp) -> tuple[Kernel, list[SSAValue | None], dict[str, object]]:
+    """The kernel, the positional operands (None for an absent optional one) and the keyword
+    arguments that evaluate ``op`` (module docstring)."""
+    kernel = KERNELS.get(type(op))
+    if kernel is None:
+        raise error_at(op, "has no reference kernel")
+    operands: list[SSAValue | None] = []
+    for name, _ in op.get_irdl_definition().operands:
+        value = getattr(op, name)
+        if value is None or isinstance(value, SSAValue):
+            operands.append(value)
+        else:
+            operands.extend(value)
+    kwargs = property_values(op.properties)
+    extra = _FROM_RESULT_TYPE.get(type(op))
+    if extra is not None:
+        result_type = op.results[0].type
+        assert isinstance(result_type, TensorType)  # the dialect's result constraint
+        kwargs |= extra(result_type)
+    return kernel, operands, kwargs
+
+
+def interpret(
+    function: func.FuncOp,
+    inputs: Sequence[np.ndarray],
+    *,
+    weights_dir: str | os.PathLike[str] | None = None,
+) -> list[np.ndarray]:
+    """The results of a dnn function on ``inputs`` (positional), computed op by op with the
+    reference kernels; ``weights_dir`` resolves dnn.weight files (dnnc.runtime.weights)."""
+    block = function.body.block
+    if len(inputs) != len(block.args):
+        raise DnncError(
+            f"@{function.sym_name.data} takes {len(block.args)} inputs, {len(inputs)} given"
+        )
+    values: dict[SSAValue, np.ndarray] = {}
+    for arg, array in zip(block.args, inputs):
+        values[arg] = _checked_input(function, arg, np.asarray(array))
+    for op in block.ops:
+        if isinstance(op, func.ReturnOp):
+            return [values[v] for v in op.arguments]
+        values.update(zip(op.results, _evaluate(op, values, weights_dir)))
+    raise error_at(function, "has no func.return")
+
+
+def _evaluate(
+    op: Operation,
+    values: Mapping[SSAValue, np.ndarray],
+    weights_dir: str | os.PathLike[str] | None,
+) -> tuple[np.ndarray, ...]:
+    if isinstance(op, _SOURCES):
+        return (source_value(op, weights_dir),)
+    if not isinstance(op, DnnOp):
+        raise error_at(op, "is not a dnn op: the interpreter runs dnn functions only")
+    kernel, operands, kwargs = kernel_call(op)
+    args = [None if v is None else values[v] for v in operands]
+    try:
+        results = kernel(*args, **kwargs)
+    except ValueError as error:
+        raise error_at(op, f"reference kernel failed: {error}") from error
+    results = results if isinstance(results, tuple) else (results,)
+    for result, array in zip(op.results, results, strict=True):
+        _expect_type(op, result, array)
+    return results
+
+
+def _checked_input(function: func.FuncOp, arg: SSAValue, array: np.ndarray) -> np.ndarray:
+    type_ = arg.type
+    assert isinstance(type_, TensorType)  # dnn functions take tensors
+    if array.dtype != numpy_dtype(type_) or not shapes.compatible(shape_of(arg), array.shape):
+        raise error_at(
+            function,
+            f"input {arg.index} is {array.dtype}{list(array.shape)}, expected {type_}",
+        )
+    return array
+
+
+def _expect_type(op: Operation, result: SSAValue, array: np.ndarray) -> None:
+    """A kernel result agrees with the IR's result type (else the oracle itself is wrong)."""
+    type_ = result.type
+    assert isinstance(type_, TensorType)  # dnn results are tensors
+    if array.dtype != numpy_dtype(type_) or not shapes.compatible(shape_of(result), array.shape):
+        raise error_at(
+            op, f"reference kernel gave {array.dtype}{list(array.shape)}, the IR says {type_}"
+        )
