@@ -45,8 +45,9 @@ def weight_path(op: WeightOp, base_dir: str | os.PathLike[str] | None = None) ->
 
 
 @functools.cache
-def _load(path: Path, key: str | None) -> np.ndarray:
-    """The array stored at (path, key), read-only; OSError / KeyError / ValueError if absent."""
+def _load(path: Path, key: str | None, modified_ns: int) -> np.ndarray:
+    """The array stored at (path, key), read-only; OSError / KeyError / ValueError if absent.
+    ``modified_ns`` only keys the cache."""
     if key is None:
         array = np.load(path, allow_pickle=False)
     else:
@@ -62,7 +63,7 @@ def load_weight(op: WeightOp, base_dir: str | os.PathLike[str] | None = None) ->
     key = op.key.data if op.key is not None else None
     where = f"'{path}'" + (f" (key '{key}')" if key is not None else "")
     try:
-        array = _load(path, key)
+        array = _load(path, key, path.stat().st_mtime_ns)
     except KeyError:
         with np.load(path, allow_pickle=False) as archive:
             keys = ", ".join(sorted(archive.files)) or "none"
