@@ -477,6 +477,22 @@ class MemoryDesc(_Owned):
         """Bytes a buffer for this descriptor needs (0 for format any)."""
         return _C.dnnl_memory_desc_get_size(self.handle)
 
+    @property
+    def extent_bytes(self) -> int:
+        """Bytes from a buffer's start that this descriptor addresses: ``size_bytes``,
+        except for a sub-memory, whose size oneDNN reports as 0: its offset plus the reach
+        of its box in the parent's strides."""
+        size = self.size_bytes
+        if size or not self.is_blocked or 0 in self.dims:
+            return size
+        block_product = dict.fromkeys(range(self.ndims), 1)
+        for dim, block in self.inner_blocks:
+            block_product[dim] *= block
+        reach = self.submemory_offset + int(np.prod([b for _, b in self.inner_blocks]))
+        for dim, (padded, stride) in enumerate(zip(self.padded_dims, self.strides)):
+            reach += (-(-padded // block_product[dim]) - 1) * stride
+        return reach * self.data_type.itemsize
+
     def layout(self) -> Layout | None:
         """The dnnc Layout this descriptor is, or None (not blocked, a sub-memory, padded
         offsets, or strides that no format tag produces)."""
@@ -579,7 +595,7 @@ class Memory(_Owned):
                 f"array of {buffer.dtype} for a {self.desc.data_type} memory: expected "
                 f"{element} (or uint8 for a byte arena)"
             )
-        needed = self.desc.size_bytes
+        needed = self.desc.extent_bytes
         if offset < 0 or offset + needed > buffer.nbytes:
             raise ValueError(
                 f"array too small: {self.desc!r} needs {needed} bytes at offset {offset}, "
@@ -832,6 +848,17 @@ class PrimitiveDesc(_Owned):
         result = ctypes.c_int()
         _C.dnnl_primitive_desc_query(self.handle, what, 0, ctypes.byref(result))
         return result.value
+
+    def query_s64(self, what: Query) -> int:
+        result = ctypes.c_int64()
+        _C.dnnl_primitive_desc_query(self.handle, what, 0, ctypes.byref(result))
+        return result.value
+
+    @property
+    def memory_consumption(self) -> int:
+        """Bytes a primitive created from this descriptor holds itself (oneDNN's
+        estimate: packed constants, tables; without the user scratchpad)."""
+        return self.query_s64(Query.dnnl_query_memory_consumption_s64)
 
     def src_desc(self, index: int = 0) -> MemoryDesc | None:
         return self.query_md(Query.dnnl_query_src_md, index)
