@@ -1,0 +1,210 @@
+"""convert-dnn-to-onednn: turn a planned dnn function into the onednn runtime dialect.
+
+Rule: func.func @f(%x: tensor<A>) -> tensor<B> { dnn ops; func.return %y }   [planned]
+      ==> func.func @f(%x: !onednn.memory<A>, %result0: !onednn.memory<B>)
+              attributes {onednn.arena_bytes = N, onednn.inputs = ["x"],
+                          onednn.outputs = ["result0"]} { ...; func.return }
+      Each tensor value becomes a memory: arguments stay arguments; `dnn.constant` /
+      `dnn.weight` stay (they hold the data) wrapped by `onednn.constant`; a value with arena
+      offset k is `onednn.arena_view k`; a class written into a caller's output array is that
+      result argument; `dnn.reshape` is `onednn.reshape`; an in-place result is its operand's
+      memory. Every other dnn op is one `onednn.primitive` or `onednn.reference` call
+      (dnnc.lowering.kernel_calls). Copies (reorder primitives) fill a result that is not
+      written directly (an argument, a constant, a class returned twice) and the destination
+      of a `#dnn.sum` post-op that does not already share its argument's buffer.
+Pre:  dnn-plan-memory ran (`dnn.arena_bytes`, `dnn.arena_offsets`); static tensor types.
+Post: no dnn op but constants and weights; onednn-verify-buffers accepts the function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from dnnc.diagnostics import error_at
+from dnnc.dialects.dnn import ConstantOp, DnnOp, ReduceOp, ReshapeOp, WeightOp
+from dnnc.dialects.dnn.base import ints
+from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp
+from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
+from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
+from dnnc.lowering.buffer_classes import (
+    BufferClasses,
+    buffer_classes,
+    inplace_requests,
+    is_dnn_function,
+    memory_type,
+    sum_post_args,
+)
+from dnnc.lowering.kernel_calls import KernelCall, kernel_call, params_of
+from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
+
+
+class _FunctionLowering:
+    """The new body of one function, built op by op in program order."""
+
+    def __init__(self, function: func.FuncOp, classes: BufferClasses) -> None:
+        self.function = function
+        self.classes = classes
+        inputs = [memory_type(function, a) for a in function.body.block.args]
+        self.returned = list(function.body.block.last_op.operands)  # the func.return
+        outputs = [memory_type(function, v) for v in self.returned]
+        self.block = Block(arg_types=[*inputs, *outputs])
+        self.outputs = self.block.args[len(inputs) :]
+        self.memories: dict[SSAValue, SSAValue] = {}
+        for old, new in zip(function.body.block.args, self.block.args):
+            new.name_hint = old.name_hint
+            self.memories[old] = new
+        for index, output in enumerate(self.outputs):
+            output.name_hint = f"result{index}"
+
+    def add(self, op: Operation, origin: Operation) -> Operation:
+        op.location = origin.location
+        self.block.add_op(op)
+        return op
+
+    def copy(self, src: SSAValue, dst: SSAValue, origin: Operation) -> None:
+        self.add(PrimitiveOp("reorder", [("src", src)], [("dst", dst)]), origin)
+
+    def view(self, memory: SSAValue, type_: MemoryType, origin: Operation) -> SSAValue:
+        """`memory` seen as `type_` (itself, or an onednn.reshape of it)."""
+        if memory.type == type_:
+            return memory
+        return self.add(MemoryReshapeOp(memory, type_), origin).results[0]
+
+    def define(self, op: Operation, index: int) -> SSAValue:
+        """The memory a result of `op` is written into."""
+        result = op.results[index]
+        buffer = self.classes.of[result]
+        if buffer.root is not result:  # in place: the planner checked the types are equal
+            memory = self.memories[op.operands[inplace_requests(op)[index]]]
+        else:
+            offset = _offsets(op)[index]
+            if offset >= 0:
+                memory = self.add(ArenaViewOp(offset, memory_type(op, result)), op).results[0]
+            elif buffer.output is not None:
+                memory = self.view(self.outputs[buffer.output], memory_type(op, result), op)
+            else:
+                raise error_at(op, f"result {index} has no buffer in the plan: run dnn-plan-memory")
+        self.memories[result] = memory
+        return memory
+
+    def lower(self, op: Operation) -> None:
+        if isinstance(op, ConstantOp | WeightOp):
+            data = self.add(op.clone(), op)
+            data.attributes.pop(ARENA_OFFSETS)
+            constant = MemoryConstantOp(data.results[0], memory_type(op, op.results[0]))
+            self.memories[op.results[0]] = self.add(constant, op).results[0]
+        elif isinstance(op, ReshapeOp):
+            view = MemoryReshapeOp(self.memories[op.src], memory_type(op, op.result))
+            self.memories[op.result] = self.add(view, op).results[0]
+        elif isinstance(op, DnnOp):
+            self.call(op, kernel_call(op))
+        elif isinstance(op, func.ReturnOp):
+            self.finish(op)
+        else:
+            raise error_at(op, "is not a dnn op: convert-dnn-to-onednn lowers dnn functions only")
+
+    def call(self, op: DnnOp, call: KernelCall) -> None:
+        ins: list[tuple[str, SSAValue]] = []
+        for role, operand in call.ins:
+            value = getattr(op, operand)
+            if isinstance(value, SSAValue):
+                ins.append((role, self.memories[value]))
+            elif value is not None:
+                ins.extend((f"{role}{i}", self.memories[v]) for i, v in enumerate(value))
+        outs = [(role, self.define(op, i)) for i, role in enumerate(call.outs)]
+        dst = outs[0][1]
+        for index in sum_post_args(op):
+            role = f"post_arg_{index}"
+            position = [r for r, _ in ins].index(role)
+            if ins[position][1] is not dst:
+                self.copy(ins[position][1], dst, op)  # oneDNN accumulates into dst
+            ins[position] = (role, dst)
+        if isinstance(op, ReduceOp) and not op.keep_dims.value.data:
+            outs[0] = ("dst", self.view(dst, _keep_dims_type(op), op))
+        if call.reference:
+            _check_plain(op, [*ins, *outs])
+        kernel = ReferenceOp if call.reference else PrimitiveOp
+        self.add(kernel(call.kind, ins, outs, params_of(op, call)), op)
+
+    def finish(self, op: func.ReturnOp) -> None:
+        """Copy each result not written in place into its array; return nothing."""
+        for index, value in enumerate(op.operands):
+            if self.classes.of[value].output != index:
+                self.copy(self.memories[value], self.outputs[index], op)
+        self.add(func.ReturnOp(), op)
+
+
+def _offsets(op: Operation) -> list[int]:
+    offsets = ints(op.attributes.get(ARENA_OFFSETS))  # type: ignore[arg-type]
+    if offsets is None or len(offsets) != len(op.results):
+        raise error_at(op, f"has no {ARENA_OFFSETS} (one per result): run dnn-plan-memory")
+    return offsets
+
+
+def _keep_dims_type(op: ReduceOp) -> MemoryType:
+    """The memory of a reduction's result with the reduced axes kept as 1."""
+    src = memory_type(op, op.src)
+    rank = len(src.get_shape())
+    axes = {a % rank for a in ints(op.axes) or ()}
+    shape = [1 if d in axes else n for d, n in enumerate(src.get_shape())]
+    return MemoryType(shape, src.element_type)
+
+
+def _check_plain(op: Operation, bindings: list[tuple[str, SSAValue]]) -> None:
+    """Reference kernels read and write plain (row-major) memories only."""
+    for role, memory in bindings:
+        assert isinstance(memory.type, MemoryType)
+        if not memory.type.layout.is_plain:
+            raise error_at(
+                op,
+                f"runs a reference kernel, which needs plain layouts, but {role} has layout "
+                f"{memory.type.layout.name} (dnn.reorder it to plain first)",
+            )
+
+
+def lower_function(function: func.FuncOp) -> None:
+    """Replace a planned dnn function's body and signature by their onednn form."""
+    name = function.sym_name.data
+    if ARENA_BYTES not in function.attributes:
+        raise error_at(function, f"@{name} has no memory plan: run dnn-plan-memory first")
+    classes = buffer_classes(function)
+    if classes.refusals:
+        refusal = classes.refusals[0]
+        raise error_at(
+            refusal.op, f"has an unplanned dnn.inplace ({refusal.reason}): run dnn-plan-memory"
+        )
+    lowering = _FunctionLowering(function, classes)
+    for op in function.body.block.ops:
+        lowering.lower(op)
+    old = function.body.detach_block(function.body.block)
+    function.body.add_block(lowering.block)
+    old.erase(safe_erase=False)
+    types = [a.type for a in lowering.block.args]
+    function.properties["function_type"] = FunctionType.from_lists(types, [])
+    for stale in ("arg_attrs", "res_attrs"):
+        function.properties.pop(stale, None)
+    attributes = function.attributes
+    attributes["onednn.arena_bytes"] = attributes.pop(ARENA_BYTES)
+    attributes.pop(LOWER_BOUND_BYTES, None)
+    names = [a.name_hint or f"arg{i}" for i, a in enumerate(lowering.block.args)]
+    inputs = len(types) - len(lowering.outputs)
+    attributes["onednn.inputs"] = ArrayAttr([StringAttr(n) for n in names[:inputs]])
+    attributes["onednn.outputs"] = ArrayAttr([StringAttr(n) for n in names[inputs:]])
+
+
+@dataclass(frozen=True)
+class ConvertDnnToOnednnPass(ModulePass):
+    """Lower every function of dnn ops (see the module docstring)."""
+
+    name = "convert-dnn-to-onednn"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in list(op.walk()):
+            if isinstance(function, func.FuncOp) and is_dnn_function(function):
+                lower_function(function)

@@ -1,0 +1,198 @@
+"""Which kernel call each dnn op lowers to: kind, roles and parameters, as one table.
+
+A `KernelCall` names the `onednn.primitive` kind (or `onednn.reference` kernel), the input
+roles with the dnn operand each binds (a role ending in `_` enumerates a variadic operand:
+`src_0`, `src_1`, ...), the output roles, and the dnn properties copied into the parameter
+dictionary. Parameter values follow the runtime's conventions: enums as strings, integers as
+i64, floats as f32, integer lists as array<i64>, axes non-negative, post-ops as the dnn
+post-op attribute list. The role names are the runtime handlers' (dnnc/runtime/primitives.py);
+reference kernels take roles named like the dnn operands and results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, SSAValue
+
+from dnnc.dialects.dnn import (
+    BatchNormOp,
+    BinaryOp,
+    CastOp,
+    ConcatOp,
+    Conv2DOp,
+    DnnOp,
+    EltwiseOp,
+    InnerProductOp,
+    LayerNormOp,
+    LogSoftmaxOp,
+    LrnOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    ReorderOp,
+    SliceOp,
+    SoftmaxOp,
+    SumOp,
+    TopKOp,
+    TransposeOp,
+)
+from dnnc.dialects.dnn.base import i64_array, ints
+from dnnc.kinds import BinaryAlg
+
+Extra = Callable[[DnnOp], dict[str, Attribute]]
+"""Parameters that are not dnn properties (fixed algorithm names, filled-in defaults)."""
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """How one dnn op runs (see the module docstring)."""
+
+    kind: str
+    ins: tuple[tuple[str, str], ...]
+    params: tuple[str, ...] = ()
+    outs: tuple[str, ...] = ("dst",)
+    reference: bool = False
+    extra: Extra = field(default=lambda op: {})
+    """Parameters beyond the copied properties."""
+
+
+def _fixed(**values: str) -> Extra:
+    return lambda op: {name: StringAttr(value) for name, value in values.items()}
+
+
+def _sum_scales(op: DnnOp) -> dict[str, Attribute]:
+    """dnn.sum's `scales` with its default (all 1.0) written out."""
+    assert isinstance(op, SumOp)
+    if op.scales is not None:
+        return {"scales": op.scales}
+    return {"scales": DenseArrayBase.from_list(f32, [1.0] * len(op.inputs))}
+
+
+_ANCHOR_POST_ARGS = ("post_arg_", "post_args")
+_ANCHOR_PARAMS = ("post_ops",)
+_REORDER = KernelCall("reorder", (("src", "src"),))
+_BINARY = KernelCall(
+    "binary", (("src_0", "lhs"), ("src_1", "rhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
+)
+
+CALLS: dict[type[DnnOp], KernelCall] = {
+    Conv2DOp: KernelCall(
+        "convolution",
+        (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        ("strides", "pads_begin", "pads_end", "dilations", "groups", "post_ops"),
+    ),
+    MatmulOp: KernelCall(
+        "matmul",
+        (("src", "lhs"), ("weights", "rhs"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS,
+    ),
+    InnerProductOp: KernelCall(
+        "inner_product",
+        (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS,
+    ),
+    PoolOp: KernelCall(
+        "pooling",
+        (("src", "src"), _ANCHOR_POST_ARGS),
+        ("kind", "kernel", "strides", "pads_begin", "pads_end", "dilations", "post_ops"),
+    ),
+    BatchNormOp: KernelCall(
+        "batch_normalization",
+        (("src", "src"), ("mean", "mean"), ("variance", "variance"), ("scale", "scale"),
+         ("shift", "shift")),
+        ("epsilon",),
+    ),
+    LayerNormOp: KernelCall(
+        "layer_normalization",
+        (("src", "src"), ("scale", "scale"), ("shift", "shift")),
+        ("epsilon",),
+    ),
+    LrnOp: KernelCall("lrn", (("src", "src"),), ("kind", "size", "alpha", "beta", "k")),
+    SoftmaxOp: KernelCall("softmax", (("src", "src"),), ("axis",), extra=_fixed(alg="accurate")),
+    LogSoftmaxOp: KernelCall("softmax", (("src", "src"),), ("axis",), extra=_fixed(alg="log")),
+    ReduceOp: KernelCall("reduction", (("src", "src"),), ("kind",)),
+    EltwiseOp: KernelCall("eltwise", (("src", "src"),), ("alg", "alpha", "beta")),
+    BinaryOp: _BINARY,
+    SumOp: KernelCall("sum", (("src_", "inputs"),), extra=_sum_scales),
+    ConcatOp: KernelCall("concat", (("src_", "inputs"),), ("axis",)),
+    ReorderOp: _REORDER,
+    CastOp: _REORDER,
+    TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
+    SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
+    TopKOp: KernelCall(
+        "top_k", (("src", "src"),), ("k", "axis", "largest", "sorted"), ("values", "indices"),
+        reference=True,
+    ),
+}
+"""The kernel call of every dnn op that runs one (not constant, weight, reshape)."""
+
+_SWAPPED_BINARY = KernelCall(
+    "binary", (("src_0", "rhs"), ("src_1", "lhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
+)
+_REFERENCE_BINARY = KernelCall(
+    "binary", (("lhs", "lhs"), ("rhs", "rhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops"),
+    ("result",), reference=True,
+)
+_REFERENCE_SLICE = KernelCall(
+    "slice", (("src", "src"),), ("starts", "ends", "steps"), ("result",), reference=True
+)
+_COMMUTATIVE = {BinaryAlg.ADD, BinaryAlg.MUL, BinaryAlg.MAX, BinaryAlg.MIN}
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def kernel_call(op: DnnOp) -> KernelCall:
+    """The call that runs `op`: the table's, except where oneDNN cannot run the case.
+
+    oneDNN binary broadcasts only its second source, so a broadcast LHS swaps the operands
+    of a commutative algorithm and falls back to the reference kernel otherwise; a slice with
+    steps is not a sub-memory, so it runs the reference kernel.
+    """
+    if isinstance(op, BinaryOp) and _shape(op.lhs) != _shape(op.result):
+        if op.alg.data in _COMMUTATIVE and _shape(op.rhs) == _shape(op.result):
+            return _SWAPPED_BINARY
+        return _REFERENCE_BINARY
+    if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
+        return _REFERENCE_SLICE
+    return CALLS[type(op)]
+
+
+def _param(attr: Attribute, name: str, rank: int) -> Attribute:
+    """A property as a parameter (see the module docstring); axes made non-negative."""
+    if isinstance(attr, EnumAttribute):
+        return StringAttr(str(attr.data))
+    if isinstance(attr, IntegerAttr) and attr.type != i1:
+        value = attr.value.data
+        return IntegerAttr(value % rank if name == "axis" else value, i64)
+    if isinstance(attr, FloatAttr):
+        return FloatAttr(attr.value.data, f32)
+    if name == "axes" and isinstance(attr, DenseArrayBase):
+        return i64_array(*(a % rank for a in ints(attr) or ()))
+    return attr
+
+
+def params_of(op: DnnOp, call: KernelCall) -> dict[str, Attribute]:
+    """The parameter dictionary of `op` run as `call`."""
+    rank = len(_shape(op.operands[0]))
+    params: dict[str, Attribute] = {}
+    for name in call.params:
+        attr = getattr(op, name)
+        if attr is not None:
+            params[name] = _param(attr, name, rank)
+    return params | call.extra(op)
