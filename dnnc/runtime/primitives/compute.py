@@ -1,0 +1,147 @@
+"""Handlers of the compute primitives that take post-ops: convolution, matmul, inner
+product, pooling (all forward inference)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from dnnc.kinds import PoolKind
+from dnnc.runtime import capi
+from dnnc.runtime.dnnl import POOL_ALGS, MemoryDesc
+from dnnc.runtime.primitives.base import (
+    FORWARD_INFERENCE,
+    POST_OPS,
+    Param,
+    PrimitiveHandler,
+    choice,
+    integer,
+    integers,
+    with_rank,
+)
+
+_WINDOW: Mapping[str, Param] = {
+    "strides": Param(integers, (1, 1)),
+    "pads_begin": Param(integers, (0, 0)),
+    "pads_end": Param(integers, (0, 0)),
+    "dilations": Param(integers, (1, 1)),
+}
+"""Spatial parameters of conv2d and pool (docs/dialect.md: dilation 1 = dense)."""
+
+_ANCHOR_ARGS: Mapping[str, int] = {
+    "src": capi.DNNL_ARG_SRC,
+    "weights": capi.DNNL_ARG_WEIGHTS,
+    "bias": capi.DNNL_ARG_BIAS,
+    "dst": capi.DNNL_ARG_DST,
+}
+
+
+class _WindowHandler(PrimitiveHandler):
+    """A sliding window over the spatial dims of src [N, C, ...]."""
+
+    _window_params: ClassVar[tuple[str, ...]] = ()
+    """Spatial parameters besides those of _WINDOW."""
+
+    def _check(self) -> None:
+        spatial = self.descs["src"].ndims - 2
+        self._check_lengths([*_WINDOW, *self._window_params], spatial)
+        if min(self.params["strides"]) < 1 or min(self.params["dilations"]) < 1:
+            raise self._error("strides and dilations must be at least 1 (1 = dense)")
+        if min(self.params["pads_begin"] + self.params["pads_end"]) < 0:
+            raise self._error("pads must be non-negative")
+
+    def _dnnl_dilations(self) -> tuple[int, ...]:
+        """oneDNN counts dilation from 0 (0 = dense)."""
+        return tuple(d - 1 for d in self.params["dilations"])
+
+
+class ConvolutionHandler(_WindowHandler):
+    """``dnn.conv2d``: weights given as logical [O, C/groups, KH, KW]; for groups > 1 the
+    handler views them as oneDNN's [groups, O/groups, C/groups, KH, KW]."""
+
+    kind = "convolution"
+    primitive = "convolution_forward"
+    args = _ANCHOR_ARGS
+    optional = frozenset({"bias"})
+    params_spec = {**_WINDOW, "groups": Param(integer, 1), **POST_OPS}
+    flexible = ("src", "weights", "dst")
+
+    def _check(self) -> None:
+        super()._check()
+        groups, out_channels = self.params["groups"], self.descs["weights"].dims[0]
+        if groups < 1 or out_channels % groups:
+            raise self._error(f"groups={groups} does not divide the {out_channels} outputs")
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        weights, groups = descs["weights"], self.params["groups"]
+        if groups > 1:
+            out_channels, *rest = weights.dims
+            weights = weights.reshape((groups, out_channels // groups, *rest))
+        return (
+            FORWARD_INFERENCE,
+            capi.dnnl_alg_kind_t.dnnl_convolution_direct,
+            descs["src"],
+            weights,
+            descs.get("bias"),
+            descs["dst"],
+            self.params["strides"],
+            self._dnnl_dilations(),
+            self.params["pads_begin"],
+            self.params["pads_end"],
+        )
+
+
+class PoolingHandler(_WindowHandler):
+    kind = "pooling"
+    primitive = "pooling_forward"
+    args = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
+    params_spec = {
+        "kind": Param(choice(PoolKind)),
+        "kernel": Param(integers),
+        **_WINDOW,
+        **POST_OPS,
+    }
+    _window_params = ("kernel",)
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        return (
+            FORWARD_INFERENCE,
+            POOL_ALGS[self.params["kind"]],
+            descs["src"],
+            descs["dst"],
+            self.params["strides"],
+            self.params["kernel"],
+            self._dnnl_dilations(),
+            self.params["pads_begin"],
+            self.params["pads_end"],
+        )
+
+
+class MatmulHandler(PrimitiveHandler):
+    """``dnn.matmul``: src (lhs) [..., M, K] x weights (rhs) [..., K, N]; operands and bias
+    of lower rank than dst get leading 1s, then oneDNN broadcasts batch dims of size 1."""
+
+    kind = "matmul"
+    primitive = "matmul"
+    args = _ANCHOR_ARGS
+    optional = frozenset({"bias"})
+    params_spec = POST_OPS
+    flexible = ("src", "weights", "dst")
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        rank = descs["dst"].ndims
+        return tuple(with_rank(descs.get(role), rank) for role in ("src", "weights", "bias", "dst"))
+
+
+class InnerProductHandler(PrimitiveHandler):
+    """``dnn.inner_product``: src [N, C, ...] . weights [O, C, ...] (+ bias [O]) -> [N, O]."""
+
+    kind = "inner_product"
+    primitive = "inner_product_forward"
+    args = _ANCHOR_ARGS
+    optional = frozenset({"bias"})
+    params_spec = POST_OPS
+    flexible = ("src", "weights", "dst")
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        return (FORWARD_INFERENCE, descs["src"], descs["weights"], descs.get("bias"), descs["dst"])
