@@ -27,6 +27,8 @@ _DIALECTS: dict[str, str] = {
 
 _DNNC_PASSES: dict[str, str] = {
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
+    "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
+    "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
 }
 """dnnc's own passes: command-line name -> `module:Class`."""
 
