@@ -903,6 +903,15 @@ class PrimitiveDesc(_Owned):
         candidates += [capi.DNNL_ARG_MULTIPLE_SRC + i for i in range(inputs)]
         if self.attr is not None and self.attr.post_ops is not None:
             candidates += [i for i in self.attr.post_ops.argument_ids if i is not None]
+        if self.primitive.endswith("normalization_forward"):
+            # oneDNN reports the scale/shift descriptor whether or not the flags use them
+            # (dnnl_query_flags is an unsigned, read here through the same-sized int).
+            flags = self.query_s32(Query.dnnl_query_flags)
+            unused = {
+                capi.DNNL_ARG_SCALE: capi.dnnl_normalization_flags_t.dnnl_use_scale,
+                capi.DNNL_ARG_SHIFT: capi.dnnl_normalization_flags_t.dnnl_use_shift,
+            }
+            candidates = [a for a in candidates if a not in unused or flags & unused[a]]
         found = {arg: self.exec_arg_desc(arg) for arg in candidates}
         return {arg: desc for arg, desc in found.items() if desc is not None}
 
