@@ -1,1 +1,25 @@
-"""dnnc: a deep-learning graph compiler on xDSL that executes with oneDNN CPU primitives."""
+"""dnnc: a deep-learning graph compiler on xDSL that executes with oneDNN CPU primitives.
+
+``dnnc.compile(source, pipeline=...) -> Executable`` and ``Executable.run(inputs)`` (see
+dnnc.api). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+load the oneDNN library.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dnnc.api import compile
+    from dnnc.runtime.executor import Executable
+
+_EXPORTS = {"compile": "dnnc.api", "Executable": "dnnc.runtime.executor"}
+
+__all__ = ["Executable", "compile"]
+
+
+def __getattr__(name: str) -> object:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'dnnc' has no attribute '{name}'")
+    return getattr(import_module(_EXPORTS[name]), name)

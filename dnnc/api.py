@@ -1,0 +1,98 @@
+"""The Python API: ``dnnc.compile(source) -> Executable``, then ``Executable.run(inputs)``.
+
+``source`` is a ModuleOp (copied, never changed), IR text, or a path to a ``.mlir`` file
+(an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
+``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
+then the lowering (``dnn-to-onednn``) and the buffer check (``onednn-verify-buffers``),
+verifying after every pass, and builds the Executable of one function. ``dnn.weight`` files
+are resolved relative to the source file's directory (or ``weights_dir`` when given).
+Every problem is a DnncError.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from dnnc.diagnostics import DnncError
+from dnnc.ir import make_context, parse_module, verify_module
+from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.runtime.executor import Executable
+
+LOWERING = "dnn-to-onednn,onednn-verify-buffers"
+"""What turns an optimized dnn module into what the executor runs."""
+
+Source = ModuleOp | str | os.PathLike[str]
+
+
+def _is_path(source: str | os.PathLike[str]) -> bool:
+    if isinstance(source, os.PathLike):
+        return True
+    return "\n" not in source and (source.endswith(".mlir") or Path(source).is_file())
+
+
+def load_module(source: Source) -> tuple[ModuleOp, str | None]:
+    """The verified module of ``source`` (a copy if it is a ModuleOp) and the directory its
+    weights are relative to (the file's; None for text and modules: the ops' locations)."""
+    if isinstance(source, ModuleOp):
+        module = source.clone()
+        verify_module(module)
+        return module, None
+    if not _is_path(source):
+        module = parse_module(str(source), "<string>", make_context())
+        verify_module(module)
+        return module, None
+    path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise DnncError(f"could not open input file '{path}': {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from None
+    module = parse_module(text, str(path), make_context())
+    try:
+        verify_module(module)
+    except DnncError as error:
+        raise error.with_source(text) from None
+    return module, str(path.resolve().parent)
+
+
+def functions_of(module: ModuleOp) -> list[func.FuncOp]:
+    """The functions of a module with a body, in order."""
+    return [op for op in module.body.block.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+
+
+def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The function ``@name``, or the only function when ``name`` is None."""
+    functions = functions_of(module)
+    names = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
+    if name is None:
+        if len(functions) != 1:
+            raise DnncError(f"the module has {len(functions)} functions ({names}): name one")
+        return functions[0]
+    for function in functions:
+        if function.sym_name.data == name.removeprefix("@"):
+            return function
+    raise DnncError(f"no function @{name.removeprefix('@')} in the module (functions: {names})")
+
+
+def compile(  # noqa: A001 - the API's name (dnnc.compile)
+    source: Source,
+    pipeline: str = "dnn-optimize",
+    *,
+    function: str | None = None,
+    weights_dir: str | os.PathLike[str] | None = None,
+) -> Executable:
+    """Optimize, lower and build ``source`` (module docstring)."""
+    module, source_dir = load_module(source)
+    chosen = find_function(module, function).sym_name.data
+    passes = (*parse_pipeline(pipeline), *parse_pipeline(LOWERING))
+    run_passes(make_context(), module, passes)
+    lowered = find_function(module, chosen)
+    if "onednn.arena_bytes" not in lowered.attributes:
+        raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
+    directory = weights_dir if weights_dir is not None else source_dir
+    return Executable(lowered, weights_dir=None if directory is None else os.fspath(directory))

@@ -1,0 +1,545 @@
+"""The executor: a lowered (``onednn`` dialect) function made runnable, built once.
+
+Building an ``Executable`` reads the function once and keeps no IR:
+* one uint8 arena of ``onednn.arena_bytes`` (64-byte aligned); every ``onednn.arena_view``
+  and ``onednn.reshape`` is a ``Memory`` bound into it at its offset;
+* every ``onednn.constant`` loaded once (dnnc.runtime.weights) and, when its memory is not
+  plain, reordered once into that layout by the reorder primitive;
+* one scratchpad buffer, as large as the largest need of any primitive, shared by all;
+* primitives from the primitive cache, their arguments bound once (``BoundExecution``);
+* ``onednn.reference`` calls as steps that run the numpy kernel on views of the arena
+  (plain layouts; the stream is waited for first).
+
+``run`` validates the inputs against the signature, binds the caller's arrays zero copy
+(``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is, the
+only copy ``run`` makes of an input), allocates and binds the output arrays, calls the
+steps in order on one stream, waits, and returns the outputs. Inputs are never written (the
+lowering guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed``
+fills the bytes of every arena value with 0xFF (NaN in every float type) once its last use
+is over, so that a wrong reuse shows; ``profile`` times each step.
+"""
+
+from __future__ import annotations
+
+import inspect
+import statistics
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from dnnc.diagnostics import DnncError, error_at, location_of
+from dnnc.dialects.dnn import ConstantOp, WeightOp
+from dnnc.dialects.onednn import (
+    ArenaViewOp,
+    KernelCallOp,
+    MemoryType,
+    PrimitiveOp,
+    ReferenceOp,
+    ReshapeOp,
+)
+from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
+from dnnc.lowering.arena import Lifetime, lower_bound
+from dnnc.runtime import reference
+from dnnc.runtime.cache import PrimitiveCache, default_cache
+from dnnc.runtime.dnnl import (
+    DnnlError,
+    Engine,
+    Memory,
+    MemoryDesc,
+    Primitive,
+    Stream,
+)
+from dnnc.runtime.interpreter import attribute_value
+from dnnc.runtime.primitives import handler_for
+from dnnc.runtime.weights import source_value
+
+ALIGNMENT = 64
+POISON = 0xFF
+"""The byte poison_freed writes: all-ones is a NaN in f32, bf16 and f16 (and -1 in ints)."""
+
+
+def aligned_bytes(size: int) -> np.ndarray:
+    """A new uint8 buffer of ``size`` bytes starting on a 64-byte boundary."""
+    raw = np.empty(size + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start : start + size]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One input or output of an Executable."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """What a step runs: library (onednn / reference), kind, IR location, and each role's
+    memory as ``role=1x16x8x8xf32[,layout]``."""
+
+    library: str
+    kind: str
+    location: str
+    operands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """A step and its median time over the profiled runs, in seconds."""
+
+    step: StepInfo
+    seconds: float
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """Bytes an Executable uses besides the caller's arrays."""
+
+    planned_bytes: int
+    """The plan's arena size (``onednn.arena_bytes``)."""
+    lower_bound_bytes: int
+    """The most bytes of arena values live at one step (no plan can do with less)."""
+    arena_bytes: int
+    """The arena actually allocated."""
+    scratchpad_bytes: int
+    constant_bytes: int
+    """Constants: loaded arrays plus the buffers of reordered ones."""
+
+
+@dataclass(frozen=True)
+class _Storage:
+    """Where a memory's bytes are: the arena at an offset, an argument, or a constant."""
+
+    base: str  # "arena", "argument" or "constant"
+    index: int  # argument index; 0 otherwise
+    offset: int
+    root: SSAValue
+    """The memory that owns the bytes (a reshape shares its source's root)."""
+    array: np.ndarray | None = None
+    """The bytes of an arena view or constant (None for arguments: bound per run)."""
+
+
+_Slot = np.ndarray | tuple[_Storage, MemoryType]
+"""A reference kernel's operand: a fixed array, or an argument's storage (bound per run)."""
+
+
+def _memory_type(value: SSAValue) -> MemoryType:
+    if not isinstance(value.type, MemoryType):
+        raise DnncError(f"value of type {value.type} is not an !onednn.memory")
+    return value.type
+
+
+def _describe(role: str, memory: MemoryType) -> str:
+    dims = "x".join(map(str, memory.get_shape()))
+    layout = "" if memory.layout.is_plain else f",{memory.layout.name}"
+    return f"{role}={dims}x{memory.element_type}{layout}"
+
+
+def _desc_of(memory: MemoryType) -> MemoryDesc:
+    return MemoryDesc.of_layout(memory.get_shape(), memory.data_type, memory.layout)
+
+
+def _names(function: func.FuncOp, attribute: str) -> list[str]:
+    names = function.attributes.get(attribute)
+    if not isinstance(names, ArrayAttr):
+        raise error_at(function, f"has no {attribute}: run the lowering (dnn-to-onednn) first")
+    return [n.data for n in names.data if isinstance(n, StringAttr)]
+
+
+class _ReferenceStep:
+    """One onednn.reference call: the numpy kernel on views of the bound memories."""
+
+    def __init__(
+        self,
+        executable: Executable,
+        kernel: Callable[..., object],
+        ins: list[tuple[str, _Storage, MemoryType]],
+        outs: list[tuple[_Storage, MemoryType]],
+        params: dict[str, object],
+    ) -> None:
+        self.executable = executable
+        self.kernel = kernel
+        self.params = params
+        positional, variadic = self._arrange(kernel, ins)
+        self.positional = [None if s is None else self._slot(*s) for s in positional]
+        self.variadic = [self._slot(*s) for s in variadic]
+        self.outs = [self._slot(*s) for s in outs]
+
+    def _slot(self, storage: _Storage, memory: MemoryType) -> _Slot:
+        """The array itself when its bytes are fixed, else what finds it in a run."""
+        if storage.array is not None:
+            return self.executable.array_of(storage, memory)
+        return storage, memory
+
+    def _array(self, slot: _Slot) -> np.ndarray:
+        return slot if isinstance(slot, np.ndarray) else self.executable.array_of(*slot)
+
+    @staticmethod
+    def _arrange(
+        kernel: Callable[..., object], ins: list[tuple[str, _Storage, MemoryType]]
+    ) -> tuple[list[tuple[_Storage, MemoryType] | None], list[tuple[_Storage, MemoryType]]]:
+        """Roles named like a positional parameter go there (an absent one is None); the
+        others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
+        by_role = {role: (storage, memory) for role, storage, memory in ins}
+        positional: list[tuple[_Storage, MemoryType] | None] = []
+        for parameter in inspect.signature(kernel).parameters.values():
+            if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                break
+            positional.append(by_role.pop(parameter.name, None))
+        while positional and positional[-1] is None:
+            positional.pop()
+        return positional, list(by_role.values())
+
+    def __call__(self) -> None:
+        self.executable.stream.wait()  # the primitives before have written what we read
+        args = [None if s is None else self._array(s) for s in self.positional]
+        args += [self._array(s) for s in self.variadic]
+        results = self.kernel(*args, **self.params)
+        results = results if isinstance(results, tuple) else (results,)
+        for slot, result in zip(self.outs, results, strict=True):
+            np.copyto(self._array(slot), result)
+
+
+class Executable:
+    """A lowered function ready to run (module docstring). Build with ``dnnc.compile``."""
+
+    def __init__(
+        self,
+        function: func.FuncOp,
+        *,
+        weights_dir: str | None = None,
+        engine: Engine | None = None,
+        cache: PrimitiveCache | None = None,
+    ) -> None:
+        self.name = function.sym_name.data
+        self.engine = engine or Engine.default()
+        self.stream = Stream(self.engine)
+        self._cache = cache or default_cache()
+        self._weights_dir = weights_dir
+        arena_bytes = function.attributes.get("onednn.arena_bytes")
+        if not isinstance(arena_bytes, IntegerAttr):
+            raise error_at(function, "has no onednn.arena_bytes: run the lowering first")
+        self.planned_bytes = arena_bytes.value.data
+        self.arena = aligned_bytes(self.planned_bytes)
+        args = function.body.block.args
+        input_names = _names(function, "onednn.inputs")
+        output_names = _names(function, "onednn.outputs")
+        if len(input_names) + len(output_names) != len(args):
+            raise error_at(function, "onednn.inputs and onednn.outputs do not name every argument")
+        self.inputs = tuple(self._spec(n, a) for n, a in zip(input_names, args))
+        self.outputs = tuple(
+            self._spec(n, a) for n, a in zip(output_names, args[len(input_names) :])
+        )
+        self._bound: list[np.ndarray] = [np.empty(0, np.uint8)] * len(args)
+        self._storage: dict[SSAValue, _Storage] = {
+            a: _Storage("argument", a.index, 0, a) for a in args
+        }
+        self._memories: dict[tuple[SSAValue, tuple[object, ...]], Memory] = {}
+        self._argument_memories: list[list[Memory]] = [[] for _ in args]
+        self.constant_bytes = 0
+        self._build(function)
+
+    # --- building ----------------------------------------------------------------------------
+
+    def _spec(self, name: str, arg: BlockArgument) -> TensorSpec:
+        memory = _memory_type(arg)
+        if not memory.layout.is_plain:
+            raise DnncError(
+                f"@{self.name}: argument '{name}' has layout {memory.layout.name}; the caller's "
+                "arrays are plain, so the function must take and return plain layouts"
+            )
+        return TensorSpec(name, memory.get_shape(), memory.data_type.numpy)
+
+    def _build(self, function: func.FuncOp) -> None:
+        pending: list[tuple[KernelCallOp, Primitive | None, dict[str, int], dict]] = []
+        for op in function.body.block.ops:
+            if isinstance(op, ArenaViewOp):
+                self._define_view(op)
+            elif isinstance(op, ReshapeOp):
+                source = self._storage[op.source]
+                self._storage[op.result] = _Storage(
+                    source.base, source.index, source.offset, source.root, source.array
+                )
+            elif isinstance(op, MemoryConstantOp):
+                self._define_constant(op)
+            elif isinstance(op, PrimitiveOp):
+                pending.append(self._prepare_primitive(op))
+            elif isinstance(op, ReferenceOp):
+                pending.append((op, None, {}, {}))
+            elif not isinstance(op, ConstantOp | WeightOp | func.ReturnOp):
+                raise error_at(op, "cannot be executed: not an op of a lowered function")
+        scratchpad_size = max(
+            (p.desc.scratchpad_desc().size_bytes for _, p, ids, _ in pending
+             if p is not None and "scratchpad" in ids),
+            default=0,
+        )
+        self.scratchpad = aligned_bytes(scratchpad_size)
+        self.steps: list[Callable[[], object]] = []
+        self.step_infos: list[StepInfo] = []
+        for op, primitive, ids, exec_descs in pending:
+            if primitive is None:
+                self.steps.append(self._reference_step(op))
+            else:
+                self.steps.append(self._bind_primitive(op, primitive, ids, exec_descs))
+            self.step_infos.append(_step_info(op))
+        self._plan_poison([op for op, *_ in pending])
+
+    def _define_view(self, op: ArenaViewOp) -> None:
+        offset, memory = op.offset.data, _memory_type(op.result)
+        if offset < 0 or offset + memory.nbytes > self.arena.nbytes:
+            raise error_at(op, f"does not fit the arena of {self.arena.nbytes} bytes")
+        self._storage[op.result] = _Storage("arena", 0, offset, op.result, self.arena)
+
+    def _define_constant(self, op: MemoryConstantOp) -> None:
+        source = op.tensor.owner
+        if not isinstance(source, ConstantOp | WeightOp):
+            raise error_at(op, "must wrap a dnn.constant or dnn.weight of the same function")
+        data = np.ascontiguousarray(source_value(source, self._weights_dir))
+        memory = _memory_type(op.result)
+        if not memory.layout.is_plain:
+            data = self._reordered(op, data, memory)
+        self.constant_bytes += data.nbytes
+        self._storage[op.result] = _Storage("constant", 0, 0, op.result, data)
+
+    def _reordered(self, op: Operation, data: np.ndarray, memory: MemoryType) -> np.ndarray:
+        """The logical array ``data`` in ``memory``'s layout, by one reorder primitive."""
+        plain = MemoryDesc.of_layout(memory.get_shape(), memory.data_type)
+        packed = _desc_of(memory)
+        handler = handler_for("reorder", {"src": plain, "dst": packed}, {})
+        primitive = self._acquire(op, handler)
+        buffer = aligned_bytes(packed.size_bytes)
+        ids = handler.exec_args()
+        primitive.execute(
+            self.stream,
+            {ids["src"]: Memory(plain, data, engine=self.engine),
+             ids["dst"]: Memory(packed, buffer, engine=self.engine)},
+        )
+        self.stream.wait()
+        self.constant_bytes += data.nbytes  # the loaded array stays cached by weights.py
+        return buffer
+
+    def _acquire(self, op: Operation, handler: object) -> Primitive:
+        try:
+            return self._cache.acquire(handler, self.engine)  # type: ignore[arg-type]
+        except DnnlError as error:
+            raise error_at(op, f"oneDNN cannot create this primitive: {error}") from error
+
+    def _prepare_primitive(
+        self, op: PrimitiveOp
+    ) -> tuple[KernelCallOp, Primitive, dict[str, int], dict]:
+        descs = {
+            role: _desc_of(_memory_type(value))
+            for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items())
+        }
+        params = {name: attribute_value(attr) for name, attr in op.params.data.items()}
+        try:
+            handler = handler_for(op.kind.data, descs, params)
+            primitive = self._acquire(op, handler)
+            return op, primitive, handler.exec_args(), handler.exec_descs()
+        except (ValueError, DnnlError) as error:
+            raise error_at(op, f"({op.kind.data}) {error}") from error
+
+    def _bind_primitive(
+        self,
+        op: KernelCallOp,
+        primitive: Primitive,
+        ids: dict[str, int],
+        exec_descs: dict[str, MemoryDesc],
+    ) -> Callable[[], object]:
+        args: dict[int, Memory] = {}
+        for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items()):
+            if role in ids:  # a sum post-op's argument is the destination itself
+                desc = exec_descs.get(role) or _desc_of(_memory_type(value))
+                args[ids[role]] = self._memory(value, desc)
+        if "scratchpad" in ids:
+            desc = primitive.desc.scratchpad_desc()
+            assert desc is not None  # exec_args lists it only when there is one
+            args[ids["scratchpad"]] = Memory(desc, self.scratchpad, engine=self.engine)
+        try:
+            return primitive.bind(args, self.stream)
+        except ValueError as error:
+            raise error_at(op, f"({op.kind.data}) cannot bind its memories: {error}") from error
+
+    def _memory(self, value: SSAValue, desc: MemoryDesc) -> Memory:
+        """A Memory of ``desc`` over ``value``'s bytes (one per value and descriptor)."""
+        key = (value, desc.key())
+        if key not in self._memories:
+            storage = self._storage[value]
+            if storage.array is None:  # an argument: bound to the caller's array per run
+                placeholder = aligned_bytes(_memory_type(value).nbytes)
+                memory = Memory(desc, placeholder, engine=self.engine)
+                self._argument_memories[storage.index].append(memory)
+            else:
+                memory = Memory(desc, storage.array, storage.offset, engine=self.engine)
+            self._memories[key] = memory
+        return self._memories[key]
+
+    def _reference_step(self, op: KernelCallOp) -> _ReferenceStep:
+        kernel = getattr(reference, op.kind.data, None)
+        if kernel is None or op.kind.data not in reference.__all__:
+            raise error_at(op, f"names no reference kernel '{op.kind.data}'")
+        ins = [(role, self._storage[v], _memory_type(v)) for role, v in op.inputs_by_role().items()]
+        outs = [(self._storage[v], _memory_type(v)) for v in op.outs]
+        for _, memory in [(s, m) for _, s, m in ins] + outs:
+            if not memory.layout.is_plain:
+                raise error_at(op, f"reads or writes layout {memory.layout.name}: reference "
+                               "kernels take plain layouts")
+        params = {name: attribute_value(attr) for name, attr in op.params.data.items()}
+        return _ReferenceStep(self, kernel, ins, outs, params)
+
+    def array_of(self, storage: _Storage, memory: MemoryType) -> np.ndarray:
+        """The logical (plain) array of a memory, over its current bytes."""
+        base = self._bound[storage.index] if storage.array is None else storage.array
+        raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
+        return raw.view(memory.data_type.numpy).reshape(memory.get_shape())
+
+    def _plan_poison(self, ops: list[KernelCallOp]) -> None:
+        """Lifetimes of the arena roots, what poison_freed fills after each step, and the
+        lower bound of the memory report."""
+        first: dict[SSAValue, int] = {}
+        last: dict[SSAValue, int] = {}
+        for index, op in enumerate(ops):
+            for value in (*op.ins, *op.outs):
+                storage = self._storage[value]
+                if storage.base == "arena":
+                    first.setdefault(storage.root, index)
+                    last[storage.root] = index
+        ranges = {
+            root: (self._storage[root].offset,
+                   self._storage[root].offset + _memory_type(root).nbytes)
+            for root in first
+        }
+        self._poison: list[list[np.ndarray]] = []
+        for index in range(len(ops)):
+            live = [ranges[r] for r in first if first[r] <= index < last[r]]
+            freed = [ranges[r] for r in first if last[r] == index]
+            self._poison.append([self.arena[lo:hi] for lo, hi in _subtract(freed, live)])
+        self.lower_bound_bytes = lower_bound(
+            [Lifetime(root, ranges[root][1] - ranges[root][0], first[root], last[root])
+             for root in first]
+        )
+
+    # --- running -----------------------------------------------------------------------------
+
+    def signature(self) -> str:
+        """``@name(x: float32[1, 16, 8, 8]) -> (result0: float32[...])``."""
+        inputs = ", ".join(map(str, self.inputs))
+        outputs = ", ".join(map(str, self.outputs))
+        return f"@{self.name}({inputs}) -> ({outputs})"
+
+    def _bind(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
+        """Validate and bind the inputs, allocate and bind the outputs; return the outputs."""
+        arrays = self._ordered_inputs(inputs)
+        outputs = [np.empty(spec.shape, spec.dtype) for spec in self.outputs]
+        for index, array in enumerate([*arrays, *outputs]):
+            self._bound[index] = array
+            for memory in self._argument_memories[index]:
+                memory.set_data_handle(array)
+        return outputs
+
+    def _ordered_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
+        expected = f"expected {self.signature()}"
+        if isinstance(inputs, Mapping):
+            names = [spec.name for spec in self.inputs]
+            if set(inputs) != set(names):
+                missing = sorted(set(names) - set(inputs))
+                unknown = sorted(set(map(str, inputs)) - set(names))
+                raise DnncError(f"inputs: missing {missing}, unknown {unknown}; {expected}")
+            values = [inputs[name] for name in names]
+        else:
+            values = list(inputs)
+            if len(values) != len(self.inputs):
+                raise DnncError(f"{len(values)} inputs given; {expected}")
+        arrays = []
+        for spec, value in zip(self.inputs, values):
+            array = np.asarray(value)
+            if array.dtype != spec.dtype or array.shape != spec.shape:
+                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
+                raise DnncError(f"input '{spec.name}' is {got}; {expected}")
+            arrays.append(np.ascontiguousarray(array))
+        return arrays
+
+    def run(
+        self,
+        inputs: Mapping[str, object] | Sequence[object],
+        *,
+        as_dict: bool = False,
+        poison_freed: bool = False,
+    ) -> list[np.ndarray] | dict[str, np.ndarray]:
+        """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name."""
+        outputs = self._bind(inputs)
+        if poison_freed:
+            self.arena.fill(POISON)
+            for step, poison in zip(self.steps, self._poison):
+                step()
+                self.stream.wait()
+                for view in poison:
+                    view.fill(POISON)
+        else:
+            for step in self.steps:
+                step()
+        self.stream.wait()
+        if as_dict:
+            return {spec.name: array for spec, array in zip(self.outputs, outputs)}
+        return outputs
+
+    def profile(
+        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+    ) -> list[StepTime]:
+        """The median time of each step over ``repeats`` runs (after one warm-up run), each
+        step timed up to the end of its work (the stream is waited for after it)."""
+        self._bind(inputs)
+        times: list[list[float]] = [[] for _ in self.steps]
+        for repeat in range(repeats + 1):
+            for step, samples in zip(self.steps, times):
+                start = time.perf_counter()
+                step()
+                self.stream.wait()
+                if repeat:
+                    samples.append(time.perf_counter() - start)
+        return [StepTime(info, statistics.median(s)) for info, s in zip(self.step_infos, times)]
+
+    def memory_report(self) -> MemoryReport:
+        return MemoryReport(
+            planned_bytes=self.planned_bytes,
+            lower_bound_bytes=self.lower_bound_bytes,
+            arena_bytes=self.arena.nbytes,
+            scratchpad_bytes=self.scratchpad.nbytes,
+            constant_bytes=self.constant_bytes,
+        )
+
+
+def _step_info(op: KernelCallOp) -> StepInfo:
+    roles = [*op.inputs_by_role().items(), *op.outputs_by_role().items()]
+    return StepInfo(
+        library="reference" if isinstance(op, ReferenceOp) else "onednn",
+        kind=op.kind.data,
+        location=location_of(op),
+        operands=tuple(_describe(role, _memory_type(v)) for role, v in roles),
+    )
+
+
+def _subtract(
+    ranges: list[tuple[int, int]], holes: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The parts of ``ranges`` outside every hole."""
+    pieces = list(ranges)
+    for lo_hole, hi_hole in holes:
+        cut = []
+        for lo, hi in pieces:
+            if lo < lo_hole:
+                cut.append((lo, min(hi, lo_hole)))
+            if hi > hi_hole:
+                cut.append((max(lo, hi_hole), hi))
+        pieces = [(lo, hi) for lo, hi in cut if lo < hi]
+    return pieces
