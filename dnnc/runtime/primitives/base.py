@@ -283,6 +283,24 @@ class PrimitiveHandler:
         for role, desc in self.descs.items():
             if not isinstance(desc, MemoryDesc):
                 raise self._error(f"role '{role}': expected a MemoryDesc, got {desc!r}")
+        self._check_post_args()
+
+    def _check_post_args(self) -> None:
+        """A binary post-op's argument broadcasts to dst (dims 1 or dst's, same rank), a sum
+        post-op's has dst's dims; oneDNN does not check the former and would read past it."""
+        dst = self.descs["dst"].dims
+        arguments = [p for p in self.post_ops if takes_argument(p)]
+        for j, post_op in enumerate(arguments):
+            dims = self.descs[f"post_arg_{j}"].dims
+            fits = dims == dst or (
+                isinstance(post_op, BinaryPostOp)
+                and len(dims) == len(dst)
+                and all(n in (1, m) for n, m in zip(dims, dst))
+            )
+            if not fits:
+                raise self._error(
+                    f"post_arg_{j} {dims} of {type(post_op).__name__} does not fit dst {dst}"
+                )
 
     def _check_lengths(self, names: Sequence[str], length: int) -> None:
         """Each parameter of ``names`` has ``length`` entries (one per spatial dimension)."""
