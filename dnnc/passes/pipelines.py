@@ -54,11 +54,13 @@ class OptimizePipeline(PipelinePass):
 class ToOnednnPipeline(PipelinePass):
     """dnn-to-onednn: memory planning and conversion to the `onednn` runtime dialect.
 
-    Empty until `dnn-plan-memory` and `convert-dnn-to-onednn` exist.
+    Kept apart from `dnn-optimize` (which stays in the `dnn` dialect, so its result can be
+    inspected, tested and re-optimized); `dnnc.compile` runs `dnn-optimize` then this. The
+    buffer check ends the pipeline, so no lowered module reaches the runtime unchecked.
     """
 
     name = "dnn-to-onednn"
-    steps = ()
+    steps = ("dnn-plan-memory", "convert-dnn-to-onednn", "onednn-verify-buffers")
 
 
 _ANCHORED = re.compile(r"\s*([\w.]+)\s*\((.*)\)\s*", re.DOTALL)

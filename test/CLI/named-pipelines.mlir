@@ -6,8 +6,12 @@
 // CHECK-LABEL: func.func @unchanged
 // CHECK-COUNT-2: arith.addi
 
-/// Pipelines are expanded: dumps name the passes they ran (none yet), not the pipelines.
-// DUMP-NOT: IR Dump After dnn-
+/// Pipelines are expanded: dumps name the passes they ran, not the pipelines (dnn-optimize has
+/// none yet; dnn-to-onednn leaves this function alone: it has no tensors).
+// DUMP-NOT: IR Dump After dnn-optimize
+// DUMP:     // -----// IR Dump After dnn-plan-memory //----- //
+// DUMP:     // -----// IR Dump After convert-dnn-to-onednn //----- //
+// DUMP:     // -----// IR Dump After onednn-verify-buffers //----- //
 // DUMP:     // -----// IR Dump After cse //----- //
 // DUMP-NOT: IR Dump After
 

@@ -4,7 +4,7 @@
 // RUN: not dnnc-opt %s --remarks=no-such-pass 2>&1 | filecheck %s --check-prefix=REMARKS
 
 // UNKNOWN-NOT: Traceback
-// UNKNOWN:     error: unknown pass 'no-such-pass' (known: canonicalize, cse, dce, dnn-optimize,
+// UNKNOWN:     error: unknown pass 'no-such-pass' (known: canonicalize, {{.*}}cse, dce, {{.*}}dnn-optimize,
 // OPTION-NOT:  Traceback
 // OPTION:      error: invalid options for pass 'cse': Provided arguments ["no_such_option"] not found
 // MALFORMED-NOT: Traceback

@@ -1,0 +1,42 @@
+// RUN: not dnnc-opt %s --split-input-file -p convert-dnn-to-onednn 2>&1 | filecheck %s --check-prefix=NOPLAN
+// RUN: not dnnc-opt %s --split-input-file -p dnn-plan-memory,convert-dnn-to-onednn 2>&1 | filecheck %s
+// CHECK-NOT: Traceback
+// NOPLAN-NOT: Traceback
+
+/// Without dnn-plan-memory there is nothing to place the values in.
+// NOPLAN: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 1]]:1: error: 'func.func' op @no_plan has no memory plan: run dnn-plan-memory first
+func.func @no_plan(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %a = dnn.eltwise relu %x : tensor<64xf32>
+  func.return %a : tensor<64xf32>
+}
+
+// -----
+
+/// Reference kernels read plain memories only.
+// CHECK: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 3]]:3: error: 'dnn.top_k' op runs a reference kernel, which needs plain layouts, but src has layout nChw16c (dnn.reorder it to plain first)
+func.func @negative_reference_blocked(%x: tensor<1x16x4x4xf32>) -> (tensor<1x16x4x2xf32, #dnn.layout<nChw16c>>, tensor<1x16x4x2xi64, #dnn.layout<nChw16c>>) {
+  %b = dnn.reorder %x : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  %v, %i = dnn.top_k %b {k = 2 : i64} : (tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) -> (tensor<1x16x4x2xf32, #dnn.layout<nChw16c>>, tensor<1x16x4x2xi64, #dnn.layout<nChw16c>>)
+  func.return %v, %i : tensor<1x16x4x2xf32, #dnn.layout<nChw16c>>, tensor<1x16x4x2xi64, #dnn.layout<nChw16c>>
+}
+
+// -----
+
+/// Dynamic shapes have no memory descriptor (here the argument's).
+// CHECK: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 1]]:1: error: 'func.func' op needs static tensor types to lower, got tensor<?x64xf32>
+func.func @negative_dynamic_shape(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %a = dnn.eltwise relu %x : tensor<?x64xf32>
+  func.return %a : tensor<?x64xf32>
+}
+
+// -----
+
+/// A dynamic intermediate value has no arena size.
+// CHECK: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 3]]:3: error: 'dnn.eltwise' op needs static tensor types to lower, got tensor<?x64xf32>
+func.func @negative_dynamic_intermediate(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
+  %a = dnn.reshape %x : (tensor<2x64xf32>) -> tensor<?x64xf32>
+  %b = dnn.eltwise relu %a : tensor<?x64xf32>
+  %c = dnn.reshape %b : (tensor<?x64xf32>) -> tensor<2x64xf32>
+  %d = dnn.eltwise relu %c : tensor<2x64xf32>
+  func.return %d : tensor<2x64xf32>
+}
