@@ -1,0 +1,137 @@
+"""Converters of the element-wise ONNX ops: activations, Clip, Pow, Cast, broadcasting binaries.
+
+Unary activations are one table (``UNARY``): the ONNX op type gives the dnn eltwise algorithm
+with explicit alpha and beta (docs/dialect.md has no per-algorithm defaults), read from the
+node's attributes where ONNX has them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from onnx import helper
+
+from dnnc.dialects.dnn import CastOp, shape_of
+from dnnc.dialects.types import element_type_of
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+
+_FLOAT_MAX = float(np.finfo(np.float32).max)
+
+
+def _fixed(alg: EltwiseAlg, alpha: float = 0.0, beta: float = 0.0) -> Callable[[Node], EltwisePostOp]:
+    return lambda node: EltwisePostOp(alg, alpha, beta)
+
+
+def _gelu(node: Node) -> EltwisePostOp:
+    approximate = node.attr("approximate", "none")
+    return EltwisePostOp(EltwiseAlg.GELU_TANH if approximate == "tanh" else EltwiseAlg.GELU_ERF)
+
+
+UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
+    "Relu": _fixed(EltwiseAlg.RELU),
+    "LeakyRelu": lambda n: EltwisePostOp(EltwiseAlg.LEAKY_RELU, float(n.attr("alpha", 0.01))),
+    "Elu": lambda n: EltwisePostOp(EltwiseAlg.ELU, float(n.attr("alpha", 1.0))),
+    "Sigmoid": _fixed(EltwiseAlg.SIGMOID),
+    "Tanh": _fixed(EltwiseAlg.TANH),
+    "Sqrt": _fixed(EltwiseAlg.SQRT),
+    "Exp": _fixed(EltwiseAlg.EXP),
+    "Log": _fixed(EltwiseAlg.LOG),
+    "Abs": _fixed(EltwiseAlg.ABS),
+    "Neg": _fixed(EltwiseAlg.LINEAR, -1.0),
+    "HardSwish": _fixed(EltwiseAlg.HARDSWISH, 1.0 / 6.0, 0.5),
+    "HardSigmoid": lambda n: EltwisePostOp(
+        EltwiseAlg.HARDSIGMOID, float(n.attr("alpha", 0.2)), float(n.attr("beta", 0.5))
+    ),
+    "Softplus": _fixed(EltwiseAlg.SOFT_RELU, 1.0),
+    "Mish": _fixed(EltwiseAlg.MISH),
+    "Gelu": _gelu,
+}
+"""ONNX activation -> the dnn.eltwise it is (algorithm, alpha, beta)."""
+
+BINARY: dict[str, BinaryAlg] = {
+    "Add": BinaryAlg.ADD,
+    "Sub": BinaryAlg.SUB,
+    "Mul": BinaryAlg.MUL,
+    "Div": BinaryAlg.DIV,
+    "Max": BinaryAlg.MAX,
+    "Min": BinaryAlg.MIN,
+}
+"""ONNX broadcasting binary (Max and Min take any number of inputs) -> dnn.binary alg."""
+
+
+def convert_unary(imp: Importer, node: Node) -> Value:
+    """An activation from ``UNARY``."""
+    post_op = UNARY[node.op_type](node)
+    return imp.eltwise(imp.tensor(node, 0), post_op.alg, post_op.alpha, post_op.beta)
+
+
+def convert_binary(imp: Importer, node: Node) -> Value:
+    """Add/Sub/Mul/Div/Max/Min, folded left to right; constants get the result's rank."""
+    rank = max(len(imp.shape(imp.values[name])) for name in node.inputs)
+    operands = [imp.tensor(node, index, rank) for index in range(len(node.inputs))]
+    result = operands[0]
+    for operand in operands[1:]:
+        result = imp.binary(node, BINARY[node.op_type], result, operand)
+    return result
+
+
+def _bound(imp: Importer, node: Node, name: str, index: int, default: float) -> float:
+    """A Clip bound: the attribute before opset 11, the optional input from opset 11."""
+    if imp.graph.opset < 11:
+        return float(node.attr(name, default))
+    if not imp.has_input(node, index):
+        return default
+    return float(imp.require_const(node, index, name))
+
+
+def convert_clip(imp: Importer, node: Node) -> Value:
+    """Clip -> eltwise clip [min, max] (an absent bound is the f32 range)."""
+    low = _bound(imp, node, "min", 1, -_FLOAT_MAX)
+    high = _bound(imp, node, "max", 2, _FLOAT_MAX)
+    return imp.eltwise(imp.tensor(node, 0), EltwiseAlg.CLIP, low, high)
+
+
+def convert_pow(imp: Importer, node: Node) -> Value:
+    """Pow with a constant scalar exponent: 2 -> square, 0.5 -> sqrt, 1 -> the base,
+    otherwise eltwise pow (alpha 1, beta = exponent)."""
+    exponent = imp.require_const(node, 1, "exponent")
+    if exponent.size != 1:
+        raise imp.error(node, f"the exponent must be a scalar, got shape {list(exponent.shape)}")
+    value = float(exponent.reshape(()))
+    base = imp.tensor(node, 0)
+    if value == 1.0:
+        return base
+    if value == 2.0:
+        return imp.eltwise(base, EltwiseAlg.SQUARE)
+    if value == 0.5:
+        return imp.eltwise(base, EltwiseAlg.SQRT)
+    return imp.eltwise(base, EltwiseAlg.POW, 1.0, value)
+
+
+def convert_cast(imp: Importer, node: Node) -> Value:
+    """Cast between dnn element types -> dnn.cast (nothing when the type is unchanged)."""
+    to = int(node.attr("to"))
+    try:
+        data_type = DataType.of_numpy(np.dtype(helper.tensor_dtype_to_np_dtype(to)))
+    except (KeyError, TypeError, ValueError):
+        data_type = None
+    if data_type in (None, DataType.S64):
+        raise imp.error(
+            node, f"cast to {helper.tensor_dtype_to_string(to)} of a run-time tensor: dnn "
+            "tensors are f32, bf16, f16, i8, ui8 or i32"
+        )
+    src = imp.tensor(node, 0)
+    element = element_type_of(data_type)
+    if element == element_of(src):
+        return src
+    return imp.emit(
+        CastOp.build(operands=[src], result_types=[tensor_type(element, shape_of(src))])
+    )
+
+
+def convert_identity(imp: Importer, node: Node) -> Value:
+    """Identity and inference-mode Dropout: the input itself."""
+    return imp.values[node.input(0)]

@@ -1,0 +1,156 @@
+"""The importer's view of an ONNX graph: loaded, shape-inferred, checked, with named nodes.
+
+``load_graph`` accepts a path or a ``ModelProto``, runs ``onnx.shape_inference`` (strict, with
+data propagation) and checks the default-domain opset (11 to 21). ``Graph`` keeps the nodes
+in topological order (ONNX requires it) as ``Node`` wrappers, the initializers as numpy arrays
+and the consumers of every value, so that graph-level rewrites (``gelu.fuse_erf_gelu``) can
+replace nodes before any dnn op is emitted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from dnnc.diagnostics import DnncError
+
+MIN_OPSET = 11
+MAX_OPSET = 21
+
+
+@dataclass
+class Node:
+    """One ONNX node: its proto, a label for diagnostics, and its attributes as Python values."""
+
+    proto: onnx.NodeProto
+    label: str
+    """The node's name, or ``#<index> (unnamed)`` when it has none."""
+
+    @property
+    def op_type(self) -> str:
+        return self.proto.op_type
+
+    @property
+    def domain(self) -> str:
+        return self.proto.domain
+
+    @property
+    def inputs(self) -> list[str]:
+        """Input value names; an absent optional input is ``""``."""
+        return list(self.proto.input)
+
+    @property
+    def outputs(self) -> list[str]:
+        return list(self.proto.output)
+
+    def attr(self, name: str, default: object = None) -> object:
+        """An attribute's value (ints, floats, strings as ``str``, lists, tensors as numpy)."""
+        for attribute in self.proto.attribute:
+            if attribute.name == name:
+                value = helper.get_attribute_value(attribute)
+                if isinstance(value, bytes):
+                    return value.decode()
+                if isinstance(value, onnx.TensorProto):
+                    return numpy_helper.to_array(value)
+                return value
+        return default
+
+    def input(self, index: int) -> str:
+        """The name of input ``index``, ``""`` when absent (optional and left out)."""
+        return self.inputs[index] if index < len(self.inputs) else ""
+
+
+@dataclass
+class Graph:
+    """A shape-inferred ONNX graph with its default-domain opset."""
+
+    model: onnx.ModelProto
+    opset: int
+    nodes: list[Node]
+    initializers: dict[str, np.ndarray]
+    value_infos: dict[str, onnx.ValueInfoProto]
+    """Inferred and declared types of every value shape inference could type."""
+    consumers: dict[str, list[Node]] = field(default_factory=dict)
+    producers: dict[str, Node] = field(default_factory=dict)
+    _constant_nodes: dict[str, Node] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.recount_consumers()
+
+    @property
+    def graph(self) -> onnx.GraphProto:
+        return self.model.graph
+
+    @property
+    def output_names(self) -> list[str]:
+        return [o.name for o in self.graph.output]
+
+    def recount_consumers(self) -> None:
+        """Rebuild ``consumers`` (and the Constant-node index) after nodes were replaced."""
+        consumers: dict[str, list[Node]] = defaultdict(list)
+        for node in self.nodes:
+            for name in node.inputs:
+                if name:
+                    consumers[name].append(node)
+        self.consumers = consumers
+        self.producers = {name: node for node in self.nodes for name in node.outputs if name}
+        self._constant_nodes = {
+            node.outputs[0]: node for node in self.nodes if node.op_type == "Constant"
+        }
+
+    def constant(self, name: str) -> np.ndarray | None:
+        """The value of an initializer or of a ``Constant`` node's output (None otherwise)."""
+        if name in self.initializers:
+            return self.initializers[name]
+        node = self._constant_nodes.get(name)
+        return None if node is None else constant_node_value(node)
+
+    def only_consumer(self, name: str) -> Node | None:
+        """The single node reading ``name`` when it is not also a graph output."""
+        users = self.consumers.get(name, [])
+        if len(users) != 1 or name in self.output_names:
+            return None
+        return users[0]
+
+
+def constant_node_value(node: Node) -> np.ndarray:
+    """The value of a ``Constant`` node, whichever attribute holds it."""
+    for name in ("value", "value_float", "value_floats", "value_int", "value_ints"):
+        value = node.attr(name)
+        if value is not None:
+            dtype = np.float32 if name.startswith("value_float") else np.int64
+            return value if isinstance(value, np.ndarray) else np.asarray(value, dtype=dtype)
+    raise DnncError(f"Constant node '{node.label}' has no supported value attribute")
+
+
+def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
+    """The shape-inferred graph of a model file or proto; DnncError for unusable models."""
+    if not isinstance(model, onnx.ModelProto):
+        try:
+            model = onnx.load(os.fspath(model))
+        except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
+            raise DnncError(f"cannot read ONNX model '{os.fspath(model)}': {error}") from error
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
+        raise DnncError(
+            f"ONNX opset {opset} is not supported: the importer handles opsets "
+            f"{MIN_OPSET} to {MAX_OPSET} of the default domain"
+        )
+    try:
+        model = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
+    except onnx.shape_inference.InferenceError as error:
+        raise DnncError(f"ONNX shape inference failed: {error}") from error
+    graph = model.graph
+    nodes = [
+        Node(proto, proto.name or f"#{index} (unnamed)") for index, proto in enumerate(graph.node)
+    ]
+    initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    value_infos = {
+        v.name: v for v in (*graph.input, *graph.value_info, *graph.output)
+    }
+    return Graph(model, opset, nodes, initializers, value_infos)

@@ -1,0 +1,377 @@
+"""The importer: walks an ONNX ``Graph`` in order and emits one dnn function.
+
+Every ONNX value name maps to either a numpy array (known at import time: initializers,
+``Constant`` nodes, and every node whose inputs are all known, which is folded with ONNX's own
+reference evaluator, so ``Shape -> Gather -> Concat -> Reshape`` chains become constants when
+shapes are static) or an SSA value of the function. A converter (``converters.CONVERTERS``,
+one function per ONNX op type) reads its operands either as arrays (attributes in disguise:
+shapes, axes, pads) or as tensors; an array used as a tensor is materialized once, as
+``dnn.weight`` when it goes to the weights file and as ``dnn.constant`` when it is small
+(fewer than ``INLINE_LIMIT`` elements), integer (shape-like), or there is no weights file.
+
+Result shapes come from dnnc.shapes (the dialect's own rules); each produced value is
+checked against the shape ONNX shape inference gave it, so a converter bug is reported at its
+node rather than as a wrong number later.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import onnx
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from dnnc import shapes
+from dnnc.diagnostics import DnncError
+from dnnc.dialects.dnn import (
+    BinaryOp,
+    ConstantOp,
+    EltwiseOp,
+    ReshapeOp,
+    TransposeOp,
+    WeightOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.dialects.types import element_type_of
+from dnnc.frontend.onnx.gelu import ERF_HINT
+from dnnc.frontend.onnx.graph import Graph, Node
+from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg
+
+Value = SSAValue | np.ndarray
+"""An ONNX value during import: known now (an array) or computed at run time (SSA)."""
+
+Converter = Callable[["Importer", Node], Value]
+"""Emits the dnn ops of one node and returns its (first) output."""
+
+INLINE_LIMIT = 64
+"""Arrays with fewer elements are written inline as dnn.constant even with a weights file."""
+
+_NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                         "Bernoulli", "Multinomial"})
+"""Ops that must not be evaluated at import time although their inputs are known."""
+
+_NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.-]")
+
+
+def ssa_name(onnx_name: str) -> str:
+    """An ONNX value name as an SSA name hint: invalid characters become ``_``, and a leading
+    digit gets a ``v`` prefix (xDSL then drops a trailing ``_<digits>``)."""
+    name = _NAME_CHAR.sub("_", onnx_name) or "v"
+    return f"v{name}" if name[0].isdigit() else name
+
+
+def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
+    """A plain tensor type (``shapes.DYNAMIC`` dimensions print as ``?``)."""
+    return TensorType(element, list(shape))
+
+
+def element_of(value: SSAValue) -> Attribute:
+    """A tensor value's element type."""
+    type_ = value.type
+    assert isinstance(type_, TensorType)  # every dnn value is a tensor
+    return type_.get_element_type()
+
+
+class Importer:
+    """The state of one import: values by ONNX name, the function body, the weights."""
+
+    def __init__(self, graph: Graph, weights_file: str | None) -> None:
+        self.graph = graph
+        self.weights_file = weights_file
+        self.weights: dict[str, np.ndarray] = {}
+        """Arrays for the weights file, by key."""
+        self.values: dict[str, Value] = dict(graph.initializers)
+        self.block = Block()
+        self._materialized: dict[tuple[str, int], SSAValue] = {}
+        self._keys: set[str] = set()
+
+    # -- diagnostics --------------------------------------------------------------------------
+    def where(self, node: Node) -> str:
+        """``node 'name', opset N`` for messages."""
+        return f"node '{node.label}', opset {self.graph.opset}"
+
+    def error(self, node: Node, message: str) -> DnncError:
+        """A user error about a node: ``ONNX Conv (node 'c1', opset 17): message``."""
+        return DnncError(f"ONNX {node.op_type} ({self.where(node)}): {message}")
+
+    # -- reading operands ---------------------------------------------------------------------
+    def has_input(self, node: Node, index: int) -> bool:
+        """Whether optional input ``index`` is given."""
+        return bool(node.input(index))
+
+    def const(self, node: Node, index: int) -> np.ndarray | None:
+        """Input ``index`` if it is known at import time (None if run-time or absent)."""
+        value = self.values.get(node.input(index))
+        return value if isinstance(value, np.ndarray) else None
+
+    def require_const(self, node: Node, index: int, what: str) -> np.ndarray:
+        """Input ``index`` as an array; an error naming ``what`` if it is only known at run time."""
+        value = self.const(node, index)
+        if value is None:
+            raise self.error(
+                node, f"input {index} ({what}) must be a constant: it is computed at run time"
+            )
+        return value
+
+    def tensor(self, node: Node, index: int, rank: int | None = None) -> SSAValue:
+        """Input ``index`` as an SSA value; a constant is materialized (with ``rank``: first
+        given leading 1s up to that rank, as broadcasting would)."""
+        name = node.input(index)
+        value = self.values[name]
+        if isinstance(value, SSAValue):
+            return value
+        return self.materialize(node, value, name, rank)
+
+    def optional_tensor(self, node: Node, index: int) -> SSAValue | None:
+        """Input ``index`` as an SSA value, or None when absent."""
+        return self.tensor(node, index) if self.has_input(node, index) else None
+
+    def shape(self, value: Value) -> shapes.Shape:
+        """The shape of a value (``shapes.DYNAMIC`` for unknown dimensions)."""
+        return value.shape if isinstance(value, np.ndarray) else shape_of(value)
+
+    # -- constants ----------------------------------------------------------------------------
+    def materialize(
+        self, node: Node, array: np.ndarray, key: str, rank: int | None = None
+    ) -> SSAValue:
+        """An array as a dnn.constant or dnn.weight, once per (key, rank); ``key`` is the ONNX
+        value name (or a name made up for a computed array) and names the weight."""
+        if rank is not None and array.ndim < rank:
+            array = array.reshape((1,) * (rank - array.ndim) + array.shape)
+        cached = self._materialized.get((key, array.ndim))
+        if cached is not None:
+            return cached
+        try:
+            data_type = DataType.of_numpy(array.dtype)
+        except ValueError:
+            data_type = None
+        if data_type in (None, DataType.S64):
+            raise self.error(
+                node, f"a {array.dtype} tensor computed at run time is not supported: dnn "
+                "tensors are f32, bf16, f16, i8, ui8 or i32 (fold it or cast it to one of them)"
+            )
+        type_ = tensor_type(element_type_of(data_type), array.shape)
+        inline = (
+            self.weights_file is None
+            or array.size < INLINE_LIMIT
+            or np.issubdtype(array.dtype, np.integer)
+        )
+        if inline:
+            data = BytesAttr(np.ascontiguousarray(array).tobytes())
+            op: Operation = ConstantOp(DenseIntOrFPElementsAttr(type_, data))
+        else:
+            assert self.weights_file is not None  # inline otherwise
+            weight_key = self._unique_key(key)
+            self.weights[weight_key] = np.ascontiguousarray(array)
+            op = WeightOp.build(
+                result_types=[type_],
+                properties={"file": StringAttr(self.weights_file), "key": StringAttr(weight_key)},
+            )
+        result = self.emit(op, key)
+        self._materialized[(key, array.ndim)] = result
+        return result
+
+    def _unique_key(self, key: str) -> str:
+        candidate, suffix = key, 1
+        while candidate in self._keys:
+            candidate, suffix = f"{key}.{suffix}", suffix + 1
+        self._keys.add(candidate)
+        return candidate
+
+    def fold(self, node: Node) -> list[np.ndarray] | None:
+        """The outputs of a node whose inputs are all known, from ONNX's reference evaluator
+        (None when the node must run at run time)."""
+        known = [name for name in node.inputs if name]
+        if node.op_type in _NOT_FOLDED or not all(
+            isinstance(self.values.get(name), np.ndarray) for name in known
+        ):
+            return None
+        if not known and node.op_type != "Constant":
+            return None
+        evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
+        feeds = {name: self.values[name] for name in known}
+        try:
+            results = evaluator.run(None, feeds)
+        except Exception as error:  # the reference evaluator raises anything; say which node
+            raise self.error(node, f"cannot evaluate the constant node: {error}") from error
+        return [np.asarray(r) for r in results]
+
+    # -- emitting ops -------------------------------------------------------------------------
+    def emit(self, op: Operation, name: str | None = None) -> SSAValue:
+        """Append ``op`` to the function and return its first result."""
+        self.block.add_op(op)
+        result = op.results[0]
+        if name is not None:
+            result.name_hint = ssa_name(name)
+        return result
+
+    def eltwise(
+        self, src: SSAValue, alg: EltwiseAlg, alpha: float = 0.0, beta: float = 0.0
+    ) -> SSAValue:
+        """``dnn.eltwise alg`` with explicit alpha and beta."""
+        return self.emit(
+            EltwiseOp.build(
+                operands=[src],
+                result_types=[src.type],
+                properties={
+                    "alg": EltwiseAlgAttr(alg),
+                    "alpha": f32_attr(alpha),
+                    "beta": f32_attr(beta),
+                },
+            )
+        )
+
+    def binary(self, node: Node, alg: BinaryAlg, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """``dnn.binary alg`` with numpy broadcasting."""
+        shape = self.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
+        return self.emit(
+            BinaryOp.build(
+                operands=[lhs, rhs, []],
+                result_types=[tensor_type(element_of(lhs), shape)],
+                properties={"alg": BinaryAlgAttr(alg)},
+            )
+        )
+
+    def reshape(self, src: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """``dnn.reshape`` to ``shape`` (no op when the shape is already that)."""
+        if tuple(shape) == shape_of(src):
+            return src
+        return self.emit(
+            ReshapeOp.build(
+                operands=[src], result_types=[tensor_type(element_of(src), shape)]
+            )
+        )
+
+    def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
+        """``dnn.transpose`` (no op for the identity permutation)."""
+        if list(permutation) == list(range(len(permutation))):
+            return src
+        shape = shapes.transpose(shape_of(src), permutation=permutation)
+        return self.emit(
+            TransposeOp.build(
+                operands=[src],
+                result_types=[tensor_type(element_of(src), shape)],
+                properties={"permutation": i64_array(*permutation)},
+            )
+        )
+
+    def infer(
+        self, node: Node, shape_function: Callable[..., shapes.Shape], *args: object,
+        **kwargs: object,
+    ) -> shapes.Shape:
+        """A dnnc.shapes function's result, its ShapeError reported at ``node``."""
+        try:
+            return shape_function(*args, **kwargs)
+        except shapes.ShapeError as error:
+            raise self.error(node, str(error)) from error
+
+    # -- the walk -----------------------------------------------------------------------------
+    def run(self, converters: dict[str, Converter], function_name: str) -> ModuleOp:
+        """Convert the whole graph into ``func.func @function_name``."""
+        for value_info in self.graph.graph.input:
+            if value_info.name in self.values:
+                continue  # an initializer listed as an input (old exporters): a constant
+            arg = self.block.insert_arg(self._input_type(value_info), len(self.block.args))
+            arg.name_hint = ssa_name(value_info.name)
+            self.values[value_info.name] = arg
+        for node in self.graph.nodes:
+            self._convert(node, converters)
+        results: list[SSAValue] = []
+        for name in self.graph.output_names:
+            value = self.values[name]
+            if isinstance(value, np.ndarray):
+                value = self.materialize(self.graph.nodes[-1], value, name)
+            results.append(value)
+        self.block.add_op(func.ReturnOp(*results))
+        function = func.FuncOp(
+            function_name,
+            ([a.type for a in self.block.args], [r.type for r in results]),
+            Region(self.block),
+        )
+        return ModuleOp([function])
+
+    def _input_type(self, value_info: onnx.ValueInfoProto) -> TensorType:
+        tensor = value_info.type.tensor_type
+        data_type = _data_type(tensor.elem_type)
+        if data_type in (None, DataType.S64):
+            name = helper.tensor_dtype_to_string(tensor.elem_type)
+            raise DnncError(
+                f"graph input '{value_info.name}' has element type {name}: dnn tensors are "
+                "f32, bf16, f16, i8, ui8 or i32"
+            )
+        dims = [
+            d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC
+            for d in tensor.shape.dim
+        ]
+        return tensor_type(element_type_of(data_type), dims)
+
+    def _convert(self, node: Node, converters: dict[str, Converter]) -> None:
+        if node.domain not in ("", "ai.onnx"):
+            raise self.unsupported(node, converters)
+        folded = self.fold(node)
+        if folded is not None:
+            self.values.update(zip(node.outputs, folded))
+            return
+        converter = converters.get(node.op_type)
+        if node.op_type == "Erf":
+            raise self.error(node, ERF_HINT)
+        if converter is None:
+            raise self.unsupported(node, converters)
+        for extra in node.outputs[1:]:
+            if extra and (self.graph.consumers.get(extra) or extra in self.graph.output_names):
+                raise self.error(
+                    node, f"output '{extra}' is used, but only the first output is supported"
+                )
+        value = converter(self, node)
+        if isinstance(value, SSAValue):
+            self._check_shape(node, value)
+            if value.name_hint is None and isinstance(value.owner, Operation):
+                value.name_hint = ssa_name(node.outputs[0])
+        self.values[node.outputs[0]] = value
+
+    def unsupported(self, node: Node, converters: dict[str, Converter]) -> DnncError:
+        """The error for an op type the importer has no converter for."""
+        domain = f" of domain '{node.domain}'" if node.domain not in ("", "ai.onnx") else ""
+        return DnncError(
+            f"unsupported ONNX op '{node.op_type}'{domain} ({self.where(node)}); supported: "
+            f"{', '.join(sorted(converters))} (any op whose inputs are all constant is "
+            "folded at import)"
+        )
+
+    def _check_shape(self, node: Node, value: SSAValue) -> None:
+        """The converter's shape agrees with ONNX shape inference where that is known."""
+        info = self.graph.value_infos.get(node.outputs[0])
+        if info is None or not info.type.tensor_type.HasField("shape"):
+            return
+        declared = tuple(
+            d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC
+            for d in info.type.tensor_type.shape.dim
+        )
+        if not shapes.compatible(shape_of(value), declared):
+            raise self.error(
+                node,
+                f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
+                f"shape inference says {shapes.format_shape(declared)}",
+            )
+
+
+def _data_type(elem_type: int) -> DataType | None:
+    """The dnnc data type of an ONNX element type (None when there is none)."""
+    try:
+        return DataType.of_numpy(np.dtype(helper.tensor_dtype_to_np_dtype(elem_type)))
+    except (KeyError, TypeError, ValueError):
+        return None

@@ -1,0 +1,346 @@
+"""Converters of the ONNX ops with a dnn primitive of their own: Conv, pooling, normalization,
+Gemm / MatMul, Softmax / LogSoftmax.
+
+Sliding windows (Conv, MaxPool, AveragePool) share ``window_pads``: explicit pads, or
+``auto_pad`` resolved against the static input size the way ONNX defines it; pooling's
+``ceil_mode`` becomes extra end padding (dnn windows round down).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.ir import SSAValue
+
+from dnnc import shapes
+from dnnc.dialects.dnn import (
+    BatchNormOp,
+    Conv2DOp,
+    InnerProductOp,
+    LayerNormOp,
+    LogSoftmaxOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    SoftmaxOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.attributes import PoolKindAttr, ReduceKindAttr
+from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.kinds import BinaryAlg, EltwiseAlg, PoolKind, ReduceKind
+
+Pads = tuple[list[int], list[int]]
+
+
+def _spatial(imp: Importer, node: Node, src: SSAValue) -> shapes.Shape:
+    """The H, W of a 4-D NCHW input (dnn windows are 2-D)."""
+    shape = shape_of(src)
+    if len(shape) != 4:
+        raise imp.error(
+            node, f"only 2-D windows are supported (a 4-D NCHW input), got rank {len(shape)}"
+        )
+    return shape[2:]
+
+
+def window_pads(
+    imp: Importer,
+    node: Node,
+    spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> Pads:
+    """(pads_begin, pads_end) from ``pads`` or ``auto_pad`` (SAME_* needs static H, W)."""
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    if auto_pad == "VALID":
+        return [0, 0], [0, 0]
+    if auto_pad == "NOTSET":
+        pads = list(node.attr("pads", [0, 0, 0, 0]))
+        return pads[:2], pads[2:]
+    if shapes.DYNAMIC in spatial:
+        raise imp.error(node, f"auto_pad {auto_pad} needs static spatial dimensions")
+    begin, end = [], []
+    for size, k, s, d in zip(spatial, kernel, strides, dilations):
+        total = max((math.ceil(size / s) - 1) * s + (k - 1) * d + 1 - size, 0)
+        small, large = total // 2, total - total // 2
+        begin.append(small if auto_pad == "SAME_UPPER" else large)
+        end.append(large if auto_pad == "SAME_UPPER" else small)
+    return begin, end
+
+
+def convert_conv(imp: Importer, node: Node) -> Value:
+    """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads) -> dnn.conv2d."""
+    src, wei = imp.tensor(node, 0), imp.tensor(node, 1)
+    bias = imp.optional_tensor(node, 2)
+    spatial = _spatial(imp, node, src)
+    kernel = shape_of(wei)[2:]
+    strides = list(node.attr("strides", [1, 1]))
+    dilations = list(node.attr("dilations", [1, 1]))
+    groups = int(node.attr("group", 1))
+    begin, end = window_pads(imp, node, spatial, kernel, strides, dilations)
+    properties = {
+        "strides": strides, "pads_begin": begin, "pads_end": end, "dilations": dilations,
+    }
+    shape = imp.infer(
+        node, shapes.conv2d, shape_of(src), shape_of(wei),
+        None if bias is None else shape_of(bias), groups=groups, **properties,
+    )
+    return imp.emit(
+        Conv2DOp.build(
+            operands=[src, wei, [] if bias is None else [bias], []],
+            result_types=[tensor_type(element_of(src), shape)],
+            properties={
+                **{name: i64_array(*values) for name, values in properties.items()},
+                "groups": IntegerAttr(groups, i64),
+            },
+        )
+    )
+
+
+def _ceil_pads_end(
+    imp: Importer, node: Node, spatial: Sequence[int], kernel: Sequence[int],
+    strides: Sequence[int], dilations: Sequence[int], pads: Pads,
+) -> list[int]:
+    """End padding that makes the floor formula give ONNX's ceil_mode size (a last window
+    starting in the end padding is dropped, as ONNX and PyTorch do)."""
+    begin, end = pads
+    if shapes.DYNAMIC in spatial:
+        raise imp.error(node, "ceil_mode needs static spatial dimensions")
+    new_end = []
+    for size, k, s, d, b, e in zip(spatial, kernel, strides, dilations, begin, end):
+        extent = d * (k - 1) + 1
+        out = math.ceil((size + b + e - extent) / s) + 1
+        if (out - 1) * s >= size + b:
+            out -= 1
+        new_end.append(max(e, (out - 1) * s + extent - size - b))
+    return new_end
+
+
+def convert_pool(imp: Importer, node: Node) -> Value:
+    """MaxPool / AveragePool -> dnn.pool (count_include_pad picks the average kind)."""
+    src = imp.tensor(node, 0)
+    spatial = _spatial(imp, node, src)
+    kernel = list(node.attr("kernel_shape"))
+    strides = list(node.attr("strides", [1, 1]))
+    dilations = list(node.attr("dilations", [1, 1]))
+    if node.attr("storage_order", 0) != 0:
+        raise imp.error(node, "storage_order 1 (column-major indices) is not supported")
+    pads = window_pads(imp, node, spatial, kernel, strides, dilations)
+    if node.op_type == "MaxPool":
+        kind = PoolKind.MAX
+    elif node.attr("count_include_pad", 0):
+        kind = PoolKind.AVG_INCLUDE_PAD
+    else:
+        kind = PoolKind.AVG_EXCLUDE_PAD
+    begin, end = pads
+    if node.attr("ceil_mode", 0):
+        ceil_end = _ceil_pads_end(imp, node, spatial, kernel, strides, dilations, pads)
+        if kind is PoolKind.AVG_INCLUDE_PAD and ceil_end != end:
+            raise imp.error(
+                node, "ceil_mode with count_include_pad would count the extra end padding "
+                "ONNX leaves out of the divisor: not supported"
+            )
+        end = ceil_end
+    properties = {
+        "kernel": kernel, "strides": strides, "pads_begin": begin, "pads_end": end,
+        "dilations": dilations,
+    }
+    shape = imp.infer(node, shapes.pool, shape_of(src), **properties)
+    return imp.emit(
+        PoolOp.build(
+            operands=[src, []],
+            result_types=[tensor_type(element_of(src), shape)],
+            properties={
+                "kind": PoolKindAttr(kind),
+                **{name: i64_array(*values) for name, values in properties.items()},
+            },
+        )
+    )
+
+
+def reduce(
+    imp: Importer, node: Node, src: SSAValue, kind: ReduceKind, axes: Sequence[int],
+    keep_dims: bool,
+) -> SSAValue:
+    """dnn.reduce of ``src`` over ``axes``."""
+    shape = imp.infer(node, shapes.reduce, shape_of(src), axes=axes, keep_dims=keep_dims)
+    return imp.emit(
+        ReduceOp.build(
+            operands=[src],
+            result_types=[tensor_type(element_of(src), shape)],
+            properties={
+                "kind": ReduceKindAttr(kind),
+                "axes": i64_array(*axes),
+                "keep_dims": IntegerAttr.from_bool(keep_dims),
+            },
+        )
+    )
+
+
+def convert_global_pool(imp: Importer, node: Node) -> Value:
+    """GlobalAveragePool / GlobalMaxPool -> dnn.reduce mean / max over every spatial axis."""
+    src = imp.tensor(node, 0)
+    kind = ReduceKind.MEAN if node.op_type == "GlobalAveragePool" else ReduceKind.MAX
+    return reduce(imp, node, src, kind, list(range(2, len(shape_of(src)))), keep_dims=True)
+
+
+def convert_batch_norm(imp: Importer, node: Node) -> Value:
+    """BatchNormalization (inference) -> dnn.batch_norm."""
+    if node.attr("training_mode", 0):
+        raise imp.error(node, "training_mode 1 is not supported (inference only)")
+    operands = [imp.tensor(node, index) for index in range(5)]
+    shape = imp.infer(node, shapes.batch_norm, *(shape_of(v) for v in operands))
+    return imp.emit(
+        BatchNormOp.build(
+            operands=operands,
+            result_types=[tensor_type(element_of(operands[0]), shape)],
+            properties={"epsilon": f32_attr(float(node.attr("epsilon", 1e-5)))},
+        )
+    )
+
+
+def _flatten_to(imp: Importer, node: Node, shape: shapes.Shape, axis: int) -> tuple[int, ...]:
+    """``shape`` with the dimensions from ``axis`` on multiplied into one (they must be static)."""
+    inner = shape[axis:]
+    if shapes.DYNAMIC in inner:
+        raise imp.error(node, f"dimensions {axis}.. of {shapes.format_shape(shape)} must be static")
+    return (*shape[:axis], math.prod(inner))
+
+
+def convert_layer_norm(imp: Importer, node: Node) -> Value:
+    """LayerNormalization -> dnn.layer_norm; normalizing several trailing axes flattens
+    them into one around the op."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    axis = imp.infer(node, shapes.normalize_axis, int(node.attr("axis", -1)), len(shape))
+    flat = _flatten_to(imp, node, shape, axis)
+    channels = flat[-1]
+    scale = imp.reshape(imp.tensor(node, 1), (channels,))
+    shift = imp.optional_tensor(node, 2)
+    shift = None if shift is None else imp.reshape(shift, (channels,))
+    flat_src = imp.reshape(src, flat)
+    imp.infer(node, shapes.layer_norm, flat, (channels,), None if shift is None else (channels,))
+    result = imp.emit(
+        LayerNormOp.build(
+            operands=[flat_src, [scale], [] if shift is None else [shift]],
+            result_types=[flat_src.type],
+            properties={"epsilon": f32_attr(float(node.attr("epsilon", 1e-5)))},
+        )
+    )
+    return imp.reshape(result, shape)
+
+
+def convert_softmax(imp: Importer, node: Node) -> Value:
+    """Softmax / LogSoftmax -> dnn.softmax / dnn.log_softmax. Before opset 13 ONNX coerces the
+    input to 2-D at ``axis`` (default 1): the op then runs on that flattened view."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    legacy = imp.graph.opset < 13
+    axis = imp.infer(
+        node, shapes.normalize_axis, int(node.attr("axis", 1 if legacy else -1)), len(shape)
+    )
+    op_class = SoftmaxOp if node.op_type == "Softmax" else LogSoftmaxOp
+    view = src
+    if legacy and axis != len(shape) - 1:
+        view = imp.reshape(src, _flatten_to(imp, node, shape, axis))
+        axis = len(shape_of(view)) - 1
+    result = imp.emit(
+        op_class.build(
+            operands=[view], result_types=[view.type], properties={"axis": IntegerAttr(axis, i64)}
+        )
+    )
+    return imp.reshape(result, shape)
+
+
+def matmul(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """dnn.matmul of two values of rank >= 2."""
+    shape = imp.infer(node, shapes.matmul, shape_of(lhs), shape_of(rhs))
+    return imp.emit(
+        MatmulOp.build(
+            operands=[lhs, rhs, [], []], result_types=[tensor_type(element_of(lhs), shape)]
+        )
+    )
+
+
+def convert_matmul(imp: Importer, node: Node) -> Value:
+    """MatMul -> dnn.matmul; a 1-D operand is a row (lhs) or column (rhs) vector whose unit
+    dimension is dropped from the result, as numpy.matmul does."""
+    lhs, rhs = imp.tensor(node, 0), imp.tensor(node, 1)
+    lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
+    if len(lhs_shape) == 1:
+        lhs = imp.reshape(lhs, (1, *lhs_shape))
+    if len(rhs_shape) == 1:
+        rhs = imp.reshape(rhs, (*rhs_shape, 1))
+    result = matmul(imp, node, lhs, rhs)
+    shape = shape_of(result)
+    if len(rhs_shape) == 1:
+        shape = shape[:-1]
+    if len(lhs_shape) == 1:
+        shape = (*shape[:-2], shape[-1]) if len(rhs_shape) != 1 else shape[:-1]
+    return imp.reshape(result, shape)
+
+
+def _inner_product_operands(
+    imp: Importer, node: Node, alpha: float, beta: float
+) -> tuple[SSAValue, SSAValue | None] | None:
+    """The [N, K] weights and [N] bias (alpha and beta folded in) when a Gemm is an inner
+    product: A not transposed, B constant, C absent or a constant row vector."""
+    b = imp.const(node, 1)
+    if node.attr("transA", 0) or b is None:
+        return None
+    trans_b = bool(node.attr("transB", 0))
+    weights = b if trans_b else b.T
+    outputs = weights.shape[0]
+    c = imp.const(node, 2)
+    if imp.has_input(node, 2) and (
+        c is None or c.size not in (1, outputs) or (c.ndim == 2 and c.shape[0] != 1) or c.ndim > 2
+    ):
+        return None
+    unchanged = trans_b and alpha == 1.0
+    wei = imp.materialize(
+        node,
+        np.ascontiguousarray(weights * np.asarray(alpha, weights.dtype)),
+        node.input(1) if unchanged else f"{node.input(1)}.gemm",
+    )
+    if c is None:
+        return wei, None
+    vector = np.broadcast_to(c.reshape(-1), (outputs,)) * np.asarray(beta, c.dtype)
+    unchanged = beta == 1.0 and c.shape == (outputs,)
+    key = node.input(2) if unchanged else f"{node.input(2)}.gemm"
+    return wei, imp.materialize(node, np.ascontiguousarray(vector), key)
+
+
+def convert_gemm(imp: Importer, node: Node) -> Value:
+    """Gemm: alpha * A' @ B' + beta * C. As a dnn.inner_product when it is one (see
+    ``_inner_product_operands``), else a dnn.matmul with transposes, scaling and an add."""
+    alpha, beta = float(node.attr("alpha", 1.0)), float(node.attr("beta", 1.0))
+    src = imp.tensor(node, 0)
+    inner_product = _inner_product_operands(imp, node, alpha, beta)
+    if inner_product is not None:
+        wei, bias = inner_product
+        shape = imp.infer(
+            node, shapes.inner_product, shape_of(src), shape_of(wei),
+            None if bias is None else shape_of(bias),
+        )
+        return imp.emit(
+            InnerProductOp.build(
+                operands=[src, wei, [] if bias is None else [bias], []],
+                result_types=[tensor_type(element_of(src), shape)],
+            )
+        )
+    lhs = imp.transpose(src, [1, 0] if node.attr("transA", 0) else [0, 1])
+    rhs = imp.transpose(imp.tensor(node, 1), [1, 0] if node.attr("transB", 0) else [0, 1])
+    result = matmul(imp, node, lhs, rhs)
+    if alpha != 1.0:
+        result = imp.eltwise(result, EltwiseAlg.LINEAR, alpha, 0.0)
+    if not imp.has_input(node, 2):
+        return result
+    bias = imp.tensor(node, 2, rank=2)
+    if beta != 1.0:
+        bias = imp.eltwise(bias, EltwiseAlg.LINEAR, beta, 0.0)
+    return imp.binary(node, BinaryAlg.ADD, result, bias)

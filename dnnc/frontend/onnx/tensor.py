@@ -1,0 +1,191 @@
+"""Converters of the ONNX ops that move data or reduce it: Flatten, Reshape, Squeeze,
+Unsqueeze, Transpose, Concat, Slice, Reduce*, Shape.
+
+Their shape-like operands (target shapes, axes, starts / ends) must be known at import time;
+``Shape`` of a statically shaped tensor is such a constant, so exporter-made shape
+subgraphs fold away (``importer.Importer.fold``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from dnnc import shapes
+from dnnc.dialects.dnn import ConcatOp, SliceOp, shape_of
+from dnnc.dialects.dnn.base import i64_array
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.frontend.onnx.nn import reduce
+from dnnc.kinds import ReduceKind
+
+REDUCE: dict[str, ReduceKind] = {
+    "ReduceMean": ReduceKind.MEAN,
+    "ReduceSum": ReduceKind.SUM,
+    "ReduceMax": ReduceKind.MAX,
+    "ReduceMin": ReduceKind.MIN,
+}
+"""ONNX reduction -> dnn.reduce kind."""
+
+_AXES_AS_INPUT_SINCE = {"Squeeze": 13, "Unsqueeze": 13, "ReduceSum": 13}
+"""Opset from which ``axes`` is an input rather than an attribute (18 for the other Reduce*)."""
+
+
+def _axes(imp: Importer, node: Node, index: int) -> list[int] | None:
+    """The ``axes`` attribute or (from the op's opset) input ``index``; None when absent."""
+    if imp.graph.opset < _AXES_AS_INPUT_SINCE.get(node.op_type, 18):
+        axes = node.attr("axes")
+        return None if axes is None else [int(a) for a in axes]
+    if not imp.has_input(node, index):
+        return None
+    return [int(a) for a in imp.require_const(node, index, "axes").reshape(-1)]
+
+
+def _product(dims: Sequence[int]) -> int:
+    return shapes.DYNAMIC if shapes.DYNAMIC in dims else math.prod(dims)
+
+
+def convert_flatten(imp: Importer, node: Node) -> Value:
+    """Flatten at ``axis`` -> dnn.reshape to [prod(dims before), prod(dims from axis)]."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    axis = int(node.attr("axis", 1))
+    axis = axis + len(shape) if axis < 0 else axis
+    return imp.reshape(src, (_product(shape[:axis]), _product(shape[axis:])))
+
+
+def convert_reshape(imp: Importer, node: Node) -> Value:
+    """Reshape with a constant target: 0 copies the input dimension (unless allowzero), -1
+    takes what is left (dynamic when that is not known)."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    target = [int(d) for d in imp.require_const(node, 1, "shape").reshape(-1)]
+    allow_zero = bool(node.attr("allowzero", 0))
+    dims = [shape[i] if d == 0 and not allow_zero else d for i, d in enumerate(target)]
+    if dims.count(-1) > 1:
+        raise imp.error(node, f"the target shape {target} has more than one -1")
+    if -1 in dims:
+        known = _product([d for d in dims if d != -1])
+        total = _product(shape)
+        inferred = shapes.DYNAMIC if shapes.DYNAMIC in (known, total) or known == 0 else total // known
+        dims[dims.index(-1)] = inferred
+    imp.infer(node, shapes.reshape, shape, shape=tuple(dims))
+    return imp.reshape(src, dims)
+
+
+def convert_squeeze(imp: Importer, node: Node) -> Value:
+    """Squeeze -> dnn.reshape without the given (or every static unit) axes."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    axes = _axes(imp, node, 1)
+    if axes is None:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    drop = {imp.infer(node, shapes.normalize_axis, a, len(shape)) for a in axes}
+    for axis in drop:
+        if shape[axis] not in (1, shapes.DYNAMIC):
+            raise imp.error(node, f"cannot squeeze axis {axis} of size {shape[axis]}")
+    return imp.reshape(src, [d for i, d in enumerate(shape) if i not in drop])
+
+
+def convert_unsqueeze(imp: Importer, node: Node) -> Value:
+    """Unsqueeze -> dnn.reshape with unit axes inserted (axes count in the result's rank)."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    axes = _axes(imp, node, 1)
+    if axes is None:
+        raise imp.error(node, "axes are required")
+    rank = len(shape) + len(axes)
+    insert = {imp.infer(node, shapes.normalize_axis, a, rank) for a in axes}
+    dims = iter(shape)
+    return imp.reshape(src, [1 if i in insert else next(dims) for i in range(rank)])
+
+
+def convert_transpose(imp: Importer, node: Node) -> Value:
+    """Transpose (default: reverse the dimensions) -> dnn.transpose."""
+    src = imp.tensor(node, 0)
+    rank = len(shape_of(src))
+    permutation = [int(p) for p in node.attr("perm", list(reversed(range(rank))))]
+    imp.infer(node, shapes.transpose, shape_of(src), permutation=permutation)
+    return imp.transpose(src, permutation)
+
+
+def convert_concat(imp: Importer, node: Node) -> Value:
+    """Concat -> dnn.concat."""
+    inputs = [imp.tensor(node, index) for index in range(len(node.inputs))]
+    axis = int(node.attr("axis"))
+    shape = imp.infer(node, shapes.concat, [shape_of(v) for v in inputs], axis=axis)
+    return imp.emit(
+        ConcatOp.build(
+            operands=[inputs],
+            result_types=[tensor_type(element_of(inputs[0]), shape)],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
+
+
+def _clamp(index: int, size: int) -> int:
+    """An ONNX slice bound: negative counts from the end, then clamped to [0, size]."""
+    return min(max(index + size if index < 0 else index, 0), size)
+
+
+def convert_slice(imp: Importer, node: Node) -> Value:
+    """Slice with constant starts / ends / axes / steps (negative and out-of-range bounds as
+    ONNX clamps them; positive steps) -> dnn.slice."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    starts = imp.require_const(node, 1, "starts").reshape(-1)
+    ends = imp.require_const(node, 2, "ends").reshape(-1)
+    axes = (
+        imp.require_const(node, 3, "axes").reshape(-1)
+        if imp.has_input(node, 3) else np.arange(len(starts))
+    )
+    steps = (
+        imp.require_const(node, 4, "steps").reshape(-1)
+        if imp.has_input(node, 4) else np.ones(len(starts), np.int64)
+    )
+    begin, end, step = [0] * len(shape), list(shape), [1] * len(shape)
+    for start, stop, axis, stride in zip(starts, ends, axes, steps):
+        axis = imp.infer(node, shapes.normalize_axis, int(axis), len(shape))
+        if stride < 1:
+            raise imp.error(node, f"step {int(stride)} on axis {axis}: only positive steps")
+        if shape[axis] == shapes.DYNAMIC:
+            raise imp.error(node, f"slicing the dynamic axis {axis} is not supported")
+        begin[axis] = _clamp(int(start), shape[axis])
+        end[axis] = max(begin[axis], _clamp(int(stop), shape[axis]))
+        step[axis] = int(stride)
+    properties = {"starts": begin, "ends": end, "steps": step}
+    result = imp.infer(node, shapes.slice, shape, **properties)
+    return imp.emit(
+        SliceOp.build(
+            operands=[src],
+            result_types=[tensor_type(element_of(src), result)],
+            properties={name: i64_array(*values) for name, values in properties.items()},
+        )
+    )
+
+
+def convert_reduce(imp: Importer, node: Node) -> Value:
+    """ReduceMean/Sum/Max/Min -> dnn.reduce (no axes: all of them, or nothing when
+    noop_with_empty_axes)."""
+    src = imp.tensor(node, 0)
+    axes = _axes(imp, node, 1)
+    if not axes:
+        if node.attr("noop_with_empty_axes", 0):
+            return src
+        axes = list(range(len(shape_of(src))))
+    keep_dims = bool(node.attr("keepdims", 1))
+    return reduce(imp, node, src, REDUCE[node.op_type], axes, keep_dims)
+
+
+def convert_shape(imp: Importer, node: Node) -> Value:
+    """Shape of a statically shaped tensor -> an int64 constant (start / end from opset 15)."""
+    shape = imp.shape(imp.values[node.input(0)])
+    if shapes.DYNAMIC in shape:
+        raise imp.error(
+            node, f"the shape {shapes.format_shape(shape)} is only known at run time"
+        )
+    start, end = int(node.attr("start", 0)), node.attr("end")
+    return np.asarray(shape[start: None if end is None else int(end)], dtype=np.int64)
