@@ -29,6 +29,7 @@ _DNNC_PASSES: dict[str, str] = {
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
+    "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
 }
 """dnnc's own passes: command-line name -> `module:Class`."""
 
