@@ -114,6 +114,9 @@ def post_op_chain(value: object) -> tuple[PostOp, ...]:
 POST_OPS: Mapping[str, Param] = {"post_ops": Param(post_op_chain, ())}
 """The parameter of the kinds that take post-ops (merge it into ``params_spec``)."""
 
+UNARY_ARGS: Mapping[str, int] = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
+"""The roles of the kinds that read one src and write dst."""
+
 
 # --- descriptors -------------------------------------------------------------------------------
 
@@ -301,6 +304,13 @@ class PrimitiveHandler:
                 raise self._error(
                     f"post_arg_{j} {dims} of {type(post_op).__name__} does not fit dst {dst}"
                 )
+
+    def _normalize_axis(self, rank: int) -> None:
+        """Check the ``axis`` parameter against a rank and make it non-negative."""
+        axis = self.params["axis"]
+        if not -rank <= axis < rank:
+            raise self._error(f"axis {axis} is out of range for rank {rank}")
+        self.params["axis"] = axis % rank
 
     def _check_lengths(self, names: Sequence[str], length: int) -> None:
         """Each parameter of ``names`` has ``length`` entries (one per spatial dimension)."""

@@ -12,6 +12,7 @@ from dnnc.runtime.dnnl import POOL_ALGS, MemoryDesc
 from dnnc.runtime.primitives.base import (
     FORWARD_INFERENCE,
     POST_OPS,
+    UNARY_ARGS,
     Param,
     PrimitiveHandler,
     choice,
@@ -94,7 +95,7 @@ class ConvolutionHandler(_WindowHandler):
 class PoolingHandler(_WindowHandler):
     kind = "pooling"
     primitive = "pooling_forward"
-    args = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
+    args = UNARY_ARGS
     params_spec = {
         "kind": Param(choice(PoolKind)),
         "kernel": Param(integers),

@@ -10,6 +10,7 @@ from dnnc.runtime.dnnl import BINARY_ALGS, MemoryDesc, eltwise_algorithm
 from dnnc.runtime.primitives.base import (
     FORWARD_INFERENCE,
     POST_OPS,
+    UNARY_ARGS,
     Param,
     PrimitiveHandler,
     choice,
@@ -17,8 +18,6 @@ from dnnc.runtime.primitives.base import (
     number,
     with_rank,
 )
-
-_UNARY_ARGS: Mapping[str, int] = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
 
 SOFTMAX_ALGS: Mapping[str, capi.dnnl_alg_kind_t] = {
     "accurate": capi.dnnl_alg_kind_t.dnnl_softmax_accurate,
@@ -30,7 +29,7 @@ SOFTMAX_ALGS: Mapping[str, capi.dnnl_alg_kind_t] = {
 class EltwiseHandler(PrimitiveHandler):
     kind = "eltwise"
     primitive = "eltwise_forward"
-    args = _UNARY_ARGS
+    args = UNARY_ARGS
     params_spec = {
         "alg": Param(choice(EltwiseAlg)),
         "alpha": Param(number, 0.0),
@@ -47,14 +46,11 @@ class EltwiseHandler(PrimitiveHandler):
 class SoftmaxHandler(PrimitiveHandler):
     kind = "softmax"
     primitive = "softmax_forward"
-    args = _UNARY_ARGS
+    args = UNARY_ARGS
     params_spec = {"axis": Param(integer), "alg": Param(choice(SOFTMAX_ALGS), "accurate")}
 
     def _check(self) -> None:
-        rank, axis = self.descs["src"].ndims, self.params["axis"]
-        if not -rank <= axis < rank:
-            raise self._error(f"axis {axis} is out of range for rank {rank}")
-        self.params["axis"] = axis % rank
+        self._normalize_axis(self.descs["src"].ndims)
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         return (

@@ -52,10 +52,7 @@ class ConcatHandler(_MultiSourceHandler):
     params_spec = {"axis": Param(integer)}
 
     def _check(self) -> None:
-        rank, axis = self.descs["dst"].ndims, self.params["axis"]
-        if not -rank <= axis < rank:
-            raise self._error(f"axis {axis} is out of range for rank {rank}")
-        self.params["axis"] = axis % rank
+        self._normalize_axis(self.descs["dst"].ndims)
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         return (descs["dst"], self.params["axis"], self._sources(descs))

@@ -10,6 +10,7 @@ from dnnc.runtime import capi
 from dnnc.runtime.dnnl import LRN_ALGS, REDUCE_ALGS, MemoryDesc
 from dnnc.runtime.primitives.base import (
     FORWARD_INFERENCE,
+    UNARY_ARGS,
     Param,
     PrimitiveHandler,
     choice,
@@ -65,7 +66,7 @@ class LayerNormalizationHandler(PrimitiveHandler):
 class LrnHandler(PrimitiveHandler):
     kind = "lrn"
     primitive = "lrn_forward"
-    args = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
+    args = UNARY_ARGS
     params_spec = {
         "kind": Param(choice(LrnKind)),
         "size": Param(integer),
@@ -96,7 +97,7 @@ class ReductionHandler(PrimitiveHandler):
 
     kind = "reduction"
     primitive = "reduction"
-    args = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_DST}
+    args = UNARY_ARGS
     params_spec = {"kind": Param(choice(ReduceKind))}
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
