@@ -1,0 +1,65 @@
+"""dnnc-import: an ONNX model as dnn IR (``dnnc-import model.onnx -o model.mlir``).
+
+With ``-o out.mlir`` the large weights go to ``out.npz`` beside it, referenced by file name
+(``dnn.weight "out.npz", "<initializer>"``: dnn.weight paths are relative to the IR file);
+without ``-o`` the IR goes to stdout with every weight inline. User errors are one
+``error: ...`` line on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from dnnc.diagnostics import DnncError
+from dnnc.frontend.onnx import convert
+
+
+def module_text(module: ModuleOp) -> str:
+    """The module in dnnc's custom assembly."""
+    stream = StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue() + "\n"
+
+
+def run(model: str, output: str | None) -> None:
+    """Import ``model``; write the IR (and its weights) to ``output`` or print it."""
+    if output is None:
+        module, _ = convert(model)
+        sys.stdout.write(module_text(module))
+        return
+    out = Path(output)
+    weights_path = out.with_suffix(".npz")
+    module, weights = convert(model, weights_path.name)
+    if weights:
+        np.savez(weights_path, **weights)
+    out.write_text(module_text(module))
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="dnnc-import", description=__doc__.splitlines()[0])
+    parser.add_argument("model", help="the .onnx file")
+    parser.add_argument(
+        "-o", "--output", help="the .mlir file to write (weights beside it as .npz); "
+        "default: print to stdout with the weights inline"
+    )
+    options = parser.parse_args(args)
+    try:
+        run(options.model, options.output)
+    except DnncError as error:
+        print(error, file=sys.stderr)
+        sys.exit(1)
+    except OSError as error:
+        print(f"error: cannot write {error.filename}: {error.strerror}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
