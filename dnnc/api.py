@@ -3,8 +3,8 @@
 ``source`` is a ModuleOp (copied, never changed), IR text, or a path to a ``.mlir`` file
 (an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
-then the lowering (``dnn-to-onednn``) and the buffer check (``onednn-verify-buffers``),
-verifying after every pass, and builds the Executable of one function. ``dnn.weight`` files
+then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check), verifying
+after every pass, and builds the Executable of one function. ``dnn.weight`` files
 are resolved relative to the source file's directory (or ``weights_dir`` when given).
 Every problem is a DnncError.
 """
@@ -22,7 +22,7 @@ from dnnc.ir import make_context, parse_module, verify_module
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.executor import Executable
 
-LOWERING = "dnn-to-onednn,onednn-verify-buffers"
+LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
 
 Source = ModuleOp | str | os.PathLike[str]

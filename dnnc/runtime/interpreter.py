@@ -8,13 +8,15 @@ definition order (an absent optional operand as None, variadic ones spread), and
 property becomes the keyword argument of the same name (``property_values``). Only
 ``dnn.reshape`` and ``dnn.cast`` take a keyword from their result type (the new shape, the
 new element type). Sources (``dnn.constant``, ``dnn.weight``) come from
-``dnnc.runtime.weights``.
+``dnnc.runtime.weights``. ``compare`` measures an executed result against the oracle's with
+the tolerance of its element type (dnnc-run --check and the tests use it).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
@@ -34,6 +36,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from dnnc import shapes
 from dnnc.diagnostics import DnncError, error_at
+from dnnc.kinds import DataType
 from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
@@ -181,3 +184,49 @@ def _expect_type(op: Operation, result: SSAValue, array: np.ndarray) -> None:
         raise error_at(
             op, f"reference kernel gave {array.dtype}{list(array.shape)}, the IR says {type_}"
         )
+
+
+TOLERANCES: dict[np.dtype, tuple[float, float]] = {
+    np.dtype(np.float32): (1e-4, 1e-4),
+    DataType.BF16.numpy: (2.0**-7, 1e-2),
+    np.dtype(np.float16): (2.0**-10, 1e-3),
+}
+"""(rtol, atol) per float element type for comparing an executed result with the oracle's.
+oneDNN computes in f32 with other summation orders and approximations of transcendental
+functions, the oracle in float64 rounded once, so f32 allows 1e-4; bf16 and f16 one ulp of
+the type (and an atol for results that cancel). atol is scaled by max(1, max |expected|):
+errors of a sum are relative to its terms, not to a result near zero. Integers: exact."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How far an executed result is from the oracle's."""
+
+    max_abs_error: float
+    max_rel_error: float
+    """max |actual - expected| / |expected| over the elements where expected != 0."""
+    mismatches: int
+    """Elements outside the tolerance (every element if dtype or shape differ)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0
+
+
+def compare(actual: np.ndarray, expected: np.ndarray) -> Comparison:
+    """Compare with the tolerance of the expected element type (TOLERANCES); NaN matches NaN."""
+    if actual.dtype != expected.dtype or actual.shape != expected.shape:
+        return Comparison(float("inf"), float("inf"), max(actual.size, expected.size, 1))
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        error = np.abs(a - e)
+    error[(a == e) | (np.isnan(a) & np.isnan(e))] = 0.0  # equal infinities, NaN for NaN
+    error[np.isnan(error)] = np.inf  # NaN against a number, or opposite infinities
+    rtol, atol = TOLERANCES.get(expected.dtype, (0.0, 0.0))
+    finite = np.isfinite(e)
+    scale = max(1.0, float(np.abs(e[finite]).max(initial=0.0)))
+    allowed = atol * scale + rtol * np.where(finite, np.abs(e), 0.0)
+    bad = int(np.count_nonzero(error > allowed))
+    measured = finite & (e != 0)
+    relative = error[measured] / np.abs(e[measured])
+    return Comparison(float(error.max(initial=0.0)), float(relative.max(initial=0.0)), bad)
