@@ -131,7 +131,7 @@ def test_run_passes_expands_pipelines_for_each_step() -> None:
 def test_pipeline_spec_forms_and_errors() -> None:
     assert parse_pipeline("builtin.module(cse, dce)") == parse_pipeline("cse,dce")
     assert parse_pipeline("dnn-optimize") == parse_pipeline("builtin.module(dnn-optimize)")
-    with pytest.raises(DnncError, match=r"^error: unknown pass 'cse2' \(known: canonicalize, cse,"):
+    with pytest.raises(DnncError, match=r"^error: unknown pass 'cse2' \(known: canonicalize, .*\bcse, dce,"):
         parse_pipeline("cse2")
 
 
