@@ -1,0 +1,279 @@
+"""dnnc.compile + Executable.run: one small graph per dnn op against the reference
+interpreter (tolerance: dnnc.runtime.interpreter.compare), input validation, weights,
+caller arrays left untouched, poison_freed, profiling and the memory report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dnnc
+from dnnc.api import find_function, load_module
+from dnnc.diagnostics import DnncError
+from dnnc.runtime.executor import POISON
+from dnnc.runtime.interpreter import compare, interpret
+
+T4 = "tensor<1x8x6x6xf32>"
+
+GRAPHS: dict[str, str] = {
+    "conv2d_bias_post_ops": f"""
+func.func @f(%x: {T4}, %acc: tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32> {{
+  %w = dnn.constant dense<0.1> : tensor<4x4x3x3xf32>
+  %b = dnn.constant dense<[0.5, -0.5, 0.25, 0.0]> : tensor<4xf32>
+  %y = dnn.conv2d %x, %w, %b post_args(%acc : tensor<1x4x3x3xf32>) {{strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = 2 : i64, post_ops = [#dnn.eltwise<relu>, #dnn.sum<0.5>]}} : ({T4}, tensor<4x4x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  func.return %y : tensor<1x4x3x3xf32>
+}}""",
+    "matmul_bias_binary_post_op": """
+func.func @f(%a: tensor<2x3x5xf32>, %b: tensor<5x4xf32>, %p: tensor<1x1x4xf32>) -> tensor<2x3x4xf32> {
+  %bias = dnn.constant dense<[[[1.0, 2.0, 3.0, 4.0]]]> : tensor<1x1x4xf32>
+  %y = dnn.matmul %a, %b, %bias post_args(%p : tensor<1x1x4xf32>) {post_ops = [#dnn.binary<mul>]} : (tensor<2x3x5xf32>, tensor<5x4xf32>, tensor<1x1x4xf32>) -> tensor<2x3x4xf32>
+  func.return %y : tensor<2x3x4xf32>
+}""",
+    "inner_product": f"""
+func.func @f(%x: {T4}, %w: tensor<10x8x6x6xf32>) -> tensor<1x10xf32> {{
+  %y = dnn.inner_product %x, %w : ({T4}, tensor<10x8x6x6xf32>) -> tensor<1x10xf32>
+  func.return %y : tensor<1x10xf32>
+}}""",
+    "pool_avg": f"""
+func.func @f(%x: {T4}) -> tensor<1x8x3x3xf32> {{
+  %y = dnn.pool avg_exclude_pad %x {{kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>}} : ({T4}) -> tensor<1x8x3x3xf32>
+  func.return %y : tensor<1x8x3x3xf32>
+}}""",
+    "batch_norm": f"""
+func.func @f(%x: {T4}, %s: tensor<8xf32>, %h: tensor<8xf32>, %m: tensor<8xf32>) -> {T4} {{
+  %v = dnn.constant dense<2.0> : tensor<8xf32>
+  %y = dnn.batch_norm %x, %s, %h, %m, %v : ({T4}, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> {T4}
+  func.return %y : {T4}
+}}""",
+    "layer_norm": """
+func.func @f(%x: tensor<4x16xf32>, %s: tensor<16xf32>) -> tensor<4x16xf32> {
+  %y = dnn.layer_norm %x scale(%s : tensor<16xf32>) : tensor<4x16xf32>
+  func.return %y : tensor<4x16xf32>
+}""",
+    "lrn": f"""
+func.func @f(%x: {T4}) -> {T4} {{
+  %y = dnn.lrn across_channels %x {{size = 3 : i64}} : {T4}
+  func.return %y : {T4}
+}}""",
+    "softmax_log_softmax": f"""
+func.func @f(%x: {T4}) -> ({T4}, {T4}) {{
+  %a = dnn.softmax %x {{axis = 1 : i64}} : {T4}
+  %b = dnn.log_softmax %x {{axis = -1 : i64}} : {T4}
+  func.return %a, %b : {T4}, {T4}
+}}""",
+    "reduce_drop_dims": f"""
+func.func @f(%x: {T4}) -> tensor<8xf32> {{
+  %y = dnn.reduce mean %x {{axes = array<i64: 0, 2, 3>, keep_dims = false}} : ({T4}) -> tensor<8xf32>
+  func.return %y : tensor<8xf32>
+}}""",
+    "eltwise_chain_blocked": f"""
+func.func @f(%x: {T4}) -> {T4} {{
+  %a = dnn.reorder %x : ({T4}) -> tensor<1x8x6x6xf32, #dnn.layout<nChw8c>>
+  %b = dnn.eltwise gelu_tanh %a : tensor<1x8x6x6xf32, #dnn.layout<nChw8c>>
+  %c = dnn.reorder %b : (tensor<1x8x6x6xf32, #dnn.layout<nChw8c>>) -> {T4}
+  func.return %c : {T4}
+}}""",
+    "binary_broadcast_lhs": """
+func.func @f(%a: tensor<1x8x1x1xf32>, %b: tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> {
+  %y = dnn.binary sub %a, %b : (tensor<1x8x1x1xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  func.return %y : tensor<1x8x6x6xf32>
+}""",
+    "sum_scaled": f"""
+func.func @f(%a: {T4}, %b: {T4}) -> {T4} {{
+  %y = dnn.sum %a, %b, %a {{scales = array<f32: 0.5, 2.0, -1.0>}} : {T4}
+  func.return %y : {T4}
+}}""",
+    "concat_slice_reshape_transpose": f"""
+func.func @f(%a: {T4}, %b: {T4}) -> (tensor<3x4x6x2xf32>, tensor<1x16x36xf32>) {{
+  %c = dnn.concat %a, %b {{axis = 1 : i64}} : ({T4}, {T4}) -> tensor<1x16x6x6xf32>
+  %s = dnn.slice %c {{starts = array<i64: 0, 2, 1, 0>, ends = array<i64: 1, 14, 3, 6>, steps = array<i64: 1, 4, 1, 2>}} : (tensor<1x16x6x6xf32>) -> tensor<1x3x2x3xf32>
+  %t = dnn.transpose %s {{permutation = array<i64: 1, 0, 3, 2>}} : (tensor<1x3x2x3xf32>) -> tensor<3x1x3x2xf32>
+  %u = dnn.slice %c {{starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 1, 3, 4, 6>}} : (tensor<1x16x6x6xf32>) -> tensor<1x3x4x6xf32>
+  %v = dnn.transpose %u {{permutation = array<i64: 1, 0, 2, 3>}} : (tensor<1x3x4x6xf32>) -> tensor<3x1x4x6xf32>
+  %w = dnn.reshape %v : (tensor<3x1x4x6xf32>) -> tensor<3x4x6x1xf32>
+  %x = dnn.concat %w, %w {{axis = 3 : i64}} : (tensor<3x4x6x1xf32>, tensor<3x4x6x1xf32>) -> tensor<3x4x6x2xf32>
+  %r = dnn.reshape %c : (tensor<1x16x6x6xf32>) -> tensor<1x16x36xf32>
+  func.return %x, %r : tensor<3x4x6x2xf32>, tensor<1x16x36xf32>
+}}""",
+    "top_k": """
+func.func @f(%x: tensor<3x10xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>) {
+  %v, %i = dnn.top_k %x {k = 4 : i64, largest = false} : (tensor<3x10xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
+  func.return %v, %i : tensor<3x4xf32>, tensor<3x4xi64>
+}""",
+    "cast_bf16_roundtrip": """
+func.func @f(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
+  %b = dnn.cast %x : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  %r = dnn.eltwise relu %b : tensor<4x8xbf16>
+  %f = dnn.cast %r : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+  func.return %b, %f : tensor<4x8xbf16>, tensor<4x8xf32>
+}""",
+    "returned_intermediate_and_multi_use": f"""
+func.func @f(%x: {T4}) -> ({T4}, {T4}, {T4}) {{
+  %a = dnn.eltwise tanh %x : {T4}
+  %b = dnn.binary mul %a, %a : ({T4}, {T4}) -> {T4}
+  %c = dnn.eltwise abs %b : {T4}
+  func.return %c, %a, %c : {T4}, {T4}, {T4}
+}}""",
+}
+
+
+def random_inputs(executable: dnnc.Executable, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-2, 2, spec.shape).astype(spec.dtype) for spec in executable.inputs]
+
+
+def check_against_interpreter(source: str | Path) -> None:
+    executable = dnnc.compile(source)
+    inputs = random_inputs(executable)
+    originals = [a.copy() for a in inputs]
+    outputs = executable.run(inputs)
+    module, weights_dir = load_module(source)
+    expected = interpret(find_function(module), inputs, weights_dir=weights_dir)
+    for index, (actual, wanted) in enumerate(zip(outputs, expected, strict=True)):
+        comparison = compare(actual, wanted)
+        assert comparison.ok, f"output {index}: {comparison}"
+    for before, after in zip(originals, inputs):
+        assert np.array_equal(before, after), "run wrote into a caller's input array"
+    poisoned = executable.run(inputs, poison_freed=True)
+    for actual, again in zip(outputs, poisoned):
+        assert np.array_equal(actual, again, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_graph_matches_interpreter(name: str) -> None:
+    check_against_interpreter(GRAPHS[name])
+
+
+def test_example_with_weight_file() -> None:
+    example = Path(__file__).parents[3] / "examples" / "residual_block.mlir"
+    check_against_interpreter(example)
+
+
+def test_weights_resolved_relative_to_the_file(tmp_path: Path) -> None:
+    np.save(tmp_path / "w.npy", np.full((1, 8, 1, 1), 3.0, np.float32))
+    (tmp_path / "g.mlir").write_text(f"""
+func.func @f(%x: {T4}) -> {T4} {{
+  %w = dnn.weight "w.npy" : tensor<1x8x1x1xf32>
+  %y = dnn.binary mul %x, %w : ({T4}, tensor<1x8x1x1xf32>) -> {T4}
+  func.return %y : {T4}
+}}""")
+    executable = dnnc.compile(tmp_path / "g.mlir")
+    x = np.ones((1, 8, 6, 6), np.float32)
+    np.testing.assert_array_equal(executable.run([x])[0], 3 * x)
+
+
+def test_missing_weight_file_is_located(tmp_path: Path) -> None:
+    (tmp_path / "g.mlir").write_text(f"""
+func.func @f(%x: {T4}) -> {T4} {{
+  %w = dnn.weight "absent.npz", "w" : tensor<1x8x1x1xf32>
+  %y = dnn.binary mul %x, %w : ({T4}, tensor<1x8x1x1xf32>) -> {T4}
+  func.return %y : {T4}
+}}""")
+    with pytest.raises(DnncError, match=r"g\.mlir:3:3: error: 'dnn.weight' op cannot read weight file .*absent\.npz"):
+        dnnc.compile(tmp_path / "g.mlir")
+
+
+@pytest.mark.parametrize(
+    ("stored", "message"),
+    [
+        ({"other": np.zeros((1, 8, 1, 1), np.float32)}, r"has no array 'w' \(keys: other\)"),
+        ({"w": np.zeros((8,), np.float32)}, r"has shape \(8,\), the result type .* needs \(1, 8, 1, 1\)"),
+        ({"w": np.zeros((1, 8, 1, 1), np.float64)}, r"has element type float64"),
+    ],
+)
+def test_bad_weight_is_located(tmp_path: Path, stored: dict, message: str) -> None:
+    np.savez(tmp_path / "w.npz", **stored)
+    (tmp_path / "g.mlir").write_text(f"""
+func.func @f(%x: {T4}) -> {T4} {{
+  %w = dnn.weight "w.npz", "w" : tensor<1x8x1x1xf32>
+  %y = dnn.binary mul %x, %w : ({T4}, tensor<1x8x1x1xf32>) -> {T4}
+  func.return %y : {T4}
+}}""")
+    with pytest.raises(DnncError, match=message):
+        dnnc.compile(tmp_path / "g.mlir")
+
+
+def test_bf16_weight_saved_by_numpy(tmp_path: Path) -> None:
+    """np.save writes ml_dtypes.bfloat16 as 2-byte voids; they load as bf16."""
+    data = np.arange(8, dtype=np.float32).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "w.npy", data)
+    (tmp_path / "g.mlir").write_text("""
+func.func @f(%x: tensor<8xbf16>) -> tensor<8xbf16> {
+  %w = dnn.weight "w.npy" : tensor<8xbf16>
+  %y = dnn.binary add %x, %w : (tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+  func.return %y : tensor<8xbf16>
+}""")
+    executable = dnnc.compile(tmp_path / "g.mlir")
+    result = executable.run([np.ones(8, ml_dtypes.bfloat16)])[0]
+    np.testing.assert_array_equal(result.astype(np.float32), np.arange(8) + 1)
+
+
+@pytest.fixture(scope="module")
+def relu() -> dnnc.Executable:
+    return dnnc.compile(GRAPHS["lrn"].replace("dnn.lrn across_channels %x {size = 3 : i64}", "dnn.eltwise relu %x"))
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ([], r"0 inputs given; expected @f\(x: float32\[1, 8, 6, 6\]\) -> \(result0: float32\[1, 8, 6, 6\]\)"),
+        ([np.zeros((1, 8, 6, 5), np.float32)], r"input 'x' is float32\[1, 8, 6, 5\]; expected @f\(x: float32"),
+        ([np.zeros((1, 8, 6, 6), np.float64)], r"input 'x' is float64\[1, 8, 6, 6\]"),
+        ({"y": np.zeros((1, 8, 6, 6), np.float32)}, r"missing \['x'\], unknown \['y'\]"),
+    ],
+)
+def test_bad_inputs_name_the_signature(relu: dnnc.Executable, inputs: object, message: str) -> None:
+    with pytest.raises(DnncError, match=message):
+        relu.run(inputs)
+
+
+def test_inputs_by_name_outputs_by_name(relu: dnnc.Executable) -> None:
+    x = np.linspace(-1, 1, 288, dtype=np.float32).reshape(1, 8, 6, 6)
+    result = relu.run({"x": x}, as_dict=True)
+    assert list(result) == ["result0"]
+    np.testing.assert_array_equal(result["result0"], np.maximum(x, 0))
+
+
+def test_non_contiguous_input_is_copied(relu: dnnc.Executable) -> None:
+    x = np.linspace(-1, 1, 576, dtype=np.float32).reshape(1, 8, 6, 12)[..., ::2]
+    assert not x.flags.c_contiguous
+    np.testing.assert_array_equal(relu.run([x])[0], np.maximum(x, 0))
+
+
+def test_outputs_are_fresh_arrays(relu: dnnc.Executable) -> None:
+    x = np.ones((1, 8, 6, 6), np.float32)
+    first, second = relu.run([x])[0], relu.run([x])[0]
+    assert first is not second and not np.shares_memory(first, second)
+
+
+def test_poison_fills_released_arena_bytes() -> None:
+    """After a poisoned run the intermediates' bytes hold the poison, not their values."""
+    executable = dnnc.compile(GRAPHS["returned_intermediate_and_multi_use"])
+    assert executable.arena.nbytes > 0
+    executable.run(random_inputs(executable), poison_freed=True)
+    assert np.all(executable.arena == POISON)
+
+
+def test_profile_and_memory_report() -> None:
+    executable = dnnc.compile(GRAPHS["conv2d_bias_post_ops"])
+    times = executable.profile(random_inputs(executable), repeats=3)
+    assert [t.step.kind for t in times] == [info.kind for info in executable.step_infos]
+    assert any(t.step.kind == "convolution" for t in times)
+    assert all(t.seconds > 0 for t in times)
+    report = executable.memory_report()
+    assert report.lower_bound_bytes <= report.planned_bytes == report.arena_bytes
+
+
+def test_function_must_be_named_when_several() -> None:
+    text = GRAPHS["lrn"] + GRAPHS["lrn"].replace("@f", "@g")
+    with pytest.raises(DnncError, match=r"2 functions \(@f, @g\): name one"):
+        dnnc.compile(text)
+    assert dnnc.compile(text, function="g").name == "g"
+
+
+def test_unknown_pipeline_is_a_dnnc_error() -> None:
+    with pytest.raises(DnncError, match="unknown pass 'no-such-pass'"):
+        dnnc.compile(GRAPHS["lrn"], pipeline="no-such-pass")
