@@ -70,6 +70,7 @@ class KernelCall:
 
 
 def _fixed(**values: str) -> Extra:
+    """Constant string parameters (softmax's algorithm)."""
     return lambda op: {name: StringAttr(value) for name, value in values.items()}
 
 
