@@ -142,13 +142,6 @@ def check_no_overlap(values: list[tuple[int, int, int, int]]) -> None:
 
 CASES = [(seed, branchy) for seed in range(12) for branchy in (False, True)]
 
-FRAGMENTED = {(1, True), (2, True), (3, True)}
-FRAGMENTED_REASON = (
-    "plan_arena's greedy-by-size order leaves 30% over the bound on these graphs (placing in "
-    "program order reaches the bound on them): xfail until dnnc.lowering.arena tries both orders"
-)
-
-
 def planned_function(seed: int, branchy: bool) -> func.FuncOp:
     module = planned(generate(seed, branchy), "dnn-plan-memory")
     return next(op for op in module.walk() if isinstance(op, func.FuncOp))
@@ -175,15 +168,7 @@ def test_generated_plans_never_overlap_live_values(seed: int, branchy: bool) -> 
     assert remarks[-1].message.startswith(f"planned {planned_bytes} bytes, lower bound {bound}")
 
 
-@pytest.mark.parametrize(
-    ("seed", "branchy"),
-    [
-        pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=FRAGMENTED_REASON))
-        if case in FRAGMENTED
-        else case
-        for case in CASES
-    ],
-)
+@pytest.mark.parametrize(("seed", "branchy"), CASES)
 def test_generated_plans_are_within_ten_percent_of_the_bound(seed: int, branchy: bool) -> None:
     planned_bytes, bound = plan_numbers(planned_function(seed, branchy))
     assert planned_bytes <= 1.10 * bound
