@@ -65,13 +65,16 @@ _NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "R
 """Ops that must not be evaluated at import time although their inputs are known."""
 
 _NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.-]")
+_NUMBER_SUFFIX = re.compile(r"_(\d+)$")
 
 
 def ssa_name(onnx_name: str) -> str:
-    """An ONNX value name as an SSA name hint: invalid characters become ``_``, and a leading
-    digit gets a ``v`` prefix (xDSL then drops a trailing ``_<digits>``)."""
+    """An ONNX value name as an SSA name hint that xDSL keeps as it is: characters outside
+    ``[A-Za-z0-9_$.-]`` become ``_``, a leading digit gets a ``v`` prefix, and a trailing
+    ``_<digits>`` (which xDSL would drop) becomes ``.<digits>`` (``input:0`` -> ``input.0``)."""
     name = _NAME_CHAR.sub("_", onnx_name) or "v"
-    return f"v{name}" if name[0].isdigit() else name
+    name = f"v{name}" if name[0].isdigit() else name
+    return _NUMBER_SUFFIX.sub(r".\1", name)
 
 
 def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:

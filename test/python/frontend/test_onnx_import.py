@@ -1,0 +1,126 @@
+"""import_onnx as a whole: GELU fusion, names, symbolic dimensions, weights, the errors users
+see, and dnnc-import."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import helper
+from onnx_helpers import check, function, model, op_names, run_dnnc, value_info
+
+from dnnc.diagnostics import DnncError
+from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx.importer import ssa_name
+from dnnc.tools.import_onnx import main as dnnc_import
+
+X = {"x": np.random.default_rng(1).standard_normal((2, 16)).astype(np.float32)}
+
+
+def _gelu_nodes(order: str, sqrt2: float = math.sqrt(2.0)) -> tuple[list, dict]:
+    """Decomposed erf-GELU in the orders exporters write it."""
+    scale = helper.make_node("Div", ["x", "sqrt2"], ["t"])
+    if order == "mul_by_inverse":
+        scale = helper.make_node("Mul", ["inv_sqrt2", "x"], ["t"])
+    nodes = [scale, helper.make_node("Erf", ["t"], ["e"]), helper.make_node("Add", ["one", "e"], ["a"])]
+    nodes += {
+        "torch": [helper.make_node("Mul", ["x", "a"], ["m"]), helper.make_node("Mul", ["m", "half"], ["y"])],
+        "mul_by_inverse": [helper.make_node("Mul", ["x", "a"], ["m"]),
+                           helper.make_node("Mul", ["m", "half"], ["y"])],
+        "half_first": [helper.make_node("Mul", ["x", "half"], ["m"]), helper.make_node("Mul", ["m", "a"], ["y"])],
+        "half_times_sum": [helper.make_node("Mul", ["half", "a"], ["m"]),
+                           helper.make_node("Mul", ["m", "x"], ["y"])],
+    }[order]
+    constants = {"sqrt2": np.float32(sqrt2), "inv_sqrt2": np.float32(1 / math.sqrt(2.0)),
+                 "one": np.float32(1.0), "half": np.float32(0.5)}
+    return nodes, {name: value for name, value in constants.items() if any(name in n.input for n in nodes)}
+
+
+@pytest.mark.parametrize("order", ["torch", "mul_by_inverse", "half_first", "half_times_sum"])
+def test_decomposed_erf_gelu_becomes_one_gelu_erf(order: str) -> None:
+    nodes, constants = _gelu_nodes(order)
+    module = check(model(nodes, X, initializers=constants), X)
+    assert op_names(module) == ["dnn.eltwise"]
+    assert "gelu_erf" in str(module)
+
+
+def test_erf_outside_gelu_is_an_error() -> None:
+    nodes, constants = _gelu_nodes("torch", sqrt2=2.0)  # not x / sqrt(2): a different function
+    with pytest.raises(DnncError, match=r"ONNX Erf \(node '#1 \(unnamed\)', opset 17\): Erf is supported only inside"):
+        import_onnx(model(nodes, X, initializers=constants))
+
+
+def test_gelu_with_a_shared_intermediate_is_not_fused() -> None:
+    nodes, constants = _gelu_nodes("torch")
+    made = model(nodes, X, outputs=("y", "e"), initializers=constants)
+    with pytest.raises(DnncError, match="Erf is supported only inside"):
+        import_onnx(made)
+
+
+def test_unsupported_op_names_op_node_and_opset() -> None:
+    boxes, scores = np.zeros((1, 4, 4), np.float32), np.zeros((1, 1, 4), np.float32)
+    nms = helper.make_node("NonMaxSuppression", ["boxes", "scores"], ["y"], name="nms_1")
+    with pytest.raises(DnncError) as error:
+        import_onnx(model([nms], {"boxes": boxes, "scores": scores}))
+    message = str(error.value)
+    assert message.startswith(
+        "error: unsupported ONNX op 'NonMaxSuppression' (node 'nms_1', opset 17); supported: Abs, Add,"
+    )
+    assert "Conv" in message and "folded at import" in message
+
+
+def test_opset_out_of_range_is_an_error() -> None:
+    relu = helper.make_node("Relu", ["x"], ["y"])
+    with pytest.raises(DnncError, match="ONNX opset 10 is not supported: .* opsets 11 to 21"):
+        import_onnx(model([relu], X, opset=10))
+
+
+def test_run_time_axes_are_an_error_naming_the_input() -> None:
+    nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")]
+    made = model(nodes, X)
+    made.graph.input.append(value_info("axes", [1], np.int32))
+    made.graph.input[1].type.tensor_type.elem_type = 7  # int64
+    with pytest.raises(DnncError, match="graph input 'axes' has element type TensorProto.INT64"):
+        import_onnx(made)
+
+
+def test_input_names_are_kept_as_name_hints_and_symbolic_dims_as_dynamic() -> None:
+    nodes = [helper.make_node("MatMul", ["input:0", "w"], ["h"]), helper.make_node("Relu", ["h"], ["y"])]
+    made = model(nodes, {}, initializers={"w": np.eye(4, dtype=np.float32)})
+    made.graph.input.append(value_info("input:0", ["batch", 4]))
+    module = import_onnx(made)
+    (arg,) = function(module).body.block.args
+    assert arg.name_hint == ssa_name("input:0") == "input.0"
+    assert "(%input.0: tensor<?x4xf32>) -> tensor<?x4xf32>" in str(module)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) - 6
+    (y,) = run_dnnc(module, {"input:0": x})
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+def test_weights_path_writes_large_arrays_and_keeps_small_ones_inline(tmp_path: Path) -> None:
+    weights = {"w": np.ones((8, 16), np.float32), "b": np.ones(8, np.float32)}
+    gemm = helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)
+    module = import_onnx(model([gemm], X, initializers=weights), weights_path=tmp_path / "m.npz")
+    text = str(module)
+    assert f'dnn.weight "{tmp_path / "m.npz"}", "w"' in text
+    assert "dnn.constant dense<1.000000e+00> : tensor<8xf32>" in text
+    with np.load(tmp_path / "m.npz") as archive:
+        assert archive.files == ["w"]
+    (y,) = run_dnnc(module, X)
+    np.testing.assert_allclose(y, X["x"] @ weights["w"].T + 1, rtol=1e-6)
+
+
+def test_dnnc_import_writes_ir_and_weights_beside_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    weights = {"w": np.ones((8, 16), np.float32)}
+    gemm = helper.make_node("Gemm", ["x", "w"], ["y"], transB=1)
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model([gemm], X, initializers=weights).SerializeToString())
+    dnnc_import([str(path), "-o", str(tmp_path / "out.mlir")])
+    assert 'dnn.weight "out.npz", "w" : tensor<8x16xf32>' in (tmp_path / "out.mlir").read_text()
+    assert (tmp_path / "out.npz").is_file()
+    with pytest.raises(SystemExit) as exit_:
+        dnnc_import([str(tmp_path / "missing.onnx")])
+    assert exit_.value.code == 1
+    assert "error: cannot read ONNX model" in capsys.readouterr().err
