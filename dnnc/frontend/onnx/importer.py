@@ -25,6 +25,7 @@ from onnx import helper
 from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     BytesAttr,
     DenseIntOrFPElementsAttr,
     ModuleOp,
@@ -79,7 +80,7 @@ def ssa_name(onnx_name: str) -> str:
 
 def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
     """A plain tensor type (``shapes.DYNAMIC`` dimensions print as ``?``)."""
-    return TensorType(element, list(shape))
+    return TensorType(element, [DYNAMIC_INDEX if d == shapes.DYNAMIC else d for d in shape])
 
 
 def element_of(value: SSAValue) -> Attribute:
