@@ -30,6 +30,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
+    "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
 }
 """dnnc's own passes: command-line name -> `module:Class`."""
 

@@ -42,12 +42,14 @@ class PipelinePass(ModulePass):
 class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
-    No optimization pass exists yet, so the list is explicitly empty: the pipeline leaves the IR
-    unchanged. Lowering to the runtime dialect is the separate `dnn-to-onednn` pipeline.
+    Constants first (batch_norm and per-channel binaries folded into weights, constant subgraphs
+    evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
+    become oneDNN post-ops. Lowering to the runtime dialect is the separate `dnn-to-onednn`
+    pipeline.
     """
 
     name = "dnn-optimize"
-    steps = ()
+    steps = ("dnn-fold-constants", "dnn-fuse-post-ops")
 
 
 @dataclass(frozen=True)
