@@ -1,0 +1,240 @@
+"""dnnc-run: compile a .mlir file with dnnc.compile and run it on oneDNN.
+
+    dnnc-run model.mlir [--function f] [--pipeline dnn-optimize]
+             [--input x=x.npy ...] [--inputs inputs.npz] [--seed 0]
+             [--check] [--benchmark N] [--profile] [--report-memory] [--json]
+
+Inputs not given by ``--input`` / ``--inputs`` are random, from ``--seed``: floats uniform in
+[-1, 1), integers in [-4, 4] (unsigned: [0, 8]). Prints each output's shape, element type and
+range, then what the options ask for:
+* ``--check``: runs the unoptimized function with the reference interpreter on the same
+  inputs and prints the max abs / rel error of each output; exit 1 when one is over the
+  tolerance of its element type (dnnc.runtime.interpreter.TOLERANCES);
+* ``--benchmark N``: N timed runs after 3 warm-up runs: median, min and max latency;
+* ``--profile``: median time of every step (primitive kind, location, operand shapes and
+  layouts, share of the total), each step waited for;
+* ``--report-memory``: planned arena vs its lower bound vs the bytes allocated;
+* ``--json``: all of it as one JSON object on stdout instead of text.
+Every user error (unreadable or invalid input, bad option, wrong input array) is one line
+``error: ...`` (or ``file:line:col: error: ...``) on stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, NoReturn
+
+import numpy as np
+
+from dnnc.api import compile, find_function, load_module
+from dnnc.diagnostics import DnncError
+from dnnc.kinds import DataType
+from dnnc.runtime.executor import Executable, TensorSpec
+from dnnc.runtime.interpreter import compare, interpret
+
+WARMUP_RUNS = 3
+PROFILE_REPEATS = 20
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are DnncErrors (one line, exit 1)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise DnncError(f"{message} (see dnnc-run --help)")
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = _Parser(prog="dnnc-run", description="Compile a .mlir file and run it on oneDNN.")
+    parser.add_argument("file", help="input .mlir file")
+    parser.add_argument("--function", help="the function to run (needed if there are several)")
+    parser.add_argument("--pipeline", default="dnn-optimize", help="optimization passes")
+    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                        help="an input array from a .npy file (repeatable)")
+    parser.add_argument("--inputs", metavar="FILE.npz", help="input arrays by name")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    parser.add_argument("--check", action="store_true", help="compare with the interpreter")
+    parser.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
+    parser.add_argument("--profile", action="store_true", help="time every step")
+    parser.add_argument("--report-memory", action="store_true", help="arena bytes")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    args = parser.parse_args(argv)
+    if args.benchmark is not None and args.benchmark < 1:
+        raise DnncError(f"--benchmark needs a positive number of runs, got {args.benchmark}")
+    return args
+
+
+def _load_array(path: str, key: str | None = None) -> np.ndarray:
+    where = f"'{path}'" + (f" (key '{key}')" if key else "")
+    try:
+        if key is None:
+            return np.load(path, allow_pickle=False)
+        with np.load(path, allow_pickle=False) as archive:
+            return archive[key]
+    except OSError as error:
+        raise DnncError(f"cannot read input file {where}: {error.strerror or error}") from None
+    except (ValueError, zipfile.BadZipFile) as error:
+        raise DnncError(f"input file {where} is not a valid numpy file: {error}") from None
+
+
+def _given_inputs(args: argparse.Namespace, specs: Sequence[TensorSpec]) -> dict[str, np.ndarray]:
+    names = [spec.name for spec in specs]
+    given: dict[str, np.ndarray] = {}
+    if args.inputs:
+        try:
+            with np.load(args.inputs, allow_pickle=False) as archive:
+                keys = list(archive.files)
+        except (OSError, ValueError, zipfile.BadZipFile) as error:
+            raise DnncError(f"cannot read --inputs '{args.inputs}': {error}") from None
+        for key in keys:
+            given[key] = _load_array(args.inputs, key)
+    for item in args.input:
+        name, separator, path = item.partition("=")
+        if not separator or not name or not path:
+            raise DnncError(f"--input '{item}': expected NAME=FILE.npy")
+        given[name] = _load_array(path)
+    unknown = sorted(set(given) - set(names))
+    if unknown:
+        raise DnncError(f"unknown input(s) {', '.join(unknown)}: the inputs are {', '.join(names)}")
+    return given
+
+
+def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
+    if DataType.of_numpy(spec.dtype) in (DataType.F32, DataType.BF16, DataType.F16):
+        return rng.uniform(-1.0, 1.0, spec.shape).astype(np.float32).astype(spec.dtype)
+    low, high = (0, 8) if spec.dtype.kind == "u" else (-4, 4)
+    return rng.integers(low, high, spec.shape, endpoint=True).astype(spec.dtype)
+
+
+def _inputs(args: argparse.Namespace, executable: Executable) -> dict[str, np.ndarray]:
+    given = _given_inputs(args, executable.inputs)
+    rng = np.random.default_rng(args.seed)
+    return {
+        spec.name: given[spec.name] if spec.name in given else _random_array(rng, spec)
+        for spec in executable.inputs
+    }
+
+
+def _summary(name: str, array: np.ndarray) -> dict[str, object]:
+    values = array.astype(np.float64)
+    stats = (float(values.min()), float(values.max()), float(values.mean())) if array.size else ()
+    return {
+        "name": name,
+        "shape": list(array.shape),
+        "dtype": str(array.dtype),
+        **dict(zip(("min", "max", "mean"), stats)),
+    }
+
+
+def _check(args: argparse.Namespace, inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray],
+           executable: Executable) -> list[dict[str, object]]:
+    module, weights_dir = load_module(args.file)
+    function = find_function(module, args.function)
+    expected = interpret(function, [inputs[s.name] for s in executable.inputs],
+                         weights_dir=weights_dir)
+    rows = []
+    for (name, actual), wanted in zip(outputs.items(), expected, strict=True):
+        comparison = compare(actual, wanted)
+        rows.append({"name": name, "max_abs_error": comparison.max_abs_error,
+                     "max_rel_error": comparison.max_rel_error,
+                     "mismatches": comparison.mismatches, "ok": comparison.ok})
+    return rows
+
+
+def _benchmark(executable: Executable, inputs: dict[str, np.ndarray], runs: int) -> dict[str, float]:
+    for _ in range(WARMUP_RUNS):
+        executable.run(inputs)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        executable.run(inputs)
+        times.append(time.perf_counter() - start)
+    return {"runs": runs, "median_ms": statistics.median(times) * 1e3,
+            "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
+
+
+def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> list[dict[str, object]]:
+    times = executable.profile(inputs, repeats=PROFILE_REPEATS)
+    total = sum(t.seconds for t in times) or 1.0
+    return [
+        {"step": index, "library": t.step.library, "kind": t.step.kind,
+         "location": t.step.location, "operands": list(t.step.operands),
+         "us": t.seconds * 1e6, "share": t.seconds / total}
+        for index, t in enumerate(times)
+    ]
+
+
+def _print_text(result: dict[str, Any]) -> None:
+    print(f"@{result['function']}: {result['steps']} steps")
+    for row in result["outputs"]:
+        stats = f" min {row['min']:.6g} max {row['max']:.6g} mean {row['mean']:.6g}" if "min" in row else ""
+        print(f"  {row['name']}: {row['dtype']}{row['shape']}{stats}")
+    for row in result.get("check", []):
+        verdict = "ok" if row["ok"] else f"FAIL ({row['mismatches']} elements over tolerance)"
+        print(f"check {row['name']}: max abs error {row['max_abs_error']:.3g}, "
+              f"max rel error {row['max_rel_error']:.3g}: {verdict}")
+    if "benchmark" in result:
+        b = result["benchmark"]
+        print(f"benchmark ({b['runs']} runs after {WARMUP_RUNS} warm-up): median {b['median_ms']:.4f} ms, "
+              f"min {b['min_ms']:.4f} ms, max {b['max_ms']:.4f} ms")
+    if "profile" in result:
+        print(f"{'#':>3}  {'kind':<28} {'us':>10} {'share':>6}  location / operands")
+        for row in result["profile"]:
+            kind = f"{row['library']}:{row['kind']}"
+            print(f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
+                  f"{row['location']}  {' '.join(row['operands'])}")
+    if "memory" in result:
+        m = result["memory"]
+        excess = m["planned_bytes"] / m["lower_bound_bytes"] - 1 if m["lower_bound_bytes"] else 0.0
+        print(f"memory: planned {m['planned_bytes']} bytes, lower bound {m['lower_bound_bytes']} "
+              f"(+{excess:.1%}), arena allocated {m['arena_bytes']}, scratchpad "
+              f"{m['scratchpad_bytes']}, constants {m['constant_bytes']}")
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Do what the arguments ask; return the exit status (1 when --check fails)."""
+    args = _arguments(argv)
+    executable = compile(args.file, args.pipeline, function=args.function)
+    inputs = _inputs(args, executable)
+    outputs = executable.run(inputs, as_dict=True)
+    assert isinstance(outputs, dict)  # as_dict
+    result: dict[str, Any] = {
+        "function": executable.name,
+        "steps": len(executable.steps),
+        "outputs": [_summary(name, array) for name, array in outputs.items()],
+    }
+    if args.check:
+        result["check"] = _check(args, inputs, outputs, executable)
+    if args.benchmark:
+        result["benchmark"] = _benchmark(executable, inputs, args.benchmark)
+    if args.profile:
+        result["profile"] = _profile(executable, inputs)
+    if args.report_memory:
+        result["memory"] = asdict(executable.memory_report())
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    else:
+        _print_text(result)
+    checks = result.get("check", [])
+    return 1 if any(not row["ok"] for row in checks) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``dnnc-run`` script."""
+    try:
+        status = run(argv)
+    except DnncError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(1) from None
+    raise SystemExit(status)
+
+
+if __name__ == "__main__":
+    main()
