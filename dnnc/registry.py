@@ -26,6 +26,8 @@ _DIALECTS: dict[str, str] = {
 """dnnc's dialects: name -> `module:Dialect`."""
 
 _DNNC_PASSES: dict[str, str] = {
+    "dnn-recover-gelu": "dnnc.passes.recover_gelu:RecoverGeluPass",
+    "dnn-recover-layer-norm": "dnnc.passes.recover_layer_norm:RecoverLayerNormPass",
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",

@@ -49,7 +49,7 @@ class OptimizePipeline(PipelinePass):
     """
 
     name = "dnn-optimize"
-    steps = ("dnn-fold-constants", "dnn-fuse-post-ops")
+    steps = ("dnn-recover-gelu", "dnn-recover-layer-norm", "dnn-fold-constants", "dnn-fuse-post-ops")
 
 
 @dataclass(frozen=True)

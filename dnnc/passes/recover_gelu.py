@@ -1,0 +1,221 @@
+"""dnn-recover-gelu: a decomposed tanh-approximation GELU becomes one dnn.eltwise gelu_tanh.
+
+Rule: %c = x^3            (eltwise pow {alpha 1, beta 3}, or x * square(x), or x * (x * x))
+      %i = x + 0.044715 * %c;  %t = tanh(0.7978846 * %i)   (sqrt(2 / pi); either order each)
+      %a = %t + 1;  %y = the product of x, 0.5 and %a, as two muls in any association and order
+      ==> %y = dnn.eltwise gelu_tanh %x
+Constants are dnn.constant splats matching to 1e-4 relative. The erf form is not here: dnn has
+no erf, so the ONNX importer fuses it before emitting dnn (dnnc/frontend/onnx/gelu.py).
+
+Not recovered (remark "not recovered: <why>" on the tanh) when a constant differs, an
+intermediate has another use (it would be lost), a binary has post-ops, or the result type is
+not x's (a constant broadcast the result to a larger shape).
+
+Pre:  the IR verifies.   Post: no matching tanh chain is left; every tanh got a remark.
+The matching helpers (``need``, ``splat``, ``producer``, ``other_operand``) are shared with
+dnn-recover-layer-norm.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from dnnc.diagnostics import remark
+from dnnc.dialects.dnn import BinaryOp, ConstantOp, EltwiseOp
+from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr
+from dnnc.kinds import BinaryAlg, EltwiseAlg
+from dnnc.runtime.weights import constant_value
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+class NoMatch(Exception):
+    """A guard failed; the message says why (it becomes the remark)."""
+
+
+def need(condition: bool, why: str) -> None:
+    """Guard: continue matching only if ``condition`` holds."""
+    if not condition:
+        raise NoMatch(why)
+
+
+def splat(value: SSAValue, expected: float, what: str) -> None:
+    """``value`` is a dnn.constant whose elements all equal ``expected`` (1e-4 relative)."""
+    owner = value.owner
+    need(isinstance(owner, ConstantOp), f"{what} is not a dnn.constant")
+    assert isinstance(owner, ConstantOp)  # checked above
+    data = np.unique(constant_value(owner).astype(np.float64))
+    need(
+        data.size == 1 and math.isclose(float(data[0]), expected, rel_tol=1e-4),
+        f"{what} is {data.tolist()[:4]}, expected {expected:.7g}",
+    )
+
+
+def producer(value: SSAValue, what: str, *, alg: BinaryAlg | EltwiseAlg) -> Operation:
+    """The dnn.binary or dnn.eltwise ``alg`` (without post-ops) that defines ``value``."""
+    owner = value.owner
+    ok = isinstance(owner, (BinaryOp, EltwiseOp)) and owner.alg.data == alg
+    need(ok, f"{what} is not a {alg} ({getattr(owner, 'name', 'a function argument')})")
+    assert isinstance(owner, (BinaryOp, EltwiseOp))  # checked above
+    need(not isinstance(owner, BinaryOp) or not owner.post_ops.data, f"{what} has post-ops")
+    return owner
+
+
+def only_use(value: SSAValue, what: str) -> Operation:
+    """The one op reading ``value`` (an intermediate that disappears)."""
+    need(value.has_one_use(), f"{what} has another use, which would be lost")
+    return next(iter(value.uses)).operation
+
+
+def other_operand(op: BinaryOp, value: SSAValue) -> SSAValue:
+    """The operand of a commutative binary that is not ``value``."""
+    return op.rhs if op.lhs is value else op.lhs
+
+
+def binary_user(value: SSAValue, what: str, alg: BinaryAlg) -> BinaryOp:
+    """The only user of ``value``, which must be a binary ``alg`` without post-ops."""
+    user = only_use(value, what)
+    need(isinstance(user, BinaryOp) and user.alg.data == alg, f"{what} is not read by a {alg}")
+    assert isinstance(user, BinaryOp)  # checked above
+    need(not user.post_ops.data, f"the {alg} of {what} has post-ops")
+    return user
+
+
+def replace_chain(
+    rewriter: PatternRewriter, chain: list[Operation], new_ops: list[Operation]
+) -> None:
+    """Replace the last op of a matched chain (each op's users come later in ``chain`` or
+    are outside it only for the last) by ``new_ops``, whose last result takes its place;
+    erase the others and the dnn.constant operands they leave unused."""
+    constants = [v.owner for op in chain for v in op.operands if isinstance(v.owner, ConstantOp)]
+    rewriter.replace_op(chain[-1], new_ops, [new_ops[-1].results[0]])
+    for op in reversed(chain[:-1]):
+        rewriter.erase_op(op)
+    for constant in dict.fromkeys(constants):
+        if not constant.result.uses:
+            rewriter.erase_op(constant)
+
+
+def _is_splat(value: SSAValue, expected: float) -> bool:
+    try:
+        splat(value, expected, "")
+    except NoMatch:
+        return False
+    return True
+
+
+def _cube_of(cube: SSAValue) -> tuple[SSAValue, list[Operation]]:
+    """x and the ops (in program order) of x^3 written as pow(x; 1, 3), x * square(x) or
+    x * (x * x)."""
+    owner = cube.owner
+    if isinstance(owner, EltwiseOp):
+        producer(cube, "the cube", alg=EltwiseAlg.POW)
+        need(owner.alpha.value.data == 1.0 and owner.beta.value.data == 3.0, "pow is not x^3")
+        return owner.src, [owner]
+    outer = producer(cube, "the cube", alg=BinaryAlg.MUL)
+    assert isinstance(outer, BinaryOp)  # producer checked the kind
+    for x, square in ((outer.lhs, outer.rhs), (outer.rhs, outer.lhs)):
+        inner = square.owner
+        if isinstance(inner, EltwiseOp) and inner.alg.data == EltwiseAlg.SQUARE and inner.src is x:
+            return x, [inner, outer]
+        if isinstance(inner, BinaryOp) and inner.alg.data == BinaryAlg.MUL and inner.lhs is x is inner.rhs:
+            return x, [inner, outer]
+    raise NoMatch("the cube is not x * x * x")
+
+
+def product_with_half(start: SSAValue, x: SSAValue) -> tuple[BinaryOp, list[Operation]]:
+    """The last of the two muls forming x * 0.5 * start, and the ops to erase."""
+    first = binary_user(start, "1 + tanh", BinaryAlg.MUL)
+    other = other_operand(first, start)
+    if other is x or _is_splat(other, 0.5):
+        second = binary_user(first.result, "the first product", BinaryAlg.MUL)
+        last = other_operand(second, first.result)
+        if other is x:
+            splat(last, 0.5, "the factor")
+        else:
+            need(last is x, "the product does not take x")
+        return second, [first]
+    half = producer(other, "the other factor", alg=BinaryAlg.MUL)
+    assert isinstance(half, BinaryOp)  # producer checked the kind
+    need(x in (half.lhs, half.rhs), "the other factor is not x * 0.5")
+    splat(other_operand(half, x), 0.5, "the factor of x")
+    only_use(half.result, "x * 0.5")
+    return first, [half]
+
+
+class RecoverTanhGelu(RewritePattern):
+    """The rule of the module docstring, anchored on the tanh."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: EltwiseOp, rewriter: PatternRewriter, /) -> None:
+        if op.alg.data != EltwiseAlg.TANH:
+            return  # the tanh is the one op every variant shares
+        try:
+            x, last, chain = self._match(op)
+        except NoMatch as refusal:
+            remark(op, f"not recovered: {refusal}")
+            return
+        gelu = EltwiseOp.build(
+            operands=[x], result_types=[x.type],
+            properties={"alg": EltwiseAlgAttr(EltwiseAlg.GELU_TANH), "alpha": f32_attr(0.0),
+                        "beta": f32_attr(0.0)},
+        )
+        replace_chain(rewriter, [*chain, last], [gelu])
+        remark(gelu, "recovered gelu_tanh")
+
+    @staticmethod
+    def _match(tanh: EltwiseOp) -> tuple[SSAValue, BinaryOp, list[Operation]]:
+        scaled = producer(tanh.src, "the tanh argument", alg=BinaryAlg.MUL)
+        assert isinstance(scaled, BinaryOp)  # producer checked the kind
+        only_use(tanh.src, "the tanh argument")
+        for inner, constant in ((scaled.lhs, scaled.rhs), (scaled.rhs, scaled.lhs)):
+            if _is_splat(constant, _SQRT_2_OVER_PI):
+                break
+        else:
+            raise NoMatch("the tanh argument is not sqrt(2/pi) * (...)")
+        add = producer(inner, "x + 0.044715 x^3", alg=BinaryAlg.ADD)
+        assert isinstance(add, BinaryOp)  # producer checked the kind
+        only_use(inner, "x + 0.044715 x^3")
+        for x, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+            owner = term.owner
+            if isinstance(owner, BinaryOp) and owner.alg.data == BinaryAlg.MUL:
+                break
+        else:
+            raise NoMatch("x + 0.044715 x^3 has no product term")
+        weighted = producer(term, "0.044715 x^3", alg=BinaryAlg.MUL)
+        assert isinstance(weighted, BinaryOp)  # producer checked the kind
+        only_use(term, "0.044715 x^3")
+        cube = weighted.lhs if _is_splat(weighted.rhs, 0.044715) else weighted.rhs
+        splat(other_operand(weighted, cube), 0.044715, "the cube's coefficient")
+        only_use(cube, "x^3")
+        cube_x, cube_ops = _cube_of(cube)
+        need(cube_x is x, "the cube is not of the same x")
+        one = binary_user(tanh.result, "tanh", BinaryAlg.ADD)
+        splat(other_operand(one, tanh.result), 1.0, "the constant added to tanh")
+        last, muls = product_with_half(one.result, x)
+        need(last.result.type == x.type, f"the result type {last.result.type} is not x's")
+        return x, last, [*cube_ops, weighted, add, scaled, tanh, one, *muls]
+
+
+@dataclass(frozen=True)
+class RecoverGeluPass(ModulePass):
+    """dnn-recover-gelu (module docstring)."""
+
+    name = "dnn-recover-gelu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(RecoverTanhGelu(), apply_recursively=False).rewrite_module(op)
