@@ -242,11 +242,14 @@ class FuseBinaryIntoProducer(_FusionPattern):
         assert rule is not None  # refusal() checked the anchor first
         dst, arg = shape_of(value), shape_of(other)
         extended = (1,) * (len(dst) - len(arg)) + tuple(arg)
-        if broadcast_kind(extended, dst, rule.oc_axis) is None:
+        kind = broadcast_kind(extended, dst, rule.oc_axis)
+        if kind is None:
             return (
                 f"{value_name(other)} ({shapes.format_shape(arg)}) broadcasts to "
                 f"{shapes.format_shape(dst)} neither per-tensor, per-channel, per-oc nor full"
             )
+        if kind not in rule.broadcasts:
+            return f"{anchor.name} takes no {kind} binary post-op argument"
         if len(arg) < len(dst) and not isinstance(tensor_type(other).encoding, NoneAttr):
             return f"{value_name(other)} needs a reshape to rank {len(dst)} but is not plain"
         return None

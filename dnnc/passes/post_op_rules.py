@@ -2,15 +2,18 @@
 
 Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the primitive pages.
 - Anchors (the dnn ops with a ``post_ops`` property) and the post-op kinds their primitive
-  takes: convolution, matmul, inner product and binary take eltwise, binary and sum; pooling
-  takes eltwise and binary (no sum).
+  takes: convolution, matmul and inner product take eltwise, binary and sum; binary and
+  pooling take eltwise and binary.
 - Every ``dnn.eltwise`` algorithm has a post-op form (oneDNN's eltwise post-op takes any
   forward eltwise algorithm; ``relu6`` is ``clip_v2(0, 6)`` there).
 - A binary post-op's argument ``p`` has the destination's rank and broadcasts to it as
   per-tensor (every dimension 1), per-channel (all but dimension 1 are 1), per-oc (all but the
   output-channel axis are 1: dimension 1, or the last one for matmul) or full (the same shape).
   oneDNN's reference kernels take other masks too, but its optimized ones do not, so fusing one
-  would trade a fast binary for a slow convolution.
+  would trade a fast binary for a slow convolution. Pooling takes no full-shape argument: with
+  oneDNN 3.2 on plain (ncsp) data its result is wrong (the argument is read as if channels were
+  innermost; test/python/passes/test_fusion_differential.py reproduces it).
+- Binary and pooling take no sum post-op (oneDNN 3.2 returns unimplemented).
 - ``post_ops_limit`` is 32 in oneDNN (``primitive_attr.hpp``); dnnc fuses at most
   ``DEFAULT_MAX_POST_OPS`` unless told otherwise, since long chains leave the JIT kernels.
 Pairs of eltwise post-ops that oneDNN computes as one are in ``combine_eltwise``.
@@ -67,16 +70,21 @@ class AnchorRule:
     kinds: frozenset[PostOpKind]
     oc_axis: int
     """The output-channel axis of the result (negative counts from the end)."""
+    broadcasts: frozenset[Broadcast] = frozenset(Broadcast)
+    """The binary post-op argument shapes it takes."""
 
 
 _ALL_KINDS = frozenset(PostOpKind)
+_NO_SUM = frozenset({PostOpKind.ELTWISE, PostOpKind.BINARY})
 
 ANCHORS: dict[type[DnnOp], AnchorRule] = {
     Conv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     MatmulOp: AnchorRule(_ALL_KINDS, oc_axis=-1),
     InnerProductOp: AnchorRule(_ALL_KINDS, oc_axis=1),
-    PoolOp: AnchorRule(frozenset({PostOpKind.ELTWISE, PostOpKind.BINARY}), oc_axis=1),
-    BinaryOp: AnchorRule(_ALL_KINDS, oc_axis=1),
+    PoolOp: AnchorRule(
+        _NO_SUM, oc_axis=1, broadcasts=frozenset({Broadcast.PER_TENSOR, Broadcast.PER_CHANNEL})
+    ),
+    BinaryOp: AnchorRule(_NO_SUM, oc_axis=1),
 }
 """Every dnn op that carries post-ops, with the post-op kinds its oneDNN primitive accepts."""
 

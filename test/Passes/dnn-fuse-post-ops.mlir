@@ -335,3 +335,16 @@ func.func @eltwise_clip_disjoint_constant(%src: tensor<8xf32>) -> tensor<8xf32> 
   %b = dnn.eltwise clip %a {alpha = 2.0 : f32, beta = 3.0 : f32} : tensor<8xf32>
   func.return %b : tensor<8xf32>
 }
+
+// -----
+
+/// oneDNN 3.2's pooling reads a full-shape binary argument wrongly: a full-shape add stays.
+// CHECK-LABEL: func.func @negative_pool_full_shape_operand
+// CHECK:         dnn.pool max %src
+// CHECK:         dnn.binary add %p, %full
+// REMARK: remark: not fused: lhs: dnn.pool takes no full binary post-op argument; rhs %full is a function argument
+func.func @negative_pool_full_shape_operand(%src: tensor<1x4x8x8xf32>, %full: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %p = dnn.pool max %src {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %a = dnn.binary add %p, %full : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  func.return %a : tensor<1x4x4x4xf32>
+}
