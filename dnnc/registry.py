@@ -32,6 +32,11 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
+    "dnn-select-kernels": "dnnc.passes.select_kernels:SelectKernelsPass",
+    "dnn-assign-precision": "dnnc.passes.assign_precision:AssignPrecisionPass",
+    "dnn-assign-layouts": "dnnc.passes.assign_layouts:AssignLayoutsPass",
+    "dnn-insert-data-transforms": "dnnc.passes.insert_data_transforms:InsertDataTransformsPass",
+    "dnn-remove-redundant-reorders": "dnnc.passes.remove_redundant_reorders:RemoveRedundantReordersPass",
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
 }
 """dnnc's own passes: command-line name -> `module:Class`."""

@@ -1,0 +1,307 @@
+"""dnn-assign-layouts: choose the memory layout every op reads, for the least reorder traffic.
+
+Rule: %y = dnn.<op> %x, %w ...          [the op runs a kernel or is dnn.reshape]
+      ==> %y = dnn.<op> %x, %w ... {dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<Acdb64a>]}
+      one entry per operand: the layout the op expects to read it in (``none`` = plain).
+The decision only: dnn-insert-data-transforms materializes it (writes the layouts into the
+tensor types and inserts the dnn.reorder ops), as Fluid's data transform does from the
+"expected kernel type". In the dnn dialect an op writes its first operand's layout, so the
+layout k an op runs in is that of its first operand, of its result (same rank) and of every
+operand of the result's shape (residual adds, sum post-op arguments, concat inputs): the
+"tied" operands. Weights of conv2d, matmul and inner_product take the layout oneDNN packs
+them in for k (free at run time: the executor packs constants once); other operands (bias,
+statistics, broadcast operands) are read plain.
+
+Candidates per op (kernel_table): PREFERRED ops run in a layout oneDNN picks with format
+``any`` (its src or dst choice); AGNOSTIC ops in plain or any candidate layout of the same
+rank that oneDNN runs them in with a non-reference implementation; PLAIN ops in plain.
+Function arguments and results stay plain (the caller's arrays).
+
+Cost: a value produced in layout a and read in layouts {b...} costs, per distinct b != a,
+the bytes of reading it in a plus writing it in b (padding included); reading a constant
+costs nothing. ``strategy``:
+- ``global``: minimal total cost. Dynamic programming over the candidate layouts in program
+  order (best[op][k] = the cheapest way to compute op's inputs given k), then the choices
+  backwards from the results; exact on chains and trees. On DAGs (a value read twice) the DP
+  counts shared producers once per reader, so local improvement sweeps follow (each op takes
+  its best layout given its neighbours' until nothing changes).
+- ``greedy``: each op its own first choice (oneDNN's pick; plain for agnostic ops).
+- ``plain``: no change.
+Pre:  the IR verifies; dnn-select-kernels ran if the compute types differ from the operand
+      types (dnn-assign-precision). Fusion ran before (post-op arguments need layouts too).
+Post: every op that runs a kernel, and every dnn.reshape, has ``dnn.operand_layouts``; a remark
+      per function gives the run-time reorders and bytes the choice implies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from dnnc.diagnostics import DnncError, remark
+from dnnc.dialects.dnn import (
+    CastOp,
+    ConcatOp,
+    ConstantOp,
+    DnnOp,
+    LayoutAttr,
+    ReorderOp,
+    ReshapeOp,
+    WeightOp,
+    layout_of,
+)
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
+from dnnc.layouts import Layout, plain_layout
+from dnnc.passes.kernel_table import AVAILABILITY, LayoutRule, Probe, layout_rule, roles_of
+
+OPERAND_LAYOUTS = "dnn.operand_layouts"
+"""The op attribute recording the layout each operand is expected in (module docstring)."""
+
+STRATEGIES = ("global", "greedy", "plain")
+_SWEEPS = 20
+
+
+def moved_bytes(value: SSAValue, src: Layout, dst: Layout) -> int:
+    """Bytes a reorder of `value` from `src` to `dst` reads and writes (0 if they are equal)."""
+    if src == dst:
+        return 0
+    type_ = tensor_type(value)
+    shape = tuple(type_.get_shape())
+    itemsize = data_type_of(type_.get_element_type()).itemsize
+    return (src.num_elements(shape) + dst.num_elements(shape)) * itemsize
+
+
+def _plain(value: SSAValue) -> Layout:
+    return plain_layout(tensor_type(value).get_num_dims())
+
+
+@dataclass
+class _Node:
+    """One op whose layout is decided: its candidates and, per candidate, weight layouts."""
+
+    op: DnnOp
+    candidates: list[Layout]
+    tied: set[int]
+    """Operand indices read in the op's layout."""
+    weights: dict[Layout, dict[int, Layout]] = field(default_factory=dict)
+
+    def result_layout(self, k: Layout, value: SSAValue) -> Layout:
+        """The layout the op writes `value` in when it runs in `k`."""
+        return k if tensor_type(value).get_num_dims() == k.rank else _plain(value)
+
+    def expected(self, k: Layout, index: int) -> Layout:
+        """The layout the op reads operand `index` in when it runs in `k`."""
+        if index in self.tied:
+            return k
+        return self.weights.get(k, {}).get(index) or _plain(self.op.operands[index])
+
+
+class _Graph:
+    """The decided ops of one function and the cost of an assignment (module docstring)."""
+
+    def __init__(self, function: func.FuncOp, probe: Probe) -> None:
+        self.function = function
+        self.probe = probe
+        ops = [op for op in function.body.block.ops if isinstance(op, DnnOp)]
+        preferred = {op: self._preferred(op) for op in ops if layout_rule(op) is LayoutRule.PREFERRED}
+        pool: dict[int, list[Layout]] = {}
+        for node in preferred.values():
+            for k in node.candidates:
+                if k not in pool.setdefault(k.rank, []):
+                    pool[k.rank].append(k)
+        self.nodes: dict[Operation, _Node] = {}
+        """In program order, which the DP needs (producers first)."""
+        for op in ops:
+            if isinstance(op, ReorderOp | CastOp | ConstantOp | WeightOp):
+                continue  # an explicit transform or a source: not a choice
+            if op in preferred:
+                self.nodes[op] = preferred[op]
+            elif layout_rule(op) is LayoutRule.AGNOSTIC:
+                self.nodes[op] = self._agnostic(op, pool)
+            else:
+                self.nodes[op] = _Node(op, [_plain(op.operands[0])], _tied(op))
+
+    def _preferred(self, op: DnnOp) -> _Node:
+        node = _Node(op, [], _tied(op))
+        tied_roles = [r for r, i in roles_of(op) if i in node.tied] + self._dst_role(op)
+        choice = self.probe.choose(op, {}, ("src", "weights", *self._dst_role(op))) or {}
+        for k in [choice.get("src"), *[choice.get(r) for r in self._dst_role(op)]]:
+            if k is None or k in node.candidates or k.rank != _plain(op.operands[0]).rank:
+                continue  # no layout, a repeat, or a layout of another rank
+            packed = self.probe.choose(op, {r: k for r in tied_roles}, ("weights",))
+            if packed is not None:
+                node.candidates.append(k)
+                wei = [i for r, i in roles_of(op) if r == "weights"]
+                node.weights[k] = {i: packed["weights"] for i in wei if packed["weights"]}
+        if not node.candidates:
+            node.candidates.append(_plain(op.operands[0]))  # oneDNN chose nothing usable
+        return node
+
+    def _agnostic(self, op: DnnOp, pool: dict[int, list[Layout]]) -> _Node:
+        node = _Node(op, [_plain(op.operands[0])], _tied(op))
+        tied_roles = [r for r, i in roles_of(op) if i in node.tied] + self._dst_role(op)
+        for k in pool.get(node.candidates[0].rank, []):
+            implementation = self.probe.implementation(op, {r: k for r in tied_roles})
+            if k not in node.candidates and implementation and not implementation.startswith("ref"):
+                node.candidates.append(k)  # oneDNN runs it fast in k
+        return node
+
+    @staticmethod
+    def _dst_role(op: DnnOp) -> list[str]:
+        same = tensor_type(op.results[0]).get_num_dims() == tensor_type(op.operands[0]).get_num_dims()
+        return ["dst"] if same else []
+
+    # --- cost ---------------------------------------------------------------------------------
+
+    def produced(self, value: SSAValue, choice: dict[Operation, Layout]) -> Layout | None:
+        """The layout `value` is written in (None for a constant: any layout is free)."""
+        owner = value.owner
+        if isinstance(owner, ConstantOp | WeightOp):
+            return None
+        if owner in self.nodes:
+            return self.nodes[owner].result_layout(choice[owner], value)
+        return layout_of(tensor_type(value))  # an argument or an explicit transform
+
+    def readers(self, value: SSAValue, choice: dict[Operation, Layout]) -> Iterator[Layout]:
+        """The layouts the users of `value` read it in."""
+        for use in value.uses:
+            user = use.operation
+            if user in self.nodes:
+                yield self.nodes[user].expected(choice[user], use.index)
+            elif isinstance(user, func.ReturnOp):
+                yield layout_of(self.function.function_type.outputs.data[use.index])
+            else:
+                yield layout_of(tensor_type(value))
+
+    def value_cost(self, value: SSAValue, choice: dict[Operation, Layout]) -> tuple[int, int]:
+        """(reorders, bytes) `value` needs: one reorder per distinct layout it is read in."""
+        src = self.produced(value, choice)
+        if src is None:
+            return 0, 0  # constants are packed once, before the first run
+        targets = set(self.readers(value, choice)) - {src}
+        return len(targets), sum(moved_bytes(value, src, t) for t in targets)
+
+    def values(self) -> Iterator[SSAValue]:
+        yield from self.function.body.block.args
+        for op in self.function.body.block.ops:
+            yield from op.results
+
+    def cost(self, choice: dict[Operation, Layout]) -> tuple[int, int]:
+        costs = [self.value_cost(v, choice) for v in self.values()]
+        return sum(c for c, _ in costs), sum(b for _, b in costs)
+
+    def local_cost(self, op: Operation, choice: dict[Operation, Layout]) -> int:
+        """Bytes of the values `op` reads or writes (what its choice changes)."""
+        return sum(self.value_cost(v, choice)[1] for v in {*op.operands, *op.results})
+
+    # --- strategies ---------------------------------------------------------------------------
+
+    def greedy(self) -> dict[Operation, Layout]:
+        return {op: node.candidates[0] for op, node in self.nodes.items()}
+
+    def optimal(self) -> dict[Operation, Layout]:
+        """DP forward, choices backward, then improvement sweeps (module docstring)."""
+        best: dict[Operation, dict[Layout, int]] = {}
+        for op, node in self.nodes.items():
+            best[op] = {k: self._inputs_cost(node, k, best) for k in node.candidates}
+        choice: dict[Operation, Layout] = {}
+        for op in reversed(list(self.nodes)):  # readers are decided before their producers
+            costs = {}
+            for k in self.nodes[op].candidates:
+                choice[op] = k
+                costs[k] = best[op][k] + sum(self.value_cost(v, choice)[1] for v in op.results)
+            choice[op] = min(costs, key=costs.__getitem__)
+        for _ in range(_SWEEPS):
+            changed = False
+            for op, node in self.nodes.items():
+                current = choice[op]
+                costs = {}
+                for k in node.candidates:
+                    choice[op] = k
+                    costs[k] = self.local_cost(op, choice)
+                better = min(costs, key=costs.__getitem__)
+                choice[op] = better if costs[better] < costs[current] else current
+                changed |= choice[op] != current
+            if not changed:
+                break
+        return choice
+
+    def _inputs_cost(self, node: _Node, k: Layout, best: dict[Operation, dict[Layout, int]]) -> int:
+        """The cheapest cost of the ops producing `node`'s operands, `node` running in k."""
+        total = 0
+        for index, value in enumerate(node.op.operands):
+            want, owner = node.expected(k, index), value.owner
+            if isinstance(owner, ConstantOp | WeightOp):
+                continue  # packed once
+            if owner in best:
+                producer = self.nodes[owner]
+                total += min(
+                    cost + moved_bytes(value, producer.result_layout(kp, value), want)
+                    for kp, cost in best[owner].items()
+                )
+            else:
+                total += moved_bytes(value, layout_of(tensor_type(value)), want)
+        return total
+
+    def annotate(self, choice: dict[Operation, Layout]) -> None:
+        for op, node in self.nodes.items():
+            layouts: list[Attribute] = []
+            for index, value in enumerate(op.operands):
+                want = node.expected(choice[op], index)
+                layouts.append(NoneAttr() if want == _plain(value) else LayoutAttr(want))
+            op.attributes[OPERAND_LAYOUTS] = ArrayAttr(layouts)
+
+
+def _tied(op: DnnOp) -> set[int]:
+    """Operands read in the op's own layout: the first, concat inputs, and operands shaped
+    like a result of the first operand's rank; never weights, never dnn.reshape's."""
+    if isinstance(op, ReshapeOp):
+        return set()  # reads plain, whatever its operand
+    first = tensor_type(op.operands[0])
+    result = tensor_type(op.results[0])
+    names = AVAILABILITY[type(op)].weights if type(op) in AVAILABILITY else ()
+    weights = {getattr(op, name) for name in names}
+    same_rank = result.get_num_dims() == first.get_num_dims()
+    return {
+        i for i, v in enumerate(op.operands)
+        if i == 0 or isinstance(op, ConcatOp)
+        or (same_rank and v not in weights and tensor_type(v).get_shape() == result.get_shape())
+    }
+
+
+@dataclass(frozen=True)
+class AssignLayoutsPass(ModulePass):
+    """Choose the layout each op reads its operands in (module docstring)."""
+
+    name = "dnn-assign-layouts"
+
+    strategy: str = "global"
+    """``global`` (least reorder bytes), ``greedy`` (each op its own pick) or ``plain``."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.strategy not in STRATEGIES:
+            raise DnncError(
+                f"dnn-assign-layouts: strategy={self.strategy} is not one of "
+                f"{', '.join(STRATEGIES)}"
+            )
+        if self.strategy == "plain":
+            return  # no change: every value stays in the layout its type has
+        probe = Probe()
+        for function in op.walk():
+            if not isinstance(function, func.FuncOp) or not function.body.blocks:
+                continue  # a declaration: nothing to choose
+            graph = _Graph(function, probe)
+            choice = graph.optimal() if self.strategy == "global" else graph.greedy()
+            graph.annotate(choice)
+            count, moved = graph.cost(choice)
+            message = f"{self.strategy}: {count} run-time reorders moving {moved} bytes"
+            if self.strategy == "global":
+                message += f" (greedy: {graph.cost(graph.greedy())[1]} bytes)"
+            remark(function, message)

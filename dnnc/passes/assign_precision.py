@@ -1,0 +1,81 @@
+"""dnn-assign-precision: compute in a lower-precision data type where oneDNN supports it.
+
+Rule: %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, f32>}
+      ==> %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, bf16>}
+      when oneDNN implements the op in ``dtype`` (kernel_table.AVAILABILITY; on a CPU without
+      native bf16 oneDNN emulates it).
+The kernel's data type is the "expected" type: dnn-insert-data-transforms then casts the
+operands the kernel computes with (first operand, weights, same-shaped operands) and the
+results follow; bias, normalization statistics and broadcast post-op arguments stay f32,
+as oneDNN reads them. Function arguments and results keep their types (casts at the edges).
+
+Not lowered (each a remark "kept f32: <why>"): reference kernels; softmax, log_softmax and
+layer_norm, whose statistics (max and sum, mean and variance) stay f32 so that results stay
+within bf16 tolerance; ops oneDNN lacks in ``dtype``. Reorders and casts run in whatever
+type their source has, so they carry no choice.
+
+Pre:  dnn-select-kernels ran (every op that runs a kernel has ``dnn.kernel``).
+Post: every other f32 oneDNN kernel computes in ``dtype``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.passes import ModulePass
+
+from dnnc.diagnostics import DnncError, remark
+from dnnc.dialects.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
+from dnnc.kinds import DataType
+from dnnc.passes.kernel_table import AVAILABILITY, KEEP_F32, KERNEL, kernel_of
+
+LOWER_PRECISIONS = (DataType.BF16,)
+"""The data types ``dtype`` may name."""
+
+
+@dataclass
+class LowerKernelPrecision(RewritePattern):
+    """Set an f32 oneDNN kernel's data type to `dtype`."""
+
+    dtype: DataType
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        kernel = kernel_of(op)
+        if not isinstance(op, DnnOp) or kernel is None or isinstance(op, ReorderOp | CastOp):
+            return  # no kernel, or a transform (it runs in its source's type)
+        if kernel.data_type.data is not DataType.F32:
+            return  # already lowered, or an integer kernel
+        if kernel.library.data is not KernelLibrary.ONEDNN:
+            remark(op, "kept f32: the reference kernel computes in the operand type")
+            return  # the lowering runs numpy here
+        if isinstance(op, KEEP_F32):
+            remark(op, f"kept f32: {op.name} keeps its statistics in f32")
+            return  # max/sum or mean/variance in bf16 would exceed the tolerance
+        if self.dtype not in AVAILABILITY[type(op)].data_types:
+            remark(op, f"kept f32: oneDNN has no {op.name} in {self.dtype}")
+            return  # not implemented
+        op.attributes[KERNEL] = KernelAttr(KernelLibrary.ONEDNN, self.dtype)
+        rewriter.notify_op_modified(op)
+
+
+@dataclass(frozen=True)
+class AssignPrecisionPass(ModulePass):
+    """Run f32 oneDNN kernels in a lower precision (module docstring)."""
+
+    name = "dnn-assign-precision"
+
+    dtype: str = "bf16"
+    """The compute data type (oneDNN spelling)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.dtype not in LOWER_PRECISIONS:
+            raise DnncError(
+                f"dnn-assign-precision: dtype={self.dtype} is not one of "
+                f"{', '.join(LOWER_PRECISIONS)}"
+            )
+        pattern = LowerKernelPrecision(DataType(self.dtype))
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

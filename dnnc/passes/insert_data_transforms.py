@@ -1,0 +1,195 @@
+"""dnn-insert-data-transforms: make every value reach its reader in the type it expects.
+
+Each operand has an actual type (the value's) and an expected one, as Fluid's data transform
+compares the "actual" and the "expected kernel type":
+- layout: the op's ``dnn.operand_layouts`` entry (dnn-assign-layouts; ``none`` = plain),
+  else the operand's type as it was before this pass;
+- element type: the ``dnn.kernel`` data type for the operands the kernel computes with
+  (kernel_table.data_operands: first operand, weights, same-shaped operands), else unchanged;
+- a func.return operand: the function's declared result type (plain, the caller's dtype).
+Results follow from the expected operand types by the dialect's rules (first operand's layout
+and element type; dnn.reorder keeps its layout, dnn.cast its element type), and where a
+value's type differs from what a reader expects:
+
+Rule: %x : tensor<S x A, La>;  %y = dnn.op %x {expects tensor<S x B, Lb>}
+      ==> %r = dnn.reorder %x : (tensor<SxA, La>) -> tensor<SxA, Lb>      [La != Lb]
+          %c = dnn.cast %r : (tensor<SxA, Lb>) -> tensor<SxB, Lb>          [A != B]
+          %y = dnn.op %c
+      the layout first, then the data type; one transform per (value, expected type), right
+      after the value's definition, shared by every reader expecting the same type; each with
+      ``dnn.kernel = #dnn.kernel<onednn, A>`` and the location of the first reader needing it.
+Pre:  the IR verifies; dnn-assign-layouts (and dnn-select-kernels, dnn-assign-precision) ran.
+Post: ``dnn.operand_layouts`` is gone; layouts are in the tensor types; the IR verifies; a
+      remark per function counts the reorders and casts and the bytes the reorders move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    InsertPoint,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from dnnc.diagnostics import remark
+from dnnc.dialects.dnn import (
+    CastOp,
+    ConstantOp,
+    DnnOp,
+    KernelAttr,
+    KernelLibrary,
+    ReorderOp,
+    WeightOp,
+    layout_of,
+)
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of, element_type_of
+from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
+from dnnc.passes.kernel_table import KERNEL, data_operands, kernel_of
+
+
+def retyped(type_: TensorType, element: Attribute | None = None,
+            encoding: Attribute | None = None) -> TensorType:
+    """`type_` with another element type and/or encoding (layout)."""
+    return TensorType(
+        type_.get_element_type() if element is None else element,
+        type_.get_shape(),
+        type_.encoding if encoding is None else encoding,
+    )
+
+
+def transform_stats(block: Block) -> tuple[int, int, int]:
+    """(reorders, bytes they move, casts) run at every execution of `block`; reorders of
+    constants are left out (the executor packs them once)."""
+    reorders = moved = casts = 0
+    for op in block.ops:
+        if isinstance(op, ReorderOp) and not isinstance(op.src.owner, ConstantOp | WeightOp):
+            reorders += 1
+            src, dst = layout_of(tensor_type(op.src)), layout_of(tensor_type(op.result))
+            moved += moved_bytes(op.src, src, dst)
+        elif isinstance(op, CastOp):
+            casts += 1
+    return reorders, moved, casts
+
+
+def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
+    """The type each operand of `op` is expected in (module docstring)."""
+    if isinstance(op, func.ReturnOp):
+        return list(function.function_type.outputs.data)  # type: ignore[arg-type]
+    actual = [tensor_type(v) for v in op.operands]
+    layouts = op.attributes.get(OPERAND_LAYOUTS)
+    if isinstance(layouts, ArrayAttr):
+        actual = [retyped(t, encoding=e) for t, e in zip(actual, layouts.data)]
+    kernel = kernel_of(op)
+    if kernel is None:
+        return actual
+    element = element_type_of(kernel.data_type.data)
+    computed = set(data_operands(op))  # type: ignore[arg-type]
+    return [
+        retyped(t, element=element) if v in computed else t for v, t in zip(op.operands, actual)
+    ]
+
+
+def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
+    """Result types given the first operand's expected type (the dialect's rules)."""
+    types: list[TensorType] = []
+    for value in op.results:
+        old = tensor_type(value)
+        if isinstance(op, ReorderOp):
+            types.append(retyped(old, element=src.get_element_type()))
+        elif isinstance(op, CastOp):
+            types.append(retyped(old, encoding=src.encoding))
+        elif any(value is getattr(op, name) for name in op.INDEX_RESULTS):
+            types.append(old)  # top_k indices stay i64 and plain
+        elif old.get_num_dims() == src.get_num_dims():
+            types.append(retyped(old, element=src.get_element_type(), encoding=src.encoding))
+        else:
+            types.append(retyped(old, element=src.get_element_type(), encoding=NoneAttr()))
+    return types
+
+
+class MaterializeExpectedTypes(RewritePattern):
+    """Retype the results and insert the reorders and casts of one function."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, function: func.FuncOp, rewriter: PatternRewriter, /) -> None:
+        if not function.body.blocks:
+            return  # a declaration has no readers
+        ops = [op for op in function.body.block.ops if isinstance(op, DnnOp | func.ReturnOp)]
+        expected = {op: _expected(op, function) for op in ops if op.operands}
+        for op in ops:
+            if isinstance(op, DnnOp) and op.operands and not isinstance(op, ConstantOp | WeightOp):
+                for value, type_ in zip(list(op.results), _result_types(op, expected[op][0])):
+                    if value.type != type_:
+                        hint = value.name_hint
+                        Rewriter.replace_value_with_new_type(value, type_).name_hint = hint
+        transforms: dict[tuple[SSAValue, TensorType], SSAValue] = {}
+        for op in expected:
+            for index, want in enumerate(expected[op]):
+                value = op.operands[index]
+                if value.type != want:
+                    op.operands[index] = _transformed(rewriter, value, want, op, transforms)
+            op.attributes.pop(OPERAND_LAYOUTS, None)
+        reorders, moved, casts = transform_stats(function.body.block)
+        remark(function, f"{reorders} run-time reorders moving {moved} bytes, {casts} casts")
+
+
+def transform_op(
+    op_class: type[ReorderOp] | type[CastOp], value: SSAValue, type_: TensorType, at: Operation
+) -> ReorderOp | CastOp:
+    """A new (not inserted) reorder or cast of `value` to `type_`, with its kernel, located at
+    the op `at` that needs it."""
+    source = data_type_of(tensor_type(value).get_element_type())
+    new = op_class.create(
+        operands=[value],
+        result_types=[type_],
+        attributes={KERNEL: KernelAttr(KernelLibrary.ONEDNN, source)},
+    )
+    new.location = at.location
+    return new
+
+
+def _transformed(
+    rewriter: PatternRewriter,
+    value: SSAValue,
+    want: TensorType,
+    reader: Operation,
+    transforms: dict[tuple[SSAValue, TensorType], SSAValue],
+) -> SSAValue:
+    """`value` reordered to `want`'s layout, then cast to its element type (shared)."""
+    have = tensor_type(value)
+    steps = [(ReorderOp, retyped(have, encoding=want.encoding)), (CastOp, want)]
+    current = value
+    for op_class, type_ in steps:
+        if tensor_type(current) == type_:
+            continue  # this step changes nothing
+        key = (value, type_)
+        if key not in transforms:
+            new = transform_op(op_class, current, type_, reader)
+            owner = current.owner
+            point = (InsertPoint.after(owner) if isinstance(owner, Operation)
+                     else InsertPoint.at_start(owner))
+            rewriter.insert(new, point)
+            transforms[key] = new.results[0]
+        current = transforms[key]
+    return current
+
+
+@dataclass(frozen=True)
+class InsertDataTransformsPass(ModulePass):
+    """Insert the reorders and casts readers expect (module docstring)."""
+
+    name = "dnn-insert-data-transforms"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(MaterializeExpectedTypes(), apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,264 @@
+"""The availability table: what runs each dnn op, in which data types and which layouts.
+
+One table (``AVAILABILITY``) says, per op class, the data types oneDNN implements on CPU
+(bf16 is emulated where the CPU has no native bf16) and how the op stands to layouts:
+
+- ``PREFERRED``: the primitive has a layout of its own choice (convolution, matmul, inner
+  product); it runs in a layout oneDNN picks when asked with format ``any``;
+- ``AGNOSTIC``: the primitive computes the same in any layout oneDNN supports for it (eltwise,
+  binary, pooling, batch norm, sum, concat, LRN, softmax): it takes its producer's layout;
+- ``PLAIN``: plain (row-major) layouts only: reference kernels (top_k, a slice with steps, a
+  binary broadcasting its left operand without swapping), layer norm, reduce, transpose,
+  slices and reshape (a view of plain data).
+
+Whether an op runs a reference kernel is the lowering's decision (``kernel_calls.kernel_call``),
+taken from there so that the two never disagree. ``Probe`` asks oneDNN itself: the layouts it
+prefers for a primitive and whether (and with which implementation) it runs an op in given
+layouts; the answers are cached per pass run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from dnnc.dialects.dnn import (
+    BatchNormOp,
+    BinaryOp,
+    CastOp,
+    ConcatOp,
+    Conv2DOp,
+    DnnOp,
+    EltwiseOp,
+    InnerProductOp,
+    KernelAttr,
+    KernelLibrary,
+    LayerNormOp,
+    LogSoftmaxOp,
+    LrnOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    ReorderOp,
+    ReshapeOp,
+    SliceOp,
+    SoftmaxOp,
+    SumOp,
+    TopKOp,
+    TransposeOp,
+)
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
+from dnnc.kinds import DataType
+from dnnc.layouts import Layout, plain_layout
+from dnnc.lowering.kernel_calls import kernel_call, params_of
+
+KERNEL = "dnn.kernel"
+"""The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
+
+
+class LayoutRule(Enum):
+    """How an op stands to layouts (module docstring)."""
+
+    PREFERRED = "preferred"
+    AGNOSTIC = "agnostic"
+    PLAIN = "plain"
+
+
+@dataclass(frozen=True)
+class Availability:
+    """What oneDNN implements for one op class."""
+
+    layouts: LayoutRule
+    data_types: frozenset[DataType]
+    """Compute data types of the oneDNN primitive."""
+    weights: tuple[str, ...] = ()
+    """Operands oneDNN packs in a layout of its own (PREFERRED ops)."""
+
+
+_FLOAT = frozenset({DataType.F32, DataType.BF16})
+_QUANTIZED = _FLOAT | {DataType.S8, DataType.U8}
+_ANY = frozenset(DataType) - {DataType.S64}
+
+AVAILABILITY: dict[type[DnnOp], Availability] = {
+    Conv2DOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("wei",)),
+    MatmulOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("rhs",)),
+    InnerProductOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("wei",)),
+    PoolOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
+    BatchNormOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
+    LrnOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
+    SoftmaxOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
+    LogSoftmaxOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
+    EltwiseOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
+    BinaryOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
+    SumOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
+    ConcatOp: Availability(LayoutRule.AGNOSTIC, _ANY),
+    ReorderOp: Availability(LayoutRule.AGNOSTIC, _ANY),
+    CastOp: Availability(LayoutRule.AGNOSTIC, _ANY),
+    LayerNormOp: Availability(LayoutRule.PLAIN, _FLOAT),
+    ReduceOp: Availability(LayoutRule.PLAIN, _FLOAT),
+    TransposeOp: Availability(LayoutRule.PLAIN, _ANY),
+    SliceOp: Availability(LayoutRule.PLAIN, _ANY),
+    TopKOp: Availability(LayoutRule.PLAIN, frozenset()),
+}
+"""Per op class: layouts and data types of its oneDNN primitive (module docstring)."""
+
+KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
+"""Ops whose statistics (max and sum, mean and variance) dnn-assign-precision keeps in f32."""
+
+
+def runs_kernel(op: Operation) -> bool:
+    """Whether an op runs a kernel (every dnn op but sources and dnn.reshape, a view)."""
+    return isinstance(op, DnnOp) and type(op) in AVAILABILITY
+
+
+def is_reference(op: DnnOp) -> bool:
+    """Whether the lowering runs `op` with a numpy reference kernel."""
+    return kernel_call(op).reference
+
+
+def layout_rule(op: DnnOp) -> LayoutRule:
+    """How `op` stands to layouts: reference kernels, views and dynamic shapes are plain."""
+    if not runs_kernel(op) or is_reference(op):
+        return LayoutRule.PLAIN  # reshape views plain data; reference kernels read plain
+    if any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape()):
+        return LayoutRule.PLAIN  # oneDNN cannot be asked about a dynamic shape
+    return AVAILABILITY[type(op)].layouts
+
+
+def kernel_of(op: Operation) -> KernelAttr | None:
+    """The #dnn.kernel an op carries, if any."""
+    attr = op.attributes.get(KERNEL)
+    return attr if isinstance(attr, KernelAttr) else None
+
+
+def compute_type(op: DnnOp) -> DataType:
+    """The data type `op` computes in: its kernel's, else its first operand's."""
+    kernel = kernel_of(op)
+    if kernel is not None:
+        return kernel.data_type.data
+    return data_type_of(tensor_type(op.operands[0]).get_element_type())
+
+
+def library_of(op: DnnOp) -> KernelLibrary:
+    return KernelLibrary.REFERENCE if is_reference(op) else KernelLibrary.ONEDNN
+
+
+def roles_of(op: DnnOp) -> list[tuple[str, int]]:
+    """The primitive role of each operand the kernel call binds, with the operand index."""
+    call = kernel_call(op)
+    index_of: dict[str, list[int]] = {}
+    position = 0
+    for name, value, is_result in op.named_values():
+        if not is_result:
+            index_of.setdefault(name.split("[")[0], []).append(position)
+            position += 1
+    roles: list[tuple[str, int]] = []
+    for role, operand in call.ins:
+        indices = index_of.get(operand, [])
+        if role.endswith("_"):
+            roles.extend((f"{role}{i}", index) for i, index in enumerate(indices))
+        else:
+            roles.extend((role, index) for index in indices)
+    return roles
+
+
+@dataclass
+class Probe:
+    """oneDNN's answers about dnn ops, one primitive descriptor per structural key.
+
+    oneDNN is loaded on the first question only, so passes that never ask (strategy=plain,
+    reference kernels) run without it.
+    """
+
+    _descs: dict[object, object] = field(default_factory=dict)
+
+    def choose(
+        self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
+    ) -> dict[str, Layout | None] | None:
+        """The layout oneDNN picks for each role of `free` (given as format any), the other
+        roles in `fixed` or plain; None when oneDNN cannot run `op` so. A picked layout is
+        None when no layout of the role's logical dims describes it (blocked grouped
+        weights)."""
+        created = self._create(op, {**fixed, **{role: None for role in free}})
+        if created is None:
+            return None
+        handler, desc = created
+        return {
+            role: _logical(desc.exec_arg_desc(handler.args[role]), handler.descs[role].dims)
+            for role in free
+        }
+
+    def implementation(self, op: DnnOp, fixed: Mapping[str, Layout]) -> str | None:
+        """oneDNN's implementation name for `op` with the roles in `fixed` (plain when not
+        given), e.g. ``brg:avx512_core``; None when it has none."""
+        created = self._create(op, fixed)
+        return None if created is None else created[1].impl_info
+
+    def _create(self, op: DnnOp, layouts: Mapping[str, Layout | None]):  # noqa: ANN202
+        """(handler, primitive descriptor) of `op` in `layouts` (None = any), or None."""
+        from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc
+        from dnnc.runtime.interpreter import attribute_value
+        from dnnc.runtime.primitives import handler_for
+
+        data_type = compute_type(op)
+        follows = set(data_operands(op)) | set(op.results)
+        descs = {}
+        for role, index in [*roles_of(op), ("dst", -1)]:
+            value = op.results[0] if index < 0 else op.operands[index]
+            type_ = tensor_type(value)
+            shape = tuple(type_.get_shape())
+            element = data_type if value in follows else data_type_of(type_.get_element_type())
+            layout = layouts.get(role, plain_layout(len(shape)))
+            descs[role] = (
+                MemoryDesc.any(shape, element)
+                if layout is None
+                else MemoryDesc.of_layout(shape, element, layout)
+            )
+        call = kernel_call(op)
+        params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
+        try:
+            handler = handler_for(call.kind, descs, params)
+        except ValueError:
+            return None  # the handler refuses these descriptors
+        key = handler.key()
+        if key not in self._descs:
+            try:
+                self._descs[key] = (handler, handler.create(Engine.default()))
+            except DnnlError:
+                self._descs[key] = None  # oneDNN has no implementation
+        return self._descs[key]
+
+
+def _logical(desc: object, dims: tuple[int, ...]) -> Layout | None:
+    """The layout of a queried descriptor seen with a role's logical dims, if one fits."""
+    from dnnc.runtime.dnnl import DnnlError, MemoryDesc
+
+    if not isinstance(desc, MemoryDesc):
+        return None
+    if desc.dims != dims:
+        try:
+            desc = desc.reshape(dims)
+        except DnnlError:
+            return None  # e.g. grouped weights, blocked over the groups
+    return desc.layout()
+
+
+def data_operands(op: DnnOp) -> list[SSAValue]:
+    """The operands a kernel reads in its compute type (dnn-insert-data-transforms casts
+    them): the first operand, weights, the same-shaped operands; not bias, statistics or
+    broadcast post-op arguments, which oneDNN reads in f32."""
+    if isinstance(op, ReorderOp | CastOp):
+        return [op.src]
+    first = op.operands[0]
+    result_shape = tensor_type(op.results[0]).get_shape() if op.results else None
+    weights = {getattr(op, name) for name in AVAILABILITY[type(op)].weights}
+    return [
+        v for v in op.operands
+        if v is first or v in weights or tensor_type(v).get_shape() == result_shape
+    ]
+
