@@ -2,7 +2,8 @@
 
 Rule: %y = dnn.<op> %x, %w ...          [the op runs a kernel or is dnn.reshape]
       ==> %y = dnn.<op> %x, %w ... {dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<Acdb64a>]}
-      one entry per operand: the layout the op expects to read it in (``none`` = plain).
+      one entry per operand: the layout the op expects to read it in, plain ones included
+      (``#dnn.layout<nchw>``; a rank-0 operand has ``#builtin.none``).
 The decision only: dnn-insert-data-transforms materializes it (writes the layouts into the
 tensor types and inserts the dnn.reorder ops), as Fluid's data transform does from the
 "expected kernel type". In the dnn dialect an op writes its first operand's layout, so the
@@ -255,7 +256,7 @@ class _Graph:
             layouts: list[Attribute] = []
             for index, value in enumerate(op.operands):
                 want = node.expected(choice[op], index)
-                layouts.append(NoneAttr() if want == _plain(value) else LayoutAttr(want))
+                layouts.append(LayoutAttr(want) if want.rank else NoneAttr())  # rank 0: no layout
             op.attributes[OPERAND_LAYOUTS] = ArrayAttr(layouts)
 
 

@@ -2,7 +2,8 @@
 
 Each operand has an actual type (the value's) and an expected one, as Fluid's data transform
 compares the "actual" and the "expected kernel type":
-- layout: the op's ``dnn.operand_layouts`` entry (dnn-assign-layouts; ``none`` = plain),
+- layout: the op's ``dnn.operand_layouts`` entry (dnn-assign-layouts; plain layouts
+  included, ``#dnn.layout<nchw>``),
   else the operand's type as it was before this pass;
 - element type: the ``dnn.kernel`` data type for the operands the kernel computes with
   (kernel_table.data_operands: first operand, weights, same-shaped operands), else unchanged;
@@ -48,6 +49,7 @@ from dnnc.dialects.dnn import (
     DnnOp,
     KernelAttr,
     KernelLibrary,
+    LayoutAttr,
     ReorderOp,
     WeightOp,
     layout_of,
@@ -89,7 +91,7 @@ def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
     actual = [tensor_type(v) for v in op.operands]
     layouts = op.attributes.get(OPERAND_LAYOUTS)
     if isinstance(layouts, ArrayAttr):
-        actual = [retyped(t, encoding=e) for t, e in zip(actual, layouts.data)]
+        actual = [retyped(t, encoding=_encoding(e)) for t, e in zip(actual, layouts.data)]
     kernel = kernel_of(op)
     if kernel is None:
         return actual
@@ -98,6 +100,13 @@ def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
     return [
         retyped(t, element=element) if v in computed else t for v, t in zip(op.operands, actual)
     ]
+
+
+def _encoding(entry: Attribute) -> Attribute:
+    """The type encoding of a dnn.operand_layouts entry: plain layouts have none."""
+    if isinstance(entry, LayoutAttr) and not entry.layout.is_plain:
+        return entry
+    return NoneAttr()
 
 
 def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:

@@ -1,0 +1,72 @@
+// REQUIRES: libdnnl
+// RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts' --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts{strategy=greedy}' --split-input-file | filecheck %s --check-prefix=GREEDY
+// RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts{strategy=plain}' --split-input-file | filecheck %s --check-prefix=PLAIN
+// RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts' --split-input-file --remarks=dnn-assign-layouts 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: not dnnc-opt %s -p 'dnn-assign-layouts{strategy=best}' 2>&1 | filecheck %s --check-prefix=ERROR
+
+// ERROR: dnn-assign-layouts: strategy=best is not one of global, greedy, plain
+// PLAIN-NOT: dnn.operand_layouts
+
+/// conv, relu, conv: the relu runs in the convolutions' layout (whatever oneDNN picks on this
+/// CPU), the weights in oneDNN's packing; greedy leaves the relu plain.
+// CHECK-LABEL: func.func @conv_relu_conv
+// CHECK:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<[[L:[A-Za-z0-9]+]]>, #dnn.layout<{{[A-Za-z0-9]+}}>]
+// CHECK:         dnn.eltwise relu {{.*}}dnn.operand_layouts = [#dnn.layout<[[L]]>]
+// CHECK:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<[[L]]>,
+// GREEDY-LABEL: func.func @conv_relu_conv
+// GREEDY:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<[[L:[A-Za-z0-9]+]]>,
+// GREEDY:         dnn.eltwise relu {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
+// REMARK: remark: global: 2 run-time reorders moving 24576 bytes (greedy: 57344 bytes)
+func.func @conv_relu_conv(%src: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  %w1 = dnn.weight "w.npz", "w1" : tensor<32x16x3x3xf32>
+  %w2 = dnn.weight "w.npz", "w2" : tensor<32x32x3x3xf32>
+  %c1 = dnn.conv2d %src, %w1 {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %r = dnn.eltwise relu %c1 : tensor<1x32x8x8xf32>
+  %c2 = dnn.conv2d %r, %w2 {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x8x8xf32>
+  func.return %c2 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+/// A relu between the argument and the result has nothing to gain from another layout.
+// CHECK-LABEL: func.func @negative_no_preference_stays_plain
+// CHECK:         dnn.eltwise relu {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
+// REMARK: remark: global: 0 run-time reorders moving 0 bytes (greedy: 0 bytes)
+func.func @negative_no_preference_stays_plain(%src: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %r = dnn.eltwise relu %src : tensor<1x16x8x8xf32>
+  func.return %r : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+/// layer_norm reads plain only, even after a convolution.
+// CHECK-LABEL: func.func @negative_layer_norm_plain
+// CHECK:         dnn.layer_norm {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
+func.func @negative_layer_norm_plain(%src: tensor<1x16x8x8xf32>, %wei: tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32> {
+  %c = dnn.conv2d %src, %wei {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %n = dnn.layer_norm %c : tensor<1x32x8x8xf32>
+  func.return %n : tensor<1x32x8x8xf32>
+}
+
+// -----
+
+/// top_k runs the reference kernel: plain.
+// CHECK-LABEL: func.func @negative_reference_plain
+// CHECK:         dnn.top_k {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
+func.func @negative_reference_plain(%src: tensor<1x16x8x8xf32>, %wei: tensor<32x16x3x3xf32>) -> tensor<1x32x8x3xf32> {
+  %c = dnn.conv2d %src, %wei {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %v, %i = dnn.top_k %c {k = 3 : i64} : (tensor<1x32x8x8xf32>) -> (tensor<1x32x8x3xf32>, tensor<1x32x8x3xi64>)
+  func.return %v : tensor<1x32x8x3xf32>
+}
+
+// -----
+
+/// matmul: oneDNN prefers plain operands; the bias is read plain.
+// CHECK-LABEL: func.func @matmul_plain
+// CHECK:         dnn.matmul {{.*}}dnn.operand_layouts = [#dnn.layout<nc>, #dnn.layout<{{.*}}>, #dnn.layout<x>]
+func.func @matmul_plain(%lhs: tensor<4x8xf32>, %bias: tensor<16xf32>) -> tensor<4x16xf32> {
+  %rhs = dnn.weight "w.npz", "rhs" : tensor<8x16xf32>
+  %m = dnn.matmul %lhs, %rhs, %bias : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  func.return %m : tensor<4x16xf32>
+}

@@ -1,0 +1,62 @@
+// RUN: dnnc-opt %s -p dnn-insert-data-transforms --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p dnn-insert-data-transforms --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+
+/// The recorded layouts become types: the argument is reordered once for both readers, the
+/// results follow, and the function result is reordered back to plain.
+// CHECK-LABEL: func.func @reorder_shared_and_back
+// CHECK:         %[[R:.*]] = dnn.reorder %src {dnn.kernel = #dnn.kernel<onednn, f32>} : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK-NEXT:    %[[A:.*]] = dnn.eltwise relu %[[R]] : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK-NEXT:    %[[B:.*]] = dnn.eltwise tanh %[[R]] : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK-NEXT:    %[[S:.*]] = dnn.binary add %[[A]], %[[B]] : (tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK-NEXT:    %[[P:.*]] = dnn.reorder %[[S]] {{.*}} -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    func.return %[[P]]
+// CHECK-NOT:     dnn.operand_layouts
+// REMARK: remark: 2 run-time reorders moving 4096 bytes, 0 casts
+func.func @reorder_shared_and_back(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %a = dnn.eltwise relu %src {dnn.operand_layouts = [#dnn.layout<nChw16c>]} : tensor<1x16x4x4xf32>
+  %b = dnn.eltwise tanh %src {dnn.operand_layouts = [#dnn.layout<nChw16c>]} : tensor<1x16x4x4xf32>
+  %s = dnn.binary add %a, %b {dnn.operand_layouts = [#dnn.layout<nChw16c>, #dnn.layout<nChw16c>]} : (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  func.return %s : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+/// A bf16 kernel: reorder first, then cast; the bias stays f32; the result is cast back.
+// CHECK-LABEL: func.func @reorder_then_cast
+// CHECK-DAG:     %[[W:.*]] = dnn.cast %wei {{.*}} -> tensor<16x8x3x3xbf16>
+// CHECK-DAG:     %[[R:.*]] = dnn.reorder %src {{.*}} -> tensor<1x8x6x6xf32, #dnn.layout<nhwc>>
+// CHECK-DAG:     %[[C:.*]] = dnn.cast %[[R]] {dnn.kernel = #dnn.kernel<onednn, f32>} : {{.*}} -> tensor<1x8x6x6xbf16, #dnn.layout<nhwc>>
+// CHECK:         %[[Y:.*]] = dnn.conv2d %[[C]], %[[W]], %bias {{.*}} : (tensor<1x8x6x6xbf16, #dnn.layout<nhwc>>, tensor<16x8x3x3xbf16>, tensor<16xf32>) -> tensor<1x16x4x4xbf16, #dnn.layout<nhwc>>
+// CHECK-NEXT:    %[[P:.*]] = dnn.reorder %[[Y]] {dnn.kernel = #dnn.kernel<onednn, bf16>} {{.*}} -> tensor<1x16x4x4xbf16>
+// CHECK-NEXT:    %[[F:.*]] = dnn.cast %[[P]] {{.*}} -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    func.return %[[F]]
+func.func @reorder_then_cast(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf32>, %bias: tensor<16xf32>) -> tensor<1x16x4x4xf32> {
+  %c = dnn.conv2d %src, %wei, %bias {dnn.kernel = #dnn.kernel<onednn, bf16>, dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<oihw>, #dnn.layout<x>]} : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+  func.return %c : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+/// Types already as expected: nothing is inserted.
+// CHECK-LABEL: func.func @negative_types_match
+// CHECK-NOT:     dnn.reorder
+// CHECK-NOT:     dnn.cast
+// CHECK:         func.return
+func.func @negative_types_match(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %a = dnn.eltwise relu %src {dnn.kernel = #dnn.kernel<onednn, f32>, dnn.operand_layouts = [#dnn.layout<nchw>]} : tensor<1x16x4x4xf32>
+  func.return %a : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+/// An explicit reorder keeps its target layout; its source is brought back to the layout it
+/// had (dnn-remove-redundant-reorders then collapses the pair).
+// CHECK-LABEL: func.func @explicit_reorder_kept
+// CHECK:         %[[A:.*]] = dnn.eltwise relu {{.*}} : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+// CHECK-NEXT:    %[[P:.*]] = dnn.reorder %[[A]] {{.*}} -> tensor<1x16x4x4xf32>
+// CHECK-NEXT:    %[[R:.*]] = dnn.reorder %[[P]] : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+func.func @explicit_reorder_kept(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>> {
+  %a = dnn.eltwise relu %src {dnn.operand_layouts = [#dnn.layout<nhwc>]} : tensor<1x16x4x4xf32>
+  %r = dnn.reorder %a : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  func.return %r : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+}

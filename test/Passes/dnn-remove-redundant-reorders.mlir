@@ -1,0 +1,148 @@
+// RUN: dnnc-opt %s -p dnn-remove-redundant-reorders --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p dnn-remove-redundant-reorders --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+
+/// A cast to the type it already has is dropped.
+// CHECK-LABEL: func.func @drop_identity_cast
+// CHECK-NOT:     dnn.cast
+// CHECK:         func.return %src
+func.func @drop_identity_cast(%src: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c = dnn.cast %src : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %c : tensor<4x8xf32>
+}
+
+// -----
+
+/// plain -> nhwc -> plain is no reorder at all.
+// CHECK-LABEL: func.func @cancel_inverse_reorders
+// CHECK-NOT:     dnn.reorder
+// CHECK:         func.return %src
+// REMARK: remark: run-time reorders 2 -> 0 (4096 -> 0 bytes moved), casts 0 -> 0
+func.func @cancel_inverse_reorders(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.reorder %a : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32>
+  func.return %b : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+/// plain -> nhwc -> nChw16c is one reorder plain -> nChw16c.
+// CHECK-LABEL: func.func @collapse_reorder_chain
+// CHECK:         %[[R:.*]] = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK-NOT:     dnn.reorder
+// CHECK:         func.return %[[R]]
+func.func @collapse_reorder_chain(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>> {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.reorder %a : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  func.return %b : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+}
+
+// -----
+
+/// The middle value is still read: the chain is shortened, the first reorder stays.
+// CHECK-LABEL: func.func @collapse_reorder_chain_shared
+// CHECK:         %[[A:.*]] = dnn.reorder %src {{.*}} #dnn.layout<nhwc>>
+// CHECK:         %[[B:.*]] = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK:         func.return %[[A]], %[[B]]
+func.func @collapse_reorder_chain_shared(%src: tensor<1x16x4x4xf32>) -> (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.reorder %a : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  func.return %a, %b : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+}
+
+// -----
+
+/// bf16 -> f32 -> bf16 is exact: both casts go.
+// CHECK-LABEL: func.func @cancel_lossless_casts
+// CHECK-NOT:     dnn.cast
+// CHECK:         func.return %src
+func.func @cancel_lossless_casts(%src: tensor<8xbf16>) -> tensor<8xbf16> {
+  %a = dnn.cast %src : (tensor<8xbf16>) -> tensor<8xf32>
+  %b = dnn.cast %a : (tensor<8xf32>) -> tensor<8xbf16>
+  func.return %b : tensor<8xbf16>
+}
+
+// -----
+
+/// f32 -> bf16 -> f32 rounds: not the identity, both casts stay.
+// CHECK-LABEL: func.func @negative_lossy_casts
+// CHECK:         %[[A:.*]] = dnn.cast %src
+// CHECK:         %[[B:.*]] = dnn.cast %[[A]]
+// CHECK:         func.return %[[B]]
+func.func @negative_lossy_casts(%src: tensor<8xf32>) -> tensor<8xf32> {
+  %a = dnn.cast %src : (tensor<8xf32>) -> tensor<8xbf16>
+  %b = dnn.cast %a : (tensor<8xbf16>) -> tensor<8xf32>
+  func.return %b : tensor<8xf32>
+}
+
+// -----
+
+/// Reorders around a lossy cast pair are not merged across it.
+// CHECK-LABEL: func.func @negative_reorders_across_lossy_cast
+// CHECK:         dnn.reorder %src
+// CHECK:         dnn.cast
+// CHECK:         dnn.cast
+// CHECK:         dnn.reorder
+// CHECK:         func.return
+func.func @negative_reorders_across_lossy_cast(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.cast %a : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xbf16, #dnn.layout<nhwc>>
+  %c = dnn.cast %b : (tensor<1x16x4x4xbf16, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %d = dnn.reorder %c : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32>
+  func.return %d : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+/// Two reorders of one value to one layout: the second reader reads the first's result.
+// CHECK-LABEL: func.func @share_duplicate_transforms
+// CHECK:         %[[A:.*]] = dnn.reorder %src
+// CHECK-NOT:     dnn.reorder
+// CHECK:         dnn.eltwise relu %[[A]]
+// CHECK:         dnn.eltwise tanh %[[A]]
+func.func @share_duplicate_transforms(%src: tensor<1x16x4x4xf32>) -> (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %x = dnn.eltwise relu %a : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %y = dnn.eltwise tanh %b : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  func.return %x, %y : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+}
+
+// -----
+
+/// A reordered weight becomes the weight in that layout (packed once by the executor),
+/// at the weight's location; it is not counted as a run-time reorder.
+// CHECK-LABEL: func.func @fold_reorder_into_weight
+// CHECK:         %w = dnn.weight "w.npz", "w" : tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>>
+// CHECK-NOT:     dnn.reorder
+// REMARK: remark: run-time reorders 0 -> 0 (0 -> 0 bytes moved), casts 0 -> 0
+func.func @fold_reorder_into_weight() -> tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>> {
+  %w = dnn.weight "w.npz", "w" : tensor<16x8x3x3xf32>
+  %r = dnn.reorder %w : (tensor<16x8x3x3xf32>) -> tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>>
+  func.return %r : tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>>
+}
+
+// -----
+
+/// A constant read plain and blocked: the plain one stays, a blocked copy is added.
+// CHECK-LABEL: func.func @fold_reorder_into_constant_shared
+// CHECK-DAG:     %[[P:.*]] = dnn.constant dense<1.000000e+00> : tensor<1x16x2x2xf32>
+// CHECK-DAG:     %[[B:.*]] = dnn.constant dense<1.000000e+00> : tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>
+// CHECK-NOT:     dnn.reorder
+// CHECK:         func.return %[[P]], %[[B]]
+func.func @fold_reorder_into_constant_shared() -> (tensor<1x16x2x2xf32>, tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>) {
+  %c = dnn.constant dense<1.0> : tensor<1x16x2x2xf32>
+  %r = dnn.reorder %c : (tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>
+  func.return %c, %r : tensor<1x16x2x2xf32>, tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>
+}
+
+// -----
+
+/// A cast of a weight is not folded: the weight keeps its file's data type.
+// CHECK-LABEL: func.func @negative_cast_of_weight
+// CHECK:         %w = dnn.weight "w.npz", "w" : tensor<4xf32>
+// CHECK:         dnn.cast %w
+func.func @negative_cast_of_weight() -> tensor<4xbf16> {
+  %w = dnn.weight "w.npz", "w" : tensor<4xf32>
+  %c = dnn.cast %w : (tensor<4xf32>) -> tensor<4xbf16>
+  func.return %c : tensor<4xbf16>
+}
