@@ -3,7 +3,8 @@
 A lowered function takes one `!onednn.memory` argument per caller input followed by one per
 result (destination-passing style: the caller's arrays are bound to them, zero copy) and
 returns nothing. Intermediate values live in one arena whose size is the function attribute
-`onednn.arena_bytes`; `onednn.arena_view` names the bytes at an offset. Execution is the
+`onednn.arena_bytes`; `onednn.arena_view` names the bytes at an offset, `onednn.subview` a
+contiguous part of a memory (a concat's input written in place). Execution is the
 program order of `onednn.primitive` (a oneDNN primitive) and `onednn.reference` (a numpy
 reference kernel) ops, each reading its `ins` and writing its `outs` by role name:
 
@@ -164,6 +165,59 @@ class ReshapeOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SubviewOp(IRDLOperation):
+    """The bytes of `source` from `offset` on, seen as a smaller memory of the result type: a
+    contiguous part (one input of an implicit concat, an implicit slice). A write through it
+    writes those bytes of `source`; a read of `source` reads what was written through it."""
+
+    name = "onednn.subview"
+
+    source = operand_def(MemoryType)
+    offset = prop_def(IntAttr)
+    result = result_def(MemoryType)
+
+    def __init__(self, source: SSAValue, offset: int, memory_type: MemoryType):
+        super().__init__(
+            operands=[source], properties={"offset": IntAttr(offset)}, result_types=[memory_type]
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubviewOp:
+        """`%source[offset] : !onednn.memory<...> -> !onednn.memory<...>`"""
+        unresolved = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        offset = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(":")
+        source = parser.resolve_operand(unresolved, parser.parse_type())
+        parser.parse_punctuation("->")
+        memory_type = parser.parse_type()
+        if not isinstance(memory_type, MemoryType):
+            parser.raise_error(f"expected !onednn.memory, got {memory_type}")
+        return cls(source, offset, memory_type)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f"[{self.offset.data}] : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        source, result = self.source.type, self.result.type
+        assert isinstance(source, MemoryType) and isinstance(result, MemoryType)
+        offset = self.offset.data
+        if source.element_type != result.element_type:
+            raise VerifyException(f"'{self.name}' op must keep the element type")
+        if offset < 0 or offset % result.data_type.itemsize or offset + result.nbytes > source.nbytes:
+            raise VerifyException(
+                f"'{self.name}' op bytes [{offset}, {offset + result.nbytes}) are not whole "
+                f"elements inside the {source.nbytes} bytes of the source"
+            )
+
+
+@irdl_op_definition
 class ConstantOp(IRDLOperation):
     """The data of a `dnn.constant` / `dnn.weight` tensor as a read-only memory; when the
     memory's layout differs from plain, the runtime packs it once at plan build."""
@@ -297,6 +351,6 @@ class ReferenceOp(KernelCallOp):
 
 ONEDNN = Dialect(
     "onednn",
-    [ArenaViewOp, ReshapeOp, ConstantOp, PrimitiveOp, ReferenceOp],
+    [ArenaViewOp, ReshapeOp, SubviewOp, ConstantOp, PrimitiveOp, ReferenceOp],
     [MemoryType],
 )

@@ -8,7 +8,11 @@ Rule: func.func @f(%x: tensor<A>) -> tensor<B> { dnn ops; func.return %y }   [pl
       `dnn.weight` stay (they hold the data) wrapped by `onednn.constant`; a value with arena
       offset k is `onednn.arena_view k`; a class written into a caller's output array is that
       result argument; `dnn.reshape` is `onednn.reshape`; an in-place result is its operand's
-      memory. Every other dnn op is one `onednn.primitive` or `onednn.reference` call
+      memory. A class with views (an implicit concat) gets its whole buffer as an arena view
+      when its first member is defined, each view `onednn.subview` of it at its byte offset;
+      an implicit concat then runs nothing (its result is that buffer) and an implicit slice
+      is a `onednn.subview` of its source. Every other dnn op is one `onednn.primitive` or
+      `onednn.reference` call
       (dnnc.lowering.kernel_calls). Copies (reorder primitives) fill a result that is not
       written directly (an argument, a constant, a class returned twice) and the destination
       of a `#dnn.sum` post-op that does not already share its argument's buffer.
@@ -27,12 +31,15 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.diagnostics import error_at
-from dnnc.dialects.dnn import ConstantOp, DnnOp, ReduceOp, ReshapeOp, WeightOp
+from dnnc.dialects.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
 from dnnc.dialects.dnn.base import ints
-from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp
+from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
 from dnnc.lowering.buffer_classes import (
+    IMPLICIT_CONCAT,
+    IMPLICIT_SLICE,
+    BufferClass,
     BufferClasses,
     buffer_classes,
     inplace_requests,
@@ -56,6 +63,8 @@ class _FunctionLowering:
         self.block = Block(arg_types=[*inputs, *outputs])
         self.outputs = self.block.args[len(inputs) :]
         self.memories: dict[SSAValue, SSAValue] = {}
+        self.whole: dict[int, SSAValue] = {}
+        """The whole buffer of each class with views, by id, once a member needs it."""
         for old, new in zip(function.body.block.args, self.block.args):
             new.name_hint = old.name_hint
             self.memories[old] = new
@@ -76,12 +85,27 @@ class _FunctionLowering:
             return memory
         return self.add(MemoryReshapeOp(memory, type_), origin).results[0]
 
+    def whole_buffer(self, buffer: BufferClass, origin: Operation) -> SSAValue:
+        """The arena view of a class with views, at its root's offset and type."""
+        if id(buffer) not in self.whole:
+            root = buffer.root.owner
+            assert isinstance(root, Operation)  # classes with views are computed
+            offset = _offsets(root)[buffer.root.index]  # type: ignore[attr-defined]
+            view = ArenaViewOp(offset, memory_type(root, buffer.root))
+            self.whole[id(buffer)] = self.add(view, origin).results[0]
+        return self.whole[id(buffer)]
+
     def define(self, op: Operation, index: int) -> SSAValue:
         """The memory a result of `op` is written into."""
         result = op.results[index]
         buffer = self.classes.of[result]
-        if buffer.root is not result:  # in place: the planner checked the types are equal
-            memory = self.memories[op.operands[inplace_requests(op)[index]]]
+        operand = inplace_requests(op)[index]
+        if operand >= 0:  # in place: the planner checked the types are equal
+            memory = self.memories[op.operands[operand]]
+        elif result in buffer.views:
+            whole = self.whole_buffer(buffer, op)
+            view = SubviewOp(whole, buffer.views[result], memory_type(op, result))
+            memory = self.add(view, op).results[0]
         else:
             offset = _offsets(op)[index]
             if offset >= 0:
@@ -101,6 +125,13 @@ class _FunctionLowering:
             self.memories[op.results[0]] = self.add(constant, op).results[0]
         elif isinstance(op, ReshapeOp):
             view = MemoryReshapeOp(self.memories[op.src], memory_type(op, op.result))
+            self.memories[op.result] = self.add(view, op).results[0]
+        elif isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:
+            self.memories[op.result] = self.whole_buffer(self.classes.of[op.result], op)
+        elif isinstance(op, SliceOp) and IMPLICIT_SLICE in op.attributes:
+            buffer = self.classes.of[op.result]
+            offset = buffer.views[op.result] - buffer.views.get(op.src, 0)
+            view = SubviewOp(self.memories[op.src], offset, memory_type(op, op.result))
             self.memories[op.result] = self.add(view, op).results[0]
         elif isinstance(op, DnnOp):
             self.call(op, kernel_call(op))

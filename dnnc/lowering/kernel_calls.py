@@ -51,6 +51,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import i64_array, ints
 from dnnc.kinds import BinaryAlg
+from dnnc.lowering.buffer_classes import inplace_requests
 
 Extra = Callable[[DnnOp], dict[str, Attribute]]
 """Parameters that are not dnn properties (fixed algorithm names, filled-in defaults)."""
@@ -162,13 +163,17 @@ def kernel_call(op: DnnOp) -> KernelCall:
     """The call that runs `op`: the table's, except where oneDNN cannot run the case.
 
     oneDNN binary broadcasts only its second source, so a broadcast LHS swaps the operands
-    of a commutative algorithm and falls back to the reference kernel otherwise; a slice with
-    steps is not a sub-memory, so it runs the reference kernel.
+    of a commutative algorithm and falls back to the reference kernel otherwise; it writes in
+    place over its first source only, so a commutative binary in place over its RHS
+    (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory, so
+    it runs the reference kernel.
     """
     if isinstance(op, BinaryOp) and _shape(op.lhs) != _shape(op.result):
         if op.alg.data in _COMMUTATIVE and _shape(op.rhs) == _shape(op.result):
             return _SWAPPED_BINARY
         return _REFERENCE_BINARY
+    if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in _COMMUTATIVE:
+        return _SWAPPED_BINARY
     if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
         return _REFERENCE_SLICE
     return CALLS[type(op)]

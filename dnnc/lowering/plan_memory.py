@@ -10,9 +10,12 @@ Rule: per func.func of dnn ops, schedule = program order. Values are grouped int
       arena: an argument, constant storage or a caller's output array), function attributes
       `dnn.arena_bytes` and `dnn.lower_bound_bytes`, and a remark per function:
       "planned 8192 bytes, lower bound 8192 (+0.0%)".
-Refused `dnn.inplace` entries (caller-owned or constant operand, operand read later, types
-that differ, a sum post-op on another operand) are rewritten to -1 with a remark, so that the
-plan and the IR agree and later passes honour every remaining entry as it stands.
+A view (an input of an implicit concat, an implicit slice) gets its class's offset plus its
+own byte offset in the class's buffer.
+Refused `dnn.inplace` entries (caller-owned or constant operand, operand read later, an
+operand sharing the buffer, types that differ, a sum post-op on another operand) are rewritten
+to -1, refused `dnn.implicit_concat` / `dnn.implicit_slice` attributes dropped, each with a
+remark, so that the plan and the IR agree and later passes honour what remains as it stands.
 Pre:  the IR verifies; tensor types are static.
 Post: the IR is unchanged apart from those attributes.
 """
@@ -59,8 +62,13 @@ def _lifetime(buffer: BufferClass) -> Lifetime:
 
 
 def _reject_refused(classes: BufferClasses) -> None:
-    """Rewrite refused in-place entries to -1 and say why."""
+    """Rewrite refused in-place entries to -1, drop refused implicit concats and slices, and
+    say why."""
     for refusal in classes.refusals:
+        if refusal.attribute != INPLACE:
+            del refusal.op.attributes[refusal.attribute]
+            remark(refusal.op, f"not fused into its buffer: {refusal.reason}")
+            continue
         entries = inplace_requests(refusal.op)
         entries[refusal.result] = -1
         refusal.op.attributes[INPLACE] = i64_array(*entries)
@@ -76,7 +84,9 @@ def plan_function(function: func.FuncOp) -> ArenaPlan:
     for op in classes.schedule:
         if op.results:
             offsets = [
-                plan.offsets[id(classes.of[r])] if in_arena(classes.of[r]) else -1
+                plan.offsets[id(classes.of[r])] + classes.of[r].views.get(r, 0)
+                if in_arena(classes.of[r])
+                else -1
                 for r in op.results
             ]
             op.attributes[ARENA_OFFSETS] = i64_array(*offsets)

@@ -3,7 +3,11 @@
 Rule: walking a lowered function in program order, every memory an op reads must still hold
 the value last written through it (or through a `onednn.reshape` of it): no other value may
 have written any of its bytes since. Reads of an op happen before its writes, so an in-place
-execution (one memory in both `ins` and `outs`) is fine.
+execution (one memory in both `ins` and `outs`) is fine. A `onednn.subview` is a memory of
+its own over part of its source's bytes: writing it writes those bytes; reading the source
+reads, for each subview written since the source itself was last written, what that subview
+(recursively, its own subviews) must hold, and the source's own last write elsewhere; so an
+implicit concat is proven byte by byte, and two subviews that overlap clobber each other.
 Also refused: reading a buffer before anything wrote it, writing into a caller's input or a
 constant, and finishing without writing every result.
 Pre:  a function in the `onednn` dialect with `onednn.inputs` (names of the leading
@@ -23,7 +27,14 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.diagnostics import DnncError, error_at, location_of
-from dnnc.dialects.onednn import ArenaViewOp, ConstantOp, KernelCallOp, MemoryType, ReshapeOp
+from dnnc.dialects.onednn import (
+    ArenaViewOp,
+    ConstantOp,
+    KernelCallOp,
+    MemoryType,
+    ReshapeOp,
+    SubviewOp,
+)
 
 Content = tuple[SSAValue, int]
 """What a byte holds: the root memory written and the index of the op that wrote it."""
@@ -81,77 +92,120 @@ def _kind(op: Operation) -> str:
     return f"({op.kind.data}) " if isinstance(op, KernelCallOp) else ""
 
 
+@dataclass
+class _Walk:
+    """The state of the walk: storages, bytes, and when each root was written."""
+
+    ops: list[Operation]
+    storages: dict[SSAValue, Storage] = field(default_factory=dict)
+    state: ByteState = field(default_factory=ByteState)
+    last_write: dict[SSAValue, int] = field(default_factory=dict)
+    subviews: dict[SSAValue, list[SSAValue]] = field(default_factory=dict)
+    """Root -> the subviews of its bytes, in order of definition."""
+
+    def written(self, root: SSAValue) -> int | None:
+        """The last write to a root's bytes through it or any of its subviews."""
+        times = [self.last_write[root]] if root in self.last_write else []
+        times += [t for sub in self.subviews.get(root, []) if (t := self.written(sub)) is not None]
+        return max(times, default=None)
+
+    def expected(self, root: SSAValue) -> list[tuple[int, int, Content | None]]:
+        """What each byte range of a root must hold (None: nothing was written there)."""
+        storage = self.storages[root]
+        own = self.last_write.get(root)
+        pieces: list[tuple[int, int, Content | None]] = []
+        for sub in self.subviews.get(root, []):
+            when = self.written(sub)
+            if when is not None and (own is None or when > own):
+                pieces += self.expected(sub)
+        rest: list[tuple[int, int, Content | None]] = [
+            (storage.start, storage.end, None if own is None else (root, own))
+        ]
+        for lo, hi, _ in pieces:
+            rest = [
+                piece
+                for a, b, c in rest
+                for piece in ((a, min(b, lo), c), (max(a, hi), b, c))
+                if piece[0] < piece[1]
+            ]
+        return pieces + rest
+
+
 def check_buffers(function: func.FuncOp) -> None:
     """Raise a DnncError at the first read of clobbered or unwritten bytes."""
     inputs = function.attributes.get("onednn.inputs")
     num_inputs = len(inputs.data) if isinstance(inputs, ArrayAttr) else 0
-    storages: dict[SSAValue, Storage] = {}
-    state = ByteState()
-    last_write: dict[SSAValue, int] = {}
+    walk = _Walk(list(function.body.block.ops))
     arguments = function.body.block.args
     for arg in arguments:
-        storages[arg] = _argument_storage(arg, num_inputs)
+        walk.storages[arg] = _argument_storage(arg, num_inputs)
         if arg.index < num_inputs:
-            last_write[arg] = -1
-            state.write(storages[arg], (arg, -1))
-    ops = list(function.body.block.ops)
-    for index, op in enumerate(ops):
+            walk.last_write[arg] = -1
+            walk.state.write(walk.storages[arg], (arg, -1))
+    for index, op in enumerate(walk.ops):
         if isinstance(op, ArenaViewOp):
             size = _memory_type(op.result).nbytes
-            storages[op.result] = Storage("arena", op.offset.data, op.offset.data + size, op.result, True)
+            start = op.offset.data
+            walk.storages[op.result] = Storage("arena", start, start + size, op.result, True)
         elif isinstance(op, ReshapeOp):
-            storages[op.result] = storages[op.source]
+            walk.storages[op.result] = walk.storages[op.source]
+        elif isinstance(op, SubviewOp):
+            source = walk.storages[op.source]
+            start = source.start + op.offset.data
+            end = start + _memory_type(op.result).nbytes
+            walk.storages[op.result] = Storage(source.base, start, end, op.result, source.writable)
+            walk.subviews.setdefault(source.root, []).append(op.result)
         elif isinstance(op, ConstantOp):
             storage = Storage(op, 0, _memory_type(op.result).nbytes, op.result, False)
-            storages[op.result] = storage
-            last_write[op.result] = index
-            state.write(storage, (op.result, index))
+            walk.storages[op.result] = storage
+            walk.last_write[op.result] = index
+            walk.state.write(storage, (op.result, index))
         elif isinstance(op, KernelCallOp):
             for value in op.ins:
-                _check_read(op, value, storages[value], state, last_write, ops)
+                _check_read(op, value, walk)
             for value in op.outs:
-                storage = storages[value]
+                storage = walk.storages[value]
                 if not storage.writable:
                     raise error_at(
                         op,
                         f"{_kind(op)}writes into {_describe(value)}, which the caller or a "
                         "constant owns",
                     )
-                last_write[storage.root] = index
-                state.write(storage, (storage.root, index))
+                walk.last_write[storage.root] = index
+                walk.state.write(storage, (storage.root, index))
     for arg in arguments[num_inputs:]:
-        if arg not in last_write:
+        if walk.written(arg) is None:
             raise error_at(
                 function,
                 f"result {arg.index - num_inputs} ({_describe(arg)}) is never written",
             )
 
 
-def _check_read(
-    op: Operation,
-    value: SSAValue,
-    storage: Storage,
-    state: ByteState,
-    last_write: dict[SSAValue, int],
-    ops: list[Operation],
-) -> None:
-    if storage.root not in last_write:
+def _check_read(op: Operation, value: SSAValue, walk: _Walk) -> None:
+    storage = walk.storages[value]
+    if walk.written(storage.root) is None:
         raise error_at(op, f"{_kind(op)}reads {_describe(value)} before anything wrote it")
-    expected = (storage.root, last_write[storage.root])
-    covered = 0
-    for lo, hi, content in state.holders(storage):
-        if content != expected:
-            clobberer, writer_index = content
-            writer = ops[writer_index]
+    for start, end, expected in walk.expected(storage.root):
+        if expected is None:
             raise error_at(
-                op,
-                f"{_kind(op)}reads {_describe(value)}, but bytes [{max(lo, storage.start)}, "
-                f"{min(hi, storage.end)}) of its storage were overwritten by "
-                f"{_describe(clobberer)} ({writer.name} at {location_of(writer)})",
+                op, f"{_kind(op)}reads {_describe(value)}, part of which was never written"
             )
-        covered += min(hi, storage.end) - max(lo, storage.start)
-    if covered != storage.end - storage.start:
-        raise error_at(op, f"{_kind(op)}reads {_describe(value)}, part of which was never written")
+        covered = 0
+        for lo, hi, content in walk.state.holders(Storage(storage.base, start, end, value, False)):
+            if content != expected:
+                clobberer, writer_index = content
+                writer = walk.ops[writer_index]
+                raise error_at(
+                    op,
+                    f"{_kind(op)}reads {_describe(value)}, but bytes [{max(lo, start)}, "
+                    f"{min(hi, end)}) of its storage were overwritten by "
+                    f"{_describe(clobberer)} ({writer.name} at {location_of(writer)})",
+                )
+            covered += min(hi, end) - max(lo, start)
+        if covered != end - start:
+            raise error_at(
+                op, f"{_kind(op)}reads {_describe(value)}, part of which was never written"
+            )
 
 
 def _argument_storage(arg: BlockArgument, num_inputs: int) -> Storage:

@@ -41,6 +41,7 @@ from dnnc.dialects.onednn import (
     PrimitiveOp,
     ReferenceOp,
     ReshapeOp,
+    SubviewOp,
 )
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.lowering.arena import Lifetime, lower_bound
@@ -269,6 +270,14 @@ class Executable:
                 source = self._storage[op.source]
                 self._storage[op.result] = _Storage(
                     source.base, source.index, source.offset, source.root, source.array
+                )
+            elif isinstance(op, SubviewOp):
+                source = self._storage[op.source]
+                if source.base != "arena":
+                    raise error_at(op, "views part of an argument or constant: only arena bytes")
+                self._storage[op.result] = _Storage(
+                    source.base, source.index, source.offset + op.offset.data, source.root,
+                    source.array,
                 )
             elif isinstance(op, MemoryConstantOp):
                 self._define_constant(op)

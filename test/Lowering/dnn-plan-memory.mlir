@@ -113,9 +113,9 @@ func.func @inplace_shares_buffer(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf3
 // CHECK:         %a = dnn.eltwise relu %x {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: [[A:[0-9]+]]>}
 // CHECK:         %b = dnn.eltwise tanh %a {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: [[B:[0-9]+]]>}
 // CHECK:         %r = dnn.reorder %b {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: -1>}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 lives in a function argument, which is read-only
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0's buffer is still read after this op
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 has type tensor<1x16x8x8xf32>, the result tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%x) lives in a function argument, which is read-only
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%a): %a is also read by dnn.binary at {{.*}}dnn-plan-memory.mlir:[[# @LINE + 7]]:3 after this op
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%b) has type tensor<1x16x8x8xf32>, the result tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>
 // REMARK: remark: planned 8192 bytes
 func.func @negative_inplace_refused(%x: tensor<1x16x8x8xf32>) -> (tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>, tensor<1x16x8x8xf32>) {
   %a = dnn.eltwise relu %x {dnn.inplace = array<i64: 0>} : tensor<1x16x8x8xf32>
