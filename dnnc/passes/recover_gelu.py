@@ -102,12 +102,12 @@ def replace_chain(
     are outside it only for the last) by ``new_ops``, whose last result takes its place;
     erase the others and the dnn.constant operands they leave unused."""
     constants = [v.owner for op in chain for v in op.operands if isinstance(v.owner, ConstantOp)]
-    rewriter.replace_op(chain[-1], new_ops, [new_ops[-1].results[0]])
+    rewriter.replace(chain[-1], new_ops, [new_ops[-1].results[0]])
     for op in reversed(chain[:-1]):
-        rewriter.erase_op(op)
+        rewriter.erase(op)
     for constant in dict.fromkeys(constants):
         if not constant.result.uses:
-            rewriter.erase_op(constant)
+            rewriter.erase(constant)
 
 
 def _is_splat(value: SSAValue, expected: float) -> bool:

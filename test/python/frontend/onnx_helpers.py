@@ -12,6 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+import dnnc
 from dnnc.frontend.onnx import import_onnx
 from dnnc.runtime.interpreter import interpret
 
@@ -77,13 +78,22 @@ def run_onnxruntime(made: onnx.ModelProto, inputs: Mapping[str, np.ndarray]) -> 
     return session.run(None, dict(inputs))
 
 
+def run_compiled(module: ModuleOp, inputs: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """The results of ``dnnc.compile(module)`` (default pipeline, oneDNN) on ``inputs``."""
+    results = dnnc.compile(module).run(list(inputs.values()))
+    assert isinstance(results, list)
+    return results
+
+
 def check(made: onnx.ModelProto, inputs: Mapping[str, np.ndarray]) -> ModuleOp:
-    """Import ``made``, run it through dnnc and ONNX Runtime, assert the results agree
-    within ``RTOL``; return the module for checks of what was emitted."""
+    """Import ``made``; run it with the reference interpreter and compiled (dnn-optimize,
+    oneDNN) and with ONNX Runtime; assert every result agrees within ``RTOL``; return the
+    module for checks of what was emitted."""
     module = import_onnx(made)
-    ours, theirs = run_dnnc(module, inputs), run_onnxruntime(made, inputs)
-    assert len(ours) == len(theirs)
-    for got, want in zip(ours, theirs):
-        assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL)
+    theirs = run_onnxruntime(made, inputs)
+    for ours in (run_dnnc(module, inputs), run_compiled(module, inputs)):
+        assert len(ours) == len(theirs)
+        for got, want in zip(ours, theirs):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL)
     return module
