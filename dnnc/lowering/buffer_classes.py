@@ -260,7 +260,10 @@ class ClassBuilder:
             if target.owner is not Owner.COMPUTED:
                 return offsets, f"{name} lives in {target.owner.value}: its producer is not ours"
             if value in target.views or memory_type(op, value).nbytes != memory_type(op, target.root).nbytes:
-                return offsets, f"{name} is itself a view of a larger buffer"
+                return offsets, (
+                    f"{name} is already part of a larger buffer (a view, or an input of "
+                    "another implicit concat)"
+                )
             if id(target) in seen:
                 return offsets, f"{name} shares its buffer with an earlier input"
             seen.add(id(target))

@@ -95,6 +95,14 @@ class _FunctionLowering:
             self.whole[id(buffer)] = self.add(view, origin).results[0]
         return self.whole[id(buffer)]
 
+    def part(self, buffer: BufferClass, value: SSAValue, origin: Operation) -> SSAValue:
+        """The memory of a member of a class with views: its subview, or the whole buffer."""
+        whole = self.whole_buffer(buffer, origin)
+        if value not in buffer.views:
+            return whole
+        view = SubviewOp(whole, buffer.views[value], memory_type(origin, value))
+        return self.add(view, origin).results[0]
+
     def define(self, op: Operation, index: int) -> SSAValue:
         """The memory a result of `op` is written into."""
         result = op.results[index]
@@ -103,9 +111,7 @@ class _FunctionLowering:
         if operand >= 0:  # in place: the planner checked the types are equal
             memory = self.memories[op.operands[operand]]
         elif result in buffer.views:
-            whole = self.whole_buffer(buffer, op)
-            view = SubviewOp(whole, buffer.views[result], memory_type(op, result))
-            memory = self.add(view, op).results[0]
+            memory = self.part(buffer, result, op)
         else:
             offset = _offsets(op)[index]
             if offset >= 0:
@@ -127,7 +133,7 @@ class _FunctionLowering:
             view = MemoryReshapeOp(self.memories[op.src], memory_type(op, op.result))
             self.memories[op.result] = self.add(view, op).results[0]
         elif isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:
-            self.memories[op.result] = self.whole_buffer(self.classes.of[op.result], op)
+            self.memories[op.result] = self.part(self.classes.of[op.result], op.result, op)
         elif isinstance(op, SliceOp) and IMPLICIT_SLICE in op.attributes:
             buffer = self.classes.of[op.result]
             offset = buffer.views[op.result] - buffer.views.get(op.src, 0)
