@@ -1,8 +1,9 @@
 """dnnc: a deep-learning graph compiler on xDSL that executes with oneDNN CPU primitives.
 
+``dnnc.import_onnx(model) -> ModuleOp`` (see dnnc.frontend.onnx),
 ``dnnc.compile(source, pipeline=...) -> Executable`` and ``Executable.run(inputs)`` (see
 dnnc.api). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
-load the oneDNN library.
+load the oneDNN library or onnx.
 """
 
 from __future__ import annotations
@@ -12,11 +13,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dnnc.api import compile
+    from dnnc.frontend.onnx import import_onnx
     from dnnc.runtime.executor import Executable
 
-_EXPORTS = {"compile": "dnnc.api", "Executable": "dnnc.runtime.executor"}
+_EXPORTS = {
+    "compile": "dnnc.api",
+    "Executable": "dnnc.runtime.executor",
+    "import_onnx": "dnnc.frontend.onnx",
+}
 
-__all__ = ["Executable", "compile"]
+__all__ = ["Executable", "compile", "import_onnx"]
 
 
 def __getattr__(name: str) -> object:
