@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/dnnc-opt examples/residual_block.mlir -p dnn-optimize --print-ir-after-all
+	$(BIN)/python examples/main_job.py
 
 test: lit pytest
 
