@@ -209,10 +209,10 @@ class SubviewOp(IRDLOperation):
         assert isinstance(source, MemoryType) and isinstance(result, MemoryType)
         offset = self.offset.data
         if source.element_type != result.element_type:
-            raise VerifyException(f"'{self.name}' op must keep the element type")
+            raise VerifyException("must keep the element type")
         if offset < 0 or offset % result.data_type.itemsize or offset + result.nbytes > source.nbytes:
             raise VerifyException(
-                f"'{self.name}' op bytes [{offset}, {offset + result.nbytes}) are not whole "
+                f"bytes [{offset}, {offset + result.nbytes}) are not whole "
                 f"elements inside the {source.nbytes} bytes of the source"
             )
 

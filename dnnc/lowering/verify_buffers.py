@@ -102,6 +102,8 @@ class _Walk:
     last_write: dict[SSAValue, int] = field(default_factory=dict)
     subviews: dict[SSAValue, list[SSAValue]] = field(default_factory=dict)
     """Root -> the subviews of its bytes, in order of definition."""
+    initial: dict[SSAValue, list[tuple[int, int, Content | None]]] = field(default_factory=dict)
+    """Subview -> what its bytes had to hold when it was defined (a slice view's value)."""
 
     def written(self, root: SSAValue) -> int | None:
         """The last write to a root's bytes through it or any of its subviews."""
@@ -118,17 +120,24 @@ class _Walk:
             when = self.written(sub)
             if when is not None and (own is None or when > own):
                 pieces += self.expected(sub)
-        rest: list[tuple[int, int, Content | None]] = [
-            (storage.start, storage.end, None if own is None else (root, own))
-        ]
+        rest: list[tuple[int, int, Content | None]] = [(storage.start, storage.end, (root, own))]
+        if own is None:
+            rest = self.initial.get(root, [(storage.start, storage.end, None)])
         for lo, hi, _ in pieces:
-            rest = [
-                piece
-                for a, b, c in rest
-                for piece in ((a, min(b, lo), c), (max(a, hi), b, c))
-                if piece[0] < piece[1]
-            ]
+            rest = _cut(rest, lo, hi)
         return pieces + rest
+
+
+def _cut(
+    pieces: list[tuple[int, int, Content | None]], lo: int, hi: int
+) -> list[tuple[int, int, Content | None]]:
+    """The pieces with [lo, hi) cut out of them."""
+    return [
+        piece
+        for a, b, c in pieces
+        for piece in ((a, min(b, lo), c), (max(a, hi), b, c))
+        if piece[0] < piece[1]
+    ]
 
 
 def check_buffers(function: func.FuncOp) -> None:
@@ -154,6 +163,8 @@ def check_buffers(function: func.FuncOp) -> None:
             start = source.start + op.offset.data
             end = start + _memory_type(op.result).nbytes
             walk.storages[op.result] = Storage(source.base, start, end, op.result, source.writable)
+            inside = _cut(_cut(walk.expected(source.root), -1, start), end, 1 << 62)
+            walk.initial[op.result] = inside
             walk.subviews.setdefault(source.root, []).append(op.result)
         elif isinstance(op, ConstantOp):
             storage = Storage(op, 0, _memory_type(op.result).nbytes, op.result, False)
@@ -183,7 +194,7 @@ def check_buffers(function: func.FuncOp) -> None:
 
 def _check_read(op: Operation, value: SSAValue, walk: _Walk) -> None:
     storage = walk.storages[value]
-    if walk.written(storage.root) is None:
+    if all(expected is None for _, _, expected in walk.expected(storage.root)):
         raise error_at(op, f"{_kind(op)}reads {_describe(value)} before anything wrote it")
     for start, end, expected in walk.expected(storage.root):
         if expected is None:
