@@ -38,6 +38,8 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-insert-data-transforms": "dnnc.passes.insert_data_transforms:InsertDataTransformsPass",
     "dnn-remove-redundant-reorders": "dnnc.passes.remove_redundant_reorders:RemoveRedundantReordersPass",
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
+    "dnn-buffer-fusing": "dnnc.passes.buffer_fusing:BufferFusingPass",
+    "dnn-inplace": "dnnc.passes.inplace:InplacePass",
 }
 """dnnc's own passes: command-line name -> `module:Class`."""
 

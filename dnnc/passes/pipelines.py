@@ -44,12 +44,15 @@ class OptimizePipeline(PipelinePass):
 
     Constants first (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
-    become oneDNN post-ops. Lowering to the runtime dialect is the separate `dnn-to-onednn`
+    become oneDNN post-ops. Last the buffer sharing decisions, once every op, layout and post-op
+    chain is final: implicit concats and slices, then in-place results (which see the fused
+    buffers' readers). Lowering to the runtime dialect is the separate `dnn-to-onednn`
     pipeline.
     """
 
     name = "dnn-optimize"
-    steps = ("dnn-recover-gelu", "dnn-recover-layer-norm", "dnn-fold-constants", "dnn-fuse-post-ops")
+    steps = ("dnn-recover-gelu", "dnn-recover-layer-norm", "dnn-fold-constants", "dnn-fuse-post-ops",
+             "dnn-buffer-fusing", "dnn-inplace")
 
 
 @dataclass(frozen=True)
