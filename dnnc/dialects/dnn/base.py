@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
@@ -58,13 +59,38 @@ def shape_errors() -> Iterator[None]:
         raise VerifyException(str(error)) from error
 
 
+_inferred: ContextVar[dict[SSAValue, shapes.Shape] | None] = ContextVar(
+    "dnn_inferred_shapes", default=None
+)
+
+
+@contextmanager
+def inferring(known: dict[SSAValue, shapes.Shape]) -> Iterator[dict[SSAValue, shapes.Shape]]:
+    """Run verifiers as shape inference for concrete shapes (dnnc.lowering.specialize).
+
+    Inside the block ``shape_of`` answers from ``known`` before the types, and
+    ``DnnOp.expect_result_shape`` still checks the declared shape, then writes the inferred
+    one into ``known``: so ``op.verify_op()`` infers ``op``'s results with exactly the checks
+    of the verifier, each ``ShapeError`` naming what is wrong.
+    """
+    token = _inferred.set(known)
+    try:
+        yield known
+    finally:
+        _inferred.reset(token)
+
+
 def tensor_type(value: SSAValue) -> TensorType:
     """The type of a dnn operand or result (the op constraints, checked first, make it a tensor)."""
     return cast(TensorType, value.type)
 
 
 def shape_of(value: SSAValue) -> shapes.Shape:
-    """A value's shape with dynamic dimensions as shapes.DYNAMIC."""
+    """A value's shape with dynamic dimensions as shapes.DYNAMIC (inside ``inferring``: the
+    inferred shape when there is one)."""
+    known = _inferred.get()
+    if known is not None and value in known:
+        return known[value]
     return tuple(
         shapes.DYNAMIC if d == DYNAMIC_INDEX else d for d in tensor_type(value).get_shape()
     )
@@ -220,6 +246,9 @@ class DnnOp(IRDLOperation):
                 f"result shape {shapes.format_shape(declared)} does not match the inferred "
                 f"shape {shapes.format_shape(inferred)}",
             )
+        known = _inferred.get()
+        if known is not None:
+            known[result] = inferred
 
     def verify_post_ops(
         self, result: SSAValue, post_ops: ArrayAttr[PostOpAttr], post_args: Sequence[SSAValue]

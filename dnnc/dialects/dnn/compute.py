@@ -258,7 +258,10 @@ class LayerNormOp(DnnOp):
     )
 
     def verify_op(self) -> None:
-        shapes.layer_norm(shape_of(self.src), _opt_shape(self.scale), _opt_shape(self.shift))
+        inferred = shapes.layer_norm(
+            shape_of(self.src), _opt_shape(self.scale), _opt_shape(self.shift)
+        )
+        self.expect_result_shape(self.result, inferred)
 
 
 @irdl_op_definition
@@ -284,7 +287,7 @@ class LrnOp(DnnOp):
     assembly_format = "$kind $src attr-dict `:` type($src)"
 
     def verify_op(self) -> None:
-        shapes.lrn(shape_of(self.src), size=int_of(self.size))
+        self.expect_result_shape(self.result, shapes.lrn(shape_of(self.src), size=int_of(self.size)))
 
 
 class _AxisOp(DnnOp):
@@ -299,7 +302,8 @@ class _AxisOp(DnnOp):
     assembly_format = "$src attr-dict `:` type($src)"
 
     def verify_op(self) -> None:
-        shapes.softmax(shape_of(self.src), axis=int_of(self.axis))
+        inferred = shapes.softmax(shape_of(self.src), axis=int_of(self.axis))
+        self.expect_result_shape(self.result, inferred)
 
 
 @irdl_op_definition
@@ -365,7 +369,7 @@ class EltwiseOp(DnnOp):
     assembly_format = "$alg $src attr-dict `:` type($src)"
 
     def verify_op(self) -> None:
-        shapes.eltwise(shape_of(self.src))
+        self.expect_result_shape(self.result, shapes.eltwise(shape_of(self.src)))
 
 
 @irdl_op_definition
@@ -414,7 +418,8 @@ class SumOp(DnnOp):
 
     def verify_op(self) -> None:
         scales = None if self.scales is None else list(self.scales.get_values())
-        shapes.sum([shape_of(v) for v in self.inputs], scales=scales)
+        inferred = shapes.sum([shape_of(v) for v in self.inputs], scales=scales)
+        self.expect_result_shape(self.result, inferred)
 
 
 COMPUTE_OPS: tuple[type[DnnOp], ...] = (

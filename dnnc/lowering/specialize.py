@@ -1,0 +1,257 @@
+"""Shape specialization: a dnn function with ``?`` dimensions made static for one set of
+input shapes, and fused post-ops those shapes make invalid split off again.
+
+``specialize(function, input_shapes)``
+    A clone of ``function`` in which every tensor type is static. Each op's verifier runs as
+    shape inference (``dnnc.dialects.dnn.base.inferring``): the same dnnc.shapes functions
+    and checks as verification, now with every size known, so an input that breaks a
+    constraint (a channel mismatch, a window larger than the padded image, a broadcast that
+    does not fit) is a DnncError at that op naming the dimension. The inputs themselves must
+    have the declared rank, the declared size wherever the type is static, and no dimension
+    below 1 (dnnc has no zero-sized tensors); an error names the input, the dimension and the
+    first op that reads it. ``dnn.reshape`` takes its new shape from its result type: a
+    single ``?`` is what the element count leaves; several ``?`` take the size of the source
+    dimension at the same position, which must be ``?`` too (the leading dimensions a
+    reshape keeps), and the element counts are checked.
+``unfuse_invalid_post_ops(function)``
+    Rule: %z = anchor(...) post_args(..., %p, ...) {post_ops = [A..., #dnn.binary<alg>, B...]}
+          where %p no longer broadcasts to the result in a form the anchor's primitive takes
+          (dnnc.passes.post_op_rules: per-tensor, per-channel, per-oc, full; pooling no full)
+          ==> %y = anchor(...) {post_ops = [A...]}; %z = the rest as dnn.binary / dnn.eltwise /
+              dnn.sum ops, in order, at the anchor's location.
+    The values are the same: a post-op chain computes in f32 exactly what the separate ops
+    compute. Returns the anchors it split, so a caller can say what changed.
+Pre:  the function verifies.   Post: it verifies and every type is static.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FunctionType, TensorType, f32, i32
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from dnnc import shapes
+from dnnc.diagnostics import error_at
+from dnnc.dialects.dnn import (
+    BinaryAlgAttr,
+    BinaryOp,
+    DnnOp,
+    EltwiseAlgAttr,
+    EltwiseOp,
+    ReshapeOp,
+    SumOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
+from dnnc.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
+from dnnc.passes.fuse_post_ops import post_op_attr
+from dnnc.passes.post_op_rules import anchor_rule, broadcast_kind
+
+
+def input_name(arg: SSAValue) -> str:
+    """An argument's name as written (``x``), else ``arg<index>``."""
+    return arg.name_hint or f"arg{arg.index}"  # type: ignore[attr-defined]
+
+
+def is_dynamic(function: func.FuncOp) -> bool:
+    """Whether any tensor type in the function has a ``?`` dimension."""
+    values = [*function.body.block.args]
+    values += [r for op in function.body.block.ops for r in op.results]
+    return any(
+        isinstance(v.type, TensorType) and shapes.DYNAMIC in shape_of(v) for v in values
+    )
+
+
+def _first_reader(function: func.FuncOp, arg: SSAValue) -> Operation:
+    """The first op in program order that reads ``arg`` (the function if none does)."""
+    readers = {use.operation for use in arg.uses}
+    return next((op for op in function.body.block.ops if op in readers), function)
+
+
+def _check_inputs(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> None:
+    """Rank, declared static sizes and sizes >= 1 of every input (module docstring)."""
+    args = function.body.block.args
+    if len(input_shapes) != len(args):
+        raise error_at(function, f"takes {len(args)} inputs, got {len(input_shapes)} shapes")
+    for arg, shape in zip(args, input_shapes):
+        declared = shape_of(arg)
+        where = f"input '{input_name(arg)}' ({shapes.format_shape(shape)})"
+        if len(shape) != len(declared):
+            raise error_at(
+                _first_reader(function, arg),
+                f"{where} has rank {len(shape)}, @{function.sym_name.data} declares "
+                f"{shapes.format_shape(declared)}",
+            )
+        for dim, (size, want) in enumerate(zip(shape, declared)):
+            if size < 1:
+                raise error_at(
+                    _first_reader(function, arg),
+                    f"{where} dimension {dim} is {size}: every dimension must be >= 1",
+                )
+            if want != shapes.DYNAMIC and size != want:
+                raise error_at(
+                    _first_reader(function, arg),
+                    f"{where} dimension {dim} is {size}, @{function.sym_name.data} declares "
+                    f"{want}",
+                )
+
+
+def _reshape_result(op: ReshapeOp, known: dict[SSAValue, shapes.Shape]) -> shapes.Shape:
+    """The static result shape of a reshape with ``?`` in its result type (module docstring)."""
+    declared = shape_of(op.result)
+    unknown = [d for d, size in enumerate(declared) if size == shapes.DYNAMIC]
+    src = known[op.src]
+    out = list(declared)
+    if len(unknown) == 1:
+        rest = math.prod(size for size in declared if size != shapes.DYNAMIC)
+        out[unknown[0]] = math.prod(src) // rest
+        return tuple(out)
+    declared_src = tuple(shapes.DYNAMIC if d < 0 else d for d in tensor_type(op.src).get_shape())
+    for dim in unknown:
+        if dim >= len(declared_src) or declared_src[dim] != shapes.DYNAMIC:
+            raise error_at(
+                op,
+                f"result dimension {dim} is one of {len(unknown)} dynamic ones and src "
+                f"dimension {dim} is not dynamic: the new size cannot be inferred",
+            )
+        out[dim] = src[dim]
+    return tuple(out)
+
+
+def _infer(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> dict[SSAValue, shapes.Shape]:
+    """Every value's static shape, op by op (the verifiers' checks, module docstring)."""
+    known: dict[SSAValue, shapes.Shape] = dict(zip(function.body.block.args, map(tuple, input_shapes)))
+    signature = ", ".join(
+        f"{input_name(a)}: {shapes.format_shape(s)}" for a, s in zip(function.body.block.args, input_shapes)
+    )
+    with inferring(known):
+        for op in function.body.block.ops:
+            if not isinstance(op, DnnOp):
+                continue
+            try:
+                if isinstance(op, ReshapeOp):
+                    known[op.result] = _reshape_result(op, known)
+                op.verify_op()
+            except (shapes.ShapeError, VerifyException) as error:
+                raise error_at(op, f"{error} (inputs {signature})") from None
+            for result in op.results:
+                shape = known.setdefault(result, shape_of(result))
+                if shapes.DYNAMIC in shape:
+                    raise error_at(op, f"result shape {shapes.format_shape(shape)} stays dynamic")
+    return known
+
+
+def specialize(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> func.FuncOp:
+    """A clone of ``function`` with static types for ``input_shapes`` (module docstring)."""
+    clone = function.clone()
+    _check_inputs(clone, input_shapes)
+    known = _infer(clone, input_shapes)
+    for value, shape in list(known.items()):
+        type_ = tensor_type(value)
+        if tuple(type_.get_shape()) != shape:
+            new = TensorType(type_.get_element_type(), shape, type_.encoding)
+            name = value.name_hint
+            Rewriter.replace_value_with_new_type(value, new).name_hint = name
+    returned = clone.body.block.last_op
+    if not isinstance(returned, func.ReturnOp):
+        raise error_at(clone, "does not end with func.return")
+    clone.function_type = FunctionType.from_lists(
+        [a.type for a in clone.body.block.args], [v.type for v in returned.operands]
+    )
+    return clone
+
+
+def _invalid_binary(op: DnnOp) -> int | None:
+    """The index in ``post_ops`` of the first binary post-op whose argument the anchor's
+    primitive cannot take for the current shapes, None if all fit."""
+    rule = anchor_rule(op)
+    if rule is None:
+        return None
+    dst = shape_of(op.results[0])
+    args = iter(op.post_args)  # type: ignore[attr-defined]
+    for index, post_op in enumerate(post_ops_of(op.post_ops)):  # type: ignore[attr-defined]
+        if not takes_argument(post_op):
+            continue
+        arg = next(args)
+        if isinstance(post_op, BinaryPostOp) and (
+            broadcast_kind(shape_of(arg), dst, rule.oc_axis) not in rule.broadcasts
+        ):
+            return index
+    return None
+
+
+def _separate_op(post_op: PostOp, value: SSAValue, arg: SSAValue | None) -> Operation:
+    """One post-op as its own dnn op on ``value`` (``arg``: its argument, if it takes one)."""
+    type_ = value.type
+    if isinstance(post_op, EltwisePostOp):
+        return EltwiseOp.create(
+            operands=[value],
+            result_types=[type_],
+            properties={
+                "alg": EltwiseAlgAttr(post_op.alg),
+                "alpha": f32_attr(post_op.alpha),
+                "beta": f32_attr(post_op.beta),
+            },
+        )
+    assert arg is not None  # binary and sum post-ops take one
+    if isinstance(post_op, BinaryPostOp):
+        return BinaryOp.create(
+            operands=[value, arg], result_types=[type_], properties={"alg": BinaryAlgAttr(post_op.alg)}
+        )
+    assert isinstance(post_op, SumPostOp)
+    return SumOp.create(
+        operands=[value, arg],
+        result_types=[type_],
+        properties={"scales": DenseArrayBase.from_list(f32, [1.0, post_op.scale])},
+    )
+
+
+def _split(op: DnnOp, at: int) -> None:
+    """``op`` keeps post-ops before ``at``; the others become separate ops after it."""
+    chain = post_ops_of(op.post_ops)  # type: ignore[attr-defined]
+    post_args = list(op.post_args)  # type: ignore[attr-defined]
+    kept = sum(takes_argument(p) for p in chain[:at])
+    fixed = list(op.operands[: len(op.operands) - len(post_args)])
+    anchor = op.clone()
+    anchor.operands = [*fixed, *post_args[:kept]]
+    anchor.properties["post_ops"] = ArrayAttr([post_op_attr(p) for p in chain[:at]])
+    sizes = anchor.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayBase):
+        counts = [int(n) for n in sizes.get_values()]
+        counts[-1] = kept
+        anchor.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+    block = op.parent_block()
+    assert block is not None  # a function body op
+    block.insert_op_before(anchor, op)
+    value: SSAValue = anchor.results[0]
+    rest = iter(post_args[kept:])
+    for post_op in chain[at:]:
+        separate = _separate_op(post_op, value, next(rest) if takes_argument(post_op) else None)
+        separate.location = op.location
+        block.insert_op_before(separate, op)
+        value = separate.results[0]
+    value.name_hint = op.results[0].name_hint
+    op.results[0].replace_by(value)
+    block.erase_op(op)
+
+
+def unfuse_invalid_post_ops(function: func.FuncOp) -> list[DnnOp]:
+    """Split every anchor whose binary post-op argument no longer fits (module docstring)."""
+    split: list[DnnOp] = []
+    for op in list(function.body.block.ops):
+        if not isinstance(op, DnnOp):
+            continue
+        at = _invalid_binary(op)
+        if at is not None:
+            _split(op, at)
+            split.append(op)
+    return split
+
+
+__all__ = ["input_name", "is_dynamic", "specialize", "unfuse_invalid_post_ops"]
+
