@@ -1,8 +1,8 @@
 """dnnc: a deep-learning graph compiler on xDSL that executes with oneDNN CPU primitives.
 
 ``dnnc.import_onnx(model) -> ModuleOp`` (see dnnc.frontend.onnx),
-``dnnc.compile(source, pipeline=...) -> Executable`` and ``Executable.run(inputs)`` (see
-dnnc.api). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
+with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -14,15 +14,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from dnnc.api import compile
     from dnnc.frontend.onnx import import_onnx
+    from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
 
 _EXPORTS = {
     "compile": "dnnc.api",
     "Executable": "dnnc.runtime.executor",
     "import_onnx": "dnnc.frontend.onnx",
+    "DynamicExecutable": "dnnc.runtime.dynamic",
+    "DynamicOptions": "dnnc.runtime.dynamic",
 }
 
-__all__ = ["Executable", "compile", "import_onnx"]
+__all__ = ["DynamicExecutable", "DynamicOptions", "Executable", "compile", "import_onnx"]
 
 
 def __getattr__(name: str) -> object:

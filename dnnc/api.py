@@ -4,7 +4,10 @@
 (an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
 then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check), verifying
-after every pass, and builds the Executable of one function. ``dnn.weight`` files
+after every pass, and builds the Executable of one function. A function with ``?``
+dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.runtime.dynamic) that
+specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
+``DynamicOptions``). ``dnn.weight`` files
 are resolved relative to the source file's directory (or ``weights_dir`` when given).
 Every problem is a DnncError.
 """
@@ -19,7 +22,9 @@ from xdsl.dialects.builtin import ModuleOp
 
 from dnnc.diagnostics import DnncError
 from dnnc.ir import make_context, parse_module, verify_module
+from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.executor import Executable
 
 LOWERING = "dnn-to-onednn"
@@ -85,14 +90,21 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     *,
     function: str | None = None,
     weights_dir: str | os.PathLike[str] | None = None,
-) -> Executable:
+    dynamic: DynamicOptions | None = None,
+) -> Executable | DynamicExecutable:
     """Optimize, lower and build ``source`` (module docstring)."""
     module, source_dir = load_module(source)
     chosen = find_function(module, function).sym_name.data
-    passes = (*parse_pipeline(pipeline), *parse_pipeline(LOWERING))
-    run_passes(make_context(), module, passes)
+    directory = weights_dir if weights_dir is not None else source_dir
+    weights = None if directory is None else os.fspath(directory)
+    optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
+    if is_dynamic(find_function(module, chosen)):
+        run_passes(make_context(), module, optimize)
+        return DynamicExecutable(
+            find_function(module, chosen), optimize, lowering, weights_dir=weights, options=dynamic
+        )
+    run_passes(make_context(), module, (*optimize, *lowering))
     lowered = find_function(module, chosen)
     if "onednn.arena_bytes" not in lowered.attributes:
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
-    directory = weights_dir if weights_dir is not None else source_dir
-    return Executable(lowered, weights_dir=None if directory is None else os.fspath(directory))
+    return Executable(lowered, weights_dir=weights)

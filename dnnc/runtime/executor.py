@@ -17,6 +17,11 @@ steps in order on one stream, waits, and returns the outputs. Inputs are never w
 lowering guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed``
 fills the bytes of every arena value with 0xFF (NaN in every float type) once its last use
 is over, so that a wrong reuse shows; ``profile`` times each step.
+
+Sharing (dnnc.runtime.dynamic builds one Executable per input shape): ``arena`` runs the
+plan in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one, and
+``constants`` is a ``PackedConstants`` store several Executables take their constants from,
+so each source array is loaded once and packed once per memory descriptor.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ from dnnc.runtime.dnnl import (
 )
 from dnnc.runtime.interpreter import attribute_value
 from dnnc.runtime.primitives import handler_for
-from dnnc.runtime.weights import source_value
+from dnnc.runtime.weights import source_value, weight_path
 
 ALIGNMENT = 64
 POISON = 0xFF
@@ -128,6 +133,34 @@ class _Storage:
     """The memory that owns the bytes (a reshape shares its source's root)."""
     array: np.ndarray | None = None
     """The bytes of an arena view or constant (None for arguments: bound per run)."""
+
+
+class PackedConstants:
+    """Constants as primitives read them, shared by the Executables built with it.
+
+    Keyed by the source (a dnn.weight's resolved file and key, or a dnn.constant's value)
+    and the memory descriptor: a source is packed again only for a descriptor not seen
+    before (a primitive that prefers another layout). ``packs`` counts the arrays made.
+    """
+
+    def __init__(self) -> None:
+        self._arrays: dict[tuple[object, ...], np.ndarray] = {}
+        self.packs = 0
+
+    @property
+    def entries(self) -> int:
+        return len(self._arrays)
+
+    @property
+    def bytes(self) -> int:
+        return sum(a.nbytes for a in self._arrays.values())
+
+    def get(self, key: tuple[object, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
+        """The array stored under ``key``, made (and stored) by ``make`` the first time."""
+        if key not in self._arrays:
+            self._arrays[key] = make()
+            self.packs += 1
+        return self._arrays[key]
 
 
 _Slot = np.ndarray | tuple[_Storage, MemoryType]
@@ -221,6 +254,8 @@ class Executable:
         weights_dir: str | None = None,
         engine: Engine | None = None,
         cache: PrimitiveCache | None = None,
+        arena: np.ndarray | None = None,
+        constants: PackedConstants | None = None,
     ) -> None:
         self.name = function.sym_name.data
         self.engine = engine or Engine.default()
@@ -231,7 +266,11 @@ class Executable:
         if not isinstance(arena_bytes, IntegerAttr):
             raise error_at(function, "has no onednn.arena_bytes: run the lowering first")
         self.planned_bytes = arena_bytes.value.data
-        self.arena = aligned_bytes(self.planned_bytes)
+        if arena is not None and arena.nbytes < self.planned_bytes:
+            raise error_at(function, f"needs an arena of {self.planned_bytes} bytes, the one "
+                           f"given has {arena.nbytes}")
+        self.arena = aligned_bytes(self.planned_bytes) if arena is None else arena
+        self._constants = constants or PackedConstants()
         args = function.body.block.args
         input_names = _names(function, "onednn.inputs")
         output_names = _names(function, "onednn.outputs")
@@ -313,12 +352,23 @@ class Executable:
         source = op.tensor.owner
         if not isinstance(source, ConstantOp | WeightOp):
             raise error_at(op, "must wrap a dnn.constant or dnn.weight of the same function")
-        data = np.ascontiguousarray(source_value(source, self._weights_dir))
         memory = _memory_type(op.result)
-        if not memory.layout.is_plain:
-            data = self._reordered(op, data, memory)
+        if isinstance(source, WeightOp):
+            key = ("weight", str(weight_path(source, self._weights_dir).resolve()), source.key)
+        else:
+            key = ("constant", source.value)
+        data = self._constants.get(
+            (*key, _desc_of(memory).key()), lambda: self._constant_data(op, source, memory)
+        )
         self.constant_bytes += data.nbytes
         self._storage[op.result] = _Storage("constant", 0, 0, op.result, data)
+
+    def _constant_data(
+        self, op: MemoryConstantOp, source: ConstantOp | WeightOp, memory: MemoryType
+    ) -> np.ndarray:
+        """A source's array as ``memory`` lays it out (reordered if not plain)."""
+        data = np.ascontiguousarray(source_value(source, self._weights_dir))
+        return data if memory.layout.is_plain else self._reordered(op, data, memory)
 
     def _reordered(self, op: Operation, data: np.ndarray, memory: MemoryType) -> np.ndarray:
         """The logical array ``data`` in ``memory``'s layout, by one reorder primitive."""
