@@ -60,6 +60,7 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.layouts import Layout, plain_layout
+from dnnc.lowering.buffer_classes import is_dnn_function
 from dnnc.passes.kernel_table import AVAILABILITY, LayoutRule, Probe, layout_rule, roles_of
 
 OPERAND_LAYOUTS = "dnn.operand_layouts"
@@ -298,6 +299,8 @@ class AssignLayoutsPass(ModulePass):
         for function in op.walk():
             if not isinstance(function, func.FuncOp) or not function.body.blocks:
                 continue  # a declaration: nothing to choose
+            if not is_dnn_function(function):
+                continue  # no tensors: no layouts
             graph = _Graph(function, probe)
             choice = graph.optimal() if self.strategy == "global" else graph.greedy()
             graph.annotate(choice)

@@ -56,6 +56,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of, element_type_of
+from dnnc.lowering.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
 from dnnc.passes.kernel_table import KERNEL, data_operands, kernel_of
 
@@ -132,8 +133,8 @@ class MaterializeExpectedTypes(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, function: func.FuncOp, rewriter: PatternRewriter, /) -> None:
-        if not function.body.blocks:
-            return  # a declaration has no readers
+        if not function.body.blocks or not is_dnn_function(function):
+            return  # a declaration, or a function without tensors
         ops = [op for op in function.body.block.ops if isinstance(op, DnnOp | func.ReturnOp)]
         expected = {op: _expected(op, function) for op in ops if op.operands}
         for op in ops:

@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from dnnc.dialects.dnn import (
@@ -44,7 +43,6 @@ from dnnc.dialects.dnn import (
     PoolOp,
     ReduceOp,
     ReorderOp,
-    ReshapeOp,
     SliceOp,
     SoftmaxOp,
     SumOp,
@@ -235,8 +233,9 @@ class Probe:
 
 
 def _logical(desc: object, dims: tuple[int, ...]) -> Layout | None:
-    """The layout of a queried descriptor seen with a role's logical dims, if one fits."""
-    from dnnc.runtime.dnnl import DnnlError, MemoryDesc
+    """The layout of a queried descriptor seen with a role's logical dims, if one fits and
+    has a oneDNN format tag."""
+    from dnnc.runtime.dnnl import DnnlError, MemoryDesc, format_tag
 
     if not isinstance(desc, MemoryDesc):
         return None
@@ -245,7 +244,10 @@ def _logical(desc: object, dims: tuple[int, ...]) -> Layout | None:
             desc = desc.reshape(dims)
         except DnnlError:
             return None  # e.g. grouped weights, blocked over the groups
-    return desc.layout()
+    layout = desc.layout()
+    if layout is not None and layout.is_blocked and format_tag(layout) is None:
+        return None  # a descriptor dnnc could not create again from the layout
+    return layout
 
 
 def data_operands(op: DnnOp) -> list[SSAValue]:

@@ -44,14 +44,17 @@ class OptimizePipeline(PipelinePass):
 
     Constants first (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
-    become oneDNN post-ops. Last the buffer sharing decisions, once every op, layout and post-op
-    chain is final: implicit concats and slices, then in-place results (which see the fused
-    buffers' readers). Lowering to the runtime dialect is the separate `dnn-to-onednn`
-    pipeline.
+    become oneDNN post-ops. Then layouts, after fusion because post-op arguments need layouts
+    too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a reader
+    expects another layout, redundant ones removed. Last the buffer sharing decisions, once
+    every op, layout and post-op chain is final: implicit concats and slices, then in-place
+    results (which see the fused buffers' readers). Lowering to the runtime dialect is the
+    separate `dnn-to-onednn` pipeline.
     """
 
     name = "dnn-optimize"
     steps = ("dnn-recover-gelu", "dnn-recover-layer-norm", "dnn-fold-constants", "dnn-fuse-post-ops",
+             "dnn-select-kernels", "dnn-assign-layouts", "dnn-insert-data-transforms", "dnn-remove-redundant-reorders",
              "dnn-buffer-fusing", "dnn-inplace")
 
 

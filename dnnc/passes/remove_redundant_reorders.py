@@ -48,6 +48,7 @@ from dnnc.dialects.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, la
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.kinds import DataType
+from dnnc.lowering.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import moved_bytes
 from dnnc.passes.insert_data_transforms import retyped, transform_op, transform_stats
 from dnnc.passes.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
@@ -256,7 +257,10 @@ class RemoveRedundantReordersPass(ModulePass):
     name = "dnn-remove-redundant-reorders"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        functions = [f for f in op.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+        functions = [
+            f for f in op.walk()
+            if isinstance(f, func.FuncOp) and f.body.blocks and is_dnn_function(f)
+        ]
         before = {f: transform_stats(f.body.block) for f in functions}
         probe = Probe()
         patterns: list[RewritePattern] = [

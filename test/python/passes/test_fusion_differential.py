@@ -7,7 +7,7 @@ BERT feed-forward block (matmul + bias + gelu, matmul + bias, residual add, laye
 seeded random chains built to meet every fusion and folding rule and its refusals (per-channel,
 per-tensor, full and spatial operands on either side, non-commutative algs, multi-use values,
 eltwise pairs, batch_norm with constant statistics). Weights are seeded and go to an .npz
-beside the IR file.
+beside the IR file; the builders are bench/fusion.py's, so the benchmark times these graphs.
 
 Tolerance: dnnc.runtime.interpreter.compare, f32: rtol 1e-4 and atol 1e-4 x max(1, max |y|).
 Folding a batch_norm rounds the scaled weights once to f32, and a fused chain rounds once
@@ -16,8 +16,8 @@ instead of after every op: both stay well inside it.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +25,21 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.dialects.dnn import BatchNormOp, BinaryOp, DnnOp, EltwiseOp
+from dnnc.dialects.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
 from dnnc.ir import make_context
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.interpreter import compare, interpret
 
-WEIGHTS = "weights.npz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
+from bench.fusion import (  # noqa: E402
+    Case,
+    GraphBuilder,
+    bert_feed_forward,
+    residual_blocks,
+    tensor,
+    write,
+)
+
 RANDOM_SEEDS = 40
 SOURCES = ("dnn.weight", "dnn.constant")
 ELTWISE = (
@@ -39,124 +48,6 @@ ELTWISE = (
     ("linear", 0.5, 0.25), ("swish", 1.0, 0.0), ("hardswish", 1 / 6, 0.5), ("elu", 1.0, 0.0),
 )
 """Eltwise algorithms with bounded growth (alg, alpha, beta), including combinable pairs."""
-
-
-@dataclass
-class GraphBuilder:
-    """One dnn function as text, with its weights (dnn.weight from an .npz)."""
-
-    rng: np.random.Generator
-    lines: list[str] = field(default_factory=list)
-    weights: dict[str, np.ndarray] = field(default_factory=dict)
-    count: int = 0
-
-    def name(self, stem: str) -> str:
-        self.count += 1
-        return f"%{stem}{self.count}"
-
-    def weight(self, shape: tuple[int, ...], scale: float = 1.0, offset: float = 0.0) -> str:
-        """A dnn.weight of seeded values in [offset - scale, offset + scale]."""
-        key = f"w{len(self.weights)}"
-        self.weights[key] = (offset + scale * self.rng.uniform(-1, 1, shape)).astype(np.float32)
-        name = self.name("w")
-        self.lines.append(f'  {name} = dnn.weight "{WEIGHTS}", "{key}" : {tensor(shape)}')
-        return name
-
-    def op(self, stem: str, text: str) -> str:
-        name = self.name(stem)
-        self.lines.append(f"  {name} = {text}")
-        return name
-
-    def conv(self, src: str, shape: tuple[int, ...], out: int, kernel: int, bias: bool) -> str:
-        channels = shape[1]
-        wei = self.weight((out, channels, kernel, kernel), 1 / np.sqrt(channels * kernel**2))
-        pad = kernel // 2
-        bias_operand = f", {self.weight((out,), 0.1)}" if bias else ""
-        bias_type = f", {tensor((out,))}" if bias else ""
-        result = (shape[0], out, *shape[2:])
-        return self.op(
-            "c",
-            f"dnn.conv2d {src}, {wei}{bias_operand} {{pads_begin = array<i64: {pad}, {pad}>, "
-            f"pads_end = array<i64: {pad}, {pad}>}} : ({tensor(shape)}, "
-            f"{tensor((out, channels, kernel, kernel))}{bias_type}) -> {tensor(result)}",
-        )
-
-    def batch_norm(self, src: str, shape: tuple[int, ...]) -> str:
-        c = (shape[1],)
-        params = [self.weight(c, 0.5, 1.0), self.weight(c, 0.2), self.weight(c, 0.2),
-                  self.weight(c, 0.5, 1.0)]
-        types = ", ".join(tensor(c) for _ in params)
-        return self.op(
-            "n", f"dnn.batch_norm {src}, {', '.join(params)} : ({tensor(shape)}, {types}) -> "
-            f"{tensor(shape)}",
-        )
-
-    def eltwise(self, src: str, shape: tuple[int, ...], alg: str, alpha: float, beta: float) -> str:
-        return self.op(
-            "e", f"dnn.eltwise {alg} {src} {{alpha = {alpha!r} : f32, beta = {beta!r} : f32}} : "
-            f"{tensor(shape)}",
-        )
-
-    def binary(self, alg: str, lhs: tuple[str, tuple[int, ...]], rhs: tuple[str, tuple[int, ...]],
-               result: tuple[int, ...]) -> str:
-        return self.op(
-            "b", f"dnn.binary {alg} {lhs[0]}, {rhs[0]} : ({tensor(lhs[1])}, {tensor(rhs[1])}) -> "
-            f"{tensor(result)}",
-        )
-
-    def function(self, args: list[tuple[str, tuple[int, ...]]],
-                 results: list[tuple[str, tuple[int, ...]]]) -> str:
-        signature = ", ".join(f"{n}: {tensor(s)}" for n, s in args)
-        types = ", ".join(tensor(s) for _, s in results)
-        return "\n".join([
-            f"func.func @graph({signature}) -> ({types}) {{", *self.lines,
-            f"  func.return {', '.join(n for n, _ in results)} : {types}", "}", "",
-        ])
-
-
-def tensor(shape: tuple[int, ...]) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}xf32>"
-
-
-@dataclass(frozen=True)
-class Case:
-    """A graph's IR text, weights and inputs."""
-
-    text: str
-    weights: dict[str, np.ndarray]
-    inputs: list[np.ndarray]
-
-
-def residual_blocks(blocks: int, shape: tuple[int, int, int, int], seed: int = 0) -> Case:
-    """`blocks` ResNet basic blocks: conv3x3+bn+relu, conv3x3+bn, add the input, relu."""
-    b = GraphBuilder(np.random.default_rng(seed))
-    x = "%x"
-    for _ in range(blocks):
-        c1 = b.conv(x, shape, shape[1], 3, bias=False)
-        r1 = b.eltwise(b.batch_norm(c1, shape), shape, "relu", 0.0, 0.0)
-        n2 = b.batch_norm(b.conv(r1, shape, shape[1], 3, bias=False), shape)
-        x = b.eltwise(b.binary("add", (n2, shape), (x, shape), shape), shape, "relu", 0.0, 0.0)
-    inputs = [b.rng.uniform(-1, 1, shape).astype(np.float32)]
-    return Case(b.function([("%x", shape)], [(x, shape)]), b.weights, inputs)
-
-
-def bert_feed_forward(seq: int, hidden: int, inner: int, seed: int = 0) -> Case:
-    """matmul + bias + gelu, matmul + bias, residual add, layer_norm."""
-    b = GraphBuilder(np.random.default_rng(seed))
-    x, h, f = (seq, hidden), (seq, inner), (inner,)
-    w1, b1 = b.weight((hidden, inner), 1 / np.sqrt(hidden)), b.weight(f, 0.1)
-    w2, b2 = b.weight((inner, hidden), 1 / np.sqrt(inner)), b.weight((hidden,), 0.1)
-    gamma, beta = b.weight((hidden,), 0.2, 1.0), b.weight((hidden,), 0.1)
-    m1 = b.op("m", f"dnn.matmul %x, {w1} : ({tensor(x)}, {tensor((hidden, inner))}) -> {tensor(h)}")
-    g = b.eltwise(b.binary("add", (m1, h), (b1, f), h), h, "gelu_erf", 0.0, 0.0)
-    m2 = b.op("m", f"dnn.matmul {g}, {w2} : ({tensor(h)}, {tensor((inner, hidden))}) -> {tensor(x)}")
-    r = b.binary("add", (b.binary("add", (m2, x), (b2, (hidden,)), x), x), ("%x", x), x)
-    y = b.op(
-        "y", f"dnn.layer_norm {r} scale({gamma} : {tensor((hidden,))}) shift({beta} : "
-        f"{tensor((hidden,))}) : {tensor(x)}",
-    )
-    inputs = [b.rng.uniform(-1, 1, x).astype(np.float32)]
-    return Case(b.function([("%x", x)], [(y, x)]), b.weights, inputs)
 
 
 def random_chain(seed: int) -> Case:
@@ -201,13 +92,6 @@ def random_chain(seed: int) -> Case:
     return Case(b.function([("%x", shape)], outputs), b.weights, inputs)
 
 
-def write(case: Case, directory: Path) -> Path:
-    np.savez(directory / WEIGHTS, **case.weights)
-    path = directory / "graph.mlir"
-    path.write_text(case.text)
-    return path
-
-
 def fused_and_unfused(case: Case, directory: Path) -> Iterator[tuple[str, list[np.ndarray]]]:
     """Outputs of the unfused and the fused executable, each named by its pipeline."""
     path = write(case, directory)
@@ -226,10 +110,10 @@ def check(case: Case, directory: Path) -> None:
 
 
 def optimized_ops(case: Case, directory: Path) -> list[DnnOp]:
-    """The dnn ops left after dnn-optimize."""
+    """The dnn ops left after dnn-optimize, its data transforms (layout reorders) aside."""
     module, _ = load_module(write(case, directory))
     run_passes(make_context(), module, parse_pipeline("dnn-optimize"))
-    return [op for op in module.walk() if isinstance(op, DnnOp)]
+    return [op for op in module.walk() if isinstance(op, DnnOp) and not isinstance(op, ReorderOp | CastOp)]
 
 
 def test_residual_blocks_fused_match_unfused(tmp_path: Path) -> None:
