@@ -236,7 +236,7 @@ def _split(op: DnnOp, at: int) -> None:
         block.insert_op_before(separate, op)
         value = separate.results[0]
     value.name_hint = op.results[0].name_hint
-    op.results[0].replace_by(value)
+    op.results[0].replace_all_uses_with(value)
     block.erase_op(op)
 
 
