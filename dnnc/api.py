@@ -7,8 +7,9 @@ then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check), ve
 after every pass, and builds the Executable of one function. A function with ``?``
 dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.runtime.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
-``DynamicOptions``). ``dnn.weight`` files
-are resolved relative to the source file's directory (or ``weights_dir`` when given).
+``DynamicOptions``). Primitives come from ``cache`` (default: the process-wide one).
+``dnn.weight`` files are resolved relative to the source file's directory (or
+``weights_dir`` when given).
 Every problem is a DnncError.
 """
 
@@ -24,6 +25,7 @@ from dnnc.diagnostics import DnncError
 from dnnc.ir import make_context, parse_module, verify_module
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.executor import Executable
 
@@ -91,6 +93,7 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     function: str | None = None,
     weights_dir: str | os.PathLike[str] | None = None,
     dynamic: DynamicOptions | None = None,
+    cache: PrimitiveCache | None = None,
 ) -> Executable | DynamicExecutable:
     """Optimize, lower and build ``source`` (module docstring)."""
     module, source_dir = load_module(source)
@@ -101,10 +104,11 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     if is_dynamic(find_function(module, chosen)):
         run_passes(make_context(), module, optimize)
         return DynamicExecutable(
-            find_function(module, chosen), optimize, lowering, weights_dir=weights, options=dynamic
+            find_function(module, chosen), optimize, lowering, weights_dir=weights,
+            options=dynamic, cache=cache,
         )
     run_passes(make_context(), module, (*optimize, *lowering))
     lowered = find_function(module, chosen)
     if "onednn.arena_bytes" not in lowered.attributes:
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
-    return Executable(lowered, weights_dir=weights)
+    return Executable(lowered, weights_dir=weights, cache=cache)
