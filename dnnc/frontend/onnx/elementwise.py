@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 from onnx import helper
+from xdsl.dialects.builtin import AnyFloat
 
 from dnnc.dialects.dnn import CastOp, shape_of
 from dnnc.dialects.types import element_type_of
@@ -72,6 +73,10 @@ def convert_binary(imp: Importer, node: Node) -> Value:
     """Add/Sub/Mul/Div/Max/Min, folded left to right; constants get the result's rank."""
     rank = max(len(imp.shape(imp.values[name])) for name in node.inputs)
     operands = [imp.tensor(node, index, rank) for index in range(len(node.inputs))]
+    if node.op_type == "Div" and not isinstance(element_of(operands[0]), AnyFloat):
+        raise imp.error(
+            node, "integer Div truncates in ONNX but rounds in oneDNN's binary: not supported"
+        )
     result = operands[0]
     for operand in operands[1:]:
         result = imp.binary(node, BINARY[node.op_type], result, operand)
@@ -79,18 +84,18 @@ def convert_binary(imp: Importer, node: Node) -> Value:
 
 
 def _bound(imp: Importer, node: Node, name: str, index: int, default: float) -> float:
-    """A Clip bound: the attribute before opset 11, the optional input from opset 11."""
-    if imp.graph.opset < 11:
-        return float(node.attr(name, default))
+    """A Clip bound: an optional constant input (opsets 11+; the attribute form of opset 6 is
+    below the importer's range)."""
     if not imp.has_input(node, index):
         return default
     return float(imp.require_const(node, index, name))
 
 
 def convert_clip(imp: Importer, node: Node) -> Value:
-    """Clip -> eltwise clip [min, max] (an absent bound is the f32 range)."""
-    low = _bound(imp, node, "min", 1, -_FLOAT_MAX)
+    """Clip -> eltwise clip [min, max] (an absent bound is the f32 range; min > max gives
+    max everywhere, as ONNX's min(max(x, min), max) does)."""
     high = _bound(imp, node, "max", 2, _FLOAT_MAX)
+    low = min(_bound(imp, node, "min", 1, -_FLOAT_MAX), high)
     return imp.eltwise(imp.tensor(node, 0), EltwiseAlg.CLIP, low, high)
 
 
