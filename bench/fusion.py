@@ -1,11 +1,14 @@
-"""Fusion benchmark: median latency of graphs compiled without and with ``dnn-optimize``.
+"""Fusion benchmark: median latency of graphs compiled without and with fusion.
 
 (a) a chain of 8 ResNet basic blocks on 1x64x56x56 (conv3x3 + batch_norm + relu, conv3x3 +
 batch_norm, add the block input, relu) and (b) a BERT feed-forward block (seq 128, hidden 768,
 inner 3072: matmul + bias + gelu, matmul + bias, residual add, layer_norm), with seeded random
-weights in an .npz in a temporary directory. "unfused" runs the graph as written (pipeline
-""), "fused" after dnn-fold-constants and dnn-fuse-post-ops; both outputs are checked against
-each other first. Prints one table: median ms per run, primitive steps, unfused / fused ratio.
+weights in an .npz in a temporary directory. Each graph is compiled three ways (the lowering
+``dnn-to-onednn`` always follows): "unfused" as written (pipeline ""), "fused" after
+dnn-fold-constants and dnn-fuse-post-ops only (so the ratio is fusion's alone), and the whole
+``dnn-optimize`` (layouts and buffer reuse too). Outputs are checked against the unfused run
+first. Prints one row per graph: median ms per run, primitive steps, and unfused / fused and
+unfused / dnn-optimize.
 
     python bench/fusion.py [--repeats 30]
 
@@ -137,7 +140,9 @@ def bert_feed_forward(seq: int, hidden: int, inner: int, seed: int = 0) -> Case:
     gamma, beta = b.weight((hidden,), 0.2, 1.0), b.weight((hidden,), 0.1)
     m1 = b.op("m", f"dnn.matmul %x, {w1} : ({tensor(x)}, {tensor((hidden, inner))}) -> {tensor(h)}")
     g = b.eltwise(b.binary("add", (m1, h), (b1, f), h), h, "gelu_erf", 0.0, 0.0)
-    m2 = b.op("m", f"dnn.matmul {g}, {w2} : ({tensor(h)}, {tensor((inner, hidden))}) -> {tensor(x)}")
+    m2 = b.op(
+        "m", f"dnn.matmul {g}, {w2} : ({tensor(h)}, {tensor((inner, hidden))}) -> {tensor(x)}"
+    )
     r = b.binary("add", (b.binary("add", (m2, x), (b2, (hidden,)), x), x), ("%x", x), x)
     y = b.op(
         "y", f"dnn.layer_norm {r} scale({gamma} : {tensor((hidden,))}) shift({beta} : "
@@ -166,29 +171,38 @@ def median_ms(executable: dnnc.Executable, inputs: list[np.ndarray], repeats: in
     return 1e3 * statistics.median(times)
 
 
+PIPELINES = {"unfused": "", "fused": "dnn-fold-constants,dnn-fuse-post-ops",
+             "dnn-optimize": "dnn-optimize"}
+"""The compilations compared, by column name."""
+
+
 def bench(name: str, case: Case, directory: Path, repeats: int) -> None:
-    """Compile `case` unfused and fused, check they agree, print their median latencies."""
+    """Compile `case` each way of PIPELINES, check they agree, print their median latencies."""
     path = write(case, directory)
-    unfused, fused = (dnnc.compile(path, pipeline) for pipeline in ("", "dnn-optimize"))
-    for actual, expected in zip(fused.run(case.inputs), unfused.run(case.inputs), strict=True):
-        comparison = compare(actual, expected)
-        if not comparison.ok:
-            raise SystemExit(f"{name}: fused and unfused outputs differ: {comparison}")
-    slow, fast = (median_ms(e, case.inputs, repeats) for e in (unfused, fused))
-    steps = f"{len(unfused.step_infos)} -> {len(fused.step_infos)}"
-    print(f"{name:<34} {slow:>12.2f} {fast:>10.2f} {steps:>10} {slow / fast:>8.2f}x")
+    executables = {column: dnnc.compile(path, spec) for column, spec in PIPELINES.items()}
+    reference = executables["unfused"].run(case.inputs)
+    for column, executable in executables.items():
+        for actual, expected in zip(executable.run(case.inputs), reference, strict=True):
+            comparison = compare(actual, expected)
+            if not comparison.ok:
+                raise SystemExit(f"{name}: {column} and unfused outputs differ: {comparison}")
+    ms = {column: median_ms(e, case.inputs, repeats) for column, e in executables.items()}
+    steps = "/".join(str(len(e.step_infos)) for e in executables.values())
+    cells = " ".join(f"{ms[column]:>12.2f}" for column in PIPELINES)
+    ratios = f"{ms['unfused'] / ms['fused']:>8.2f}x {ms['unfused'] / ms['dnn-optimize']:>8.2f}x"
+    print(f"{name:<28} {cells} {steps:>9} {ratios}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per graph")
     args = parser.parse_args()
-    print(f"{'graph':<34} {'unfused ms':>12} {'fused ms':>10} {'steps':>10} {'ratio':>9}")
+    columns = " ".join(f"{column + ' ms':>12}" for column in PIPELINES)
+    print(f"{'graph':<28} {columns} {'steps':>9} {'/fused':>9} {'/optimize':>9}", flush=True)
     with tempfile.TemporaryDirectory() as directory:
-        bench("resnet 8 blocks 1x64x56x56", residual_blocks(8, (1, 64, 56, 56)), Path(directory),
-              args.repeats)
-        bench("bert ffn 128x768x3072", bert_feed_forward(128, 768, 3072), Path(directory),
-              args.repeats)
+        here = Path(directory)
+        bench("resnet 8 blocks 1x64x56x56", residual_blocks(8, (1, 64, 56, 56)), here, args.repeats)
+        bench("bert ffn 128x768x3072", bert_feed_forward(128, 768, 3072), here, args.repeats)
 
 
 if __name__ == "__main__":

@@ -87,7 +87,8 @@ def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) ->
     """A dnn.constant of `type_` holding `array` (converted once, exactly if it already has the
     element type), at `location_op`'s location."""
     data = to_dtype(np.asarray(array, dtype=np.float64), data_type_of(type_.get_element_type()))
-    op = ConstantOp(DenseIntOrFPElementsAttr(type_, BytesAttr(np.ascontiguousarray(data).tobytes())))
+    raw = BytesAttr(np.ascontiguousarray(data).tobytes())
+    op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))
     op.location = location_op.location
     return op
 
@@ -164,10 +165,13 @@ class _FoldPattern(RewritePattern):
             shape[axis] = -1
             new_wei = affine.scale.reshape(shape) * wei.astype(np.float64)
             new_ops.append(constant_op(new_wei, tensor_type(weights), weights.owner))
-            folded.operands = [new_ops[-1].results[0] if v is weights else v for v in folded.operands]
+            new = new_ops[-1].results[0]
+            folded.operands = [new if v is weights else v for v in folded.operands]
         old_bias = constant_of(producer.bias)
         scale = 1.0 if affine.scale is None else affine.scale
-        bias = affine.shift if old_bias is None else scale * old_bias.astype(np.float64) + affine.shift
+        bias = affine.shift
+        if old_bias is not None:
+            bias = scale * old_bias.astype(np.float64) + affine.shift
         bias_type = TensorType(tensor_type(producer.results[0]).get_element_type(), bias.shape)
         if producer.bias is not None:
             bias_type = TensorType(tensor_type(producer.bias).get_element_type(), bias.shape)
@@ -183,7 +187,9 @@ class _FoldPattern(RewritePattern):
             counts[2] = 1
             folded.properties["operandSegmentSizes"] = type(sizes).from_list(sizes.elt_type, counts)
         folded.results[0].name_hint = consumer.results[0].name_hint
-        self.decisions.messages[consumer] = f"folded into {producer.name} at {location_of(producer)}"
+        self.decisions.messages[consumer] = (
+            f"folded into {producer.name} at {location_of(producer)}"
+        )
         old_values = [*producer.operands, *consumer.operands]
         rewriter.insert(new_ops, InsertPoint.before(consumer))
         rewriter.replace(consumer, folded, [folded.results[0]])

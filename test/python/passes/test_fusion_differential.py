@@ -48,6 +48,8 @@ ELTWISE = (
     ("linear", 0.5, 0.25), ("swish", 1.0, 0.0), ("hardswish", 1 / 6, 0.5), ("elu", 1.0, 0.0),
 )
 """Eltwise algorithms with bounded growth (alg, alpha, beta), including combinable pairs."""
+STEPS = ("conv", "conv", "pool", "bn", "eltwise", "operand", "residual", "branch")
+"""What random_chain appends at each step ("branch": also return the current value)."""
 
 
 def random_chain(seed: int) -> Case:
@@ -58,20 +60,23 @@ def random_chain(seed: int) -> Case:
     channels, spatial = (1, shape[1], 1, 1), (1, 1, *shape[2:])
     current, earlier, results = "%x", ["%x"], []
     for _ in range(int(rng.integers(4, 10))):
-        step = rng.choice(("conv", "conv", "pool", "bn", "eltwise", "operand", "residual", "branch"))
+        step = rng.choice(STEPS)
         if step == "conv":
-            current = b.conv(current, shape, shape[1], int(rng.choice((1, 3))), bool(rng.random() < 0.5))
+            kernel, bias = int(rng.choice((1, 3))), bool(rng.random() < 0.5)
+            current = b.conv(current, shape, shape[1], kernel, bias)
         elif step == "pool":
             current = b.op(
                 "p", f"dnn.pool max {current} {{kernel = array<i64: 3, 3>, pads_begin = "
-                f"array<i64: 1, 1>, pads_end = array<i64: 1, 1>}} : ({tensor(shape)}) -> {tensor(shape)}",
+                f"array<i64: 1, 1>, pads_end = array<i64: 1, 1>}} : ({tensor(shape)}) -> "
+                f"{tensor(shape)}",
             )
         elif step == "bn":
             current = b.batch_norm(current, shape)
         elif step == "eltwise":
             current = b.eltwise(current, shape, *ELTWISE[int(rng.integers(len(ELTWISE)))])
         elif step == "operand":
-            operand_shape = [channels, (1, 1, 1, 1), shape, spatial, (shape[1], 1, 1)][int(rng.integers(5))]
+            shapes = [channels, (1, 1, 1, 1), shape, spatial, (shape[1], 1, 1)]
+            operand_shape = shapes[int(rng.integers(len(shapes)))]
             operand = b.weight(operand_shape, 0.5, 1.0)
             sides = [(current, shape), (operand, operand_shape)]
             if rng.random() < 0.5:
@@ -83,7 +88,8 @@ def random_chain(seed: int) -> Case:
             sides = [(current, shape), (other, shape)]
             if rng.random() < 0.5:
                 sides.reverse()
-            current = b.binary(str(rng.choice(("add", "sub", "mul", "max"))), sides[0], sides[1], shape)
+            alg = str(rng.choice(("add", "sub", "mul", "max")))
+            current = b.binary(alg, sides[0], sides[1], shape)
         else:
             results.append((current, shape))  # returned too: a multi-use value
         earlier.append(current)
@@ -113,7 +119,8 @@ def optimized_ops(case: Case, directory: Path) -> list[DnnOp]:
     """The dnn ops left after dnn-optimize, its data transforms (layout reorders) aside."""
     module, _ = load_module(write(case, directory))
     run_passes(make_context(), module, parse_pipeline("dnn-optimize"))
-    return [op for op in module.walk() if isinstance(op, DnnOp) and not isinstance(op, ReorderOp | CastOp)]
+    transforms = (ReorderOp, CastOp)
+    return [op for op in module.walk() if isinstance(op, DnnOp) and not isinstance(op, transforms)]
 
 
 def test_residual_blocks_fused_match_unfused(tmp_path: Path) -> None:
