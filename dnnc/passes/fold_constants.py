@@ -27,7 +27,8 @@ A batch_norm or binary stays (each refusal is a remark "not folded: <why>") when
 - the channel axis is not the producer's output channels (a batch_norm after a matmul of rank
   above 2), %k broadcasts otherwise, or the binary changes the result type.
 
-Pre:  the IR verifies; dnn.weight files are readable (paths relative to the IR file).
+Pre:  the IR verifies; dnn.weight files are readable (paths relative to the option
+      ``weights_dir``, or else to the IR file).
 Post: no foldable batch_norm, channel binary or all-constant op is left; every batch_norm and
       every mul/add/sub of a producer and a constant got one remark.
 """
@@ -75,12 +76,19 @@ _PRODUCERS = (Conv2DOp, InnerProductOp, MatmulOp)
 _FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
 
 
-def constant_of(value: SSAValue | None) -> np.ndarray | None:
-    """The data of a dnn.constant or dnn.weight result (read-only), None for anything else."""
-    owner = value.owner if value is not None else None
-    if isinstance(owner, (ConstantOp, WeightOp)):
-        return source_value(owner)
-    return None
+@dataclass(frozen=True)
+class Sources:
+    """Reads the data of source ops; dnn.weight paths resolve against `weights_dir` if given,
+    else against the IR file (dnnc.runtime.weights)."""
+
+    weights_dir: str | None
+
+    def constant_of(self, value: SSAValue | None) -> np.ndarray | None:
+        """The data of a dnn.constant or dnn.weight result (read-only), None for anything else."""
+        owner = value.owner if value is not None else None
+        if isinstance(owner, (ConstantOp, WeightOp)):
+            return source_value(owner, self.weights_dir)
+        return None
 
 
 def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) -> ConstantOp:
@@ -121,6 +129,7 @@ class _FoldPattern(RewritePattern):
     """Shared by the rules that fold a per-channel affine op into its producer."""
 
     decisions: Decisions
+    sources: Sources
 
     def producer_refusal(self, value: SSAValue, consumer: DnnOp) -> str | None:
         """Why `value`'s producer cannot absorb `consumer` (its one reader), None if it can."""
@@ -143,7 +152,7 @@ class _FoldPattern(RewritePattern):
         if affine.scale is not None:
             changed.insert(0, _weights(producer))
         for value in changed:
-            if constant_of(value) is None:
+            if self.sources.constant_of(value) is None:
                 return f"{value_name(value)} is not a dnn.constant or dnn.weight"
             if not _is_float(value):
                 return f"{value_name(value)} has integer elements"
@@ -158,7 +167,7 @@ class _FoldPattern(RewritePattern):
         new_ops: list[Operation] = []
         weights = _weights(producer)
         if affine.scale is not None:
-            wei = constant_of(weights)
+            wei = self.sources.constant_of(weights)
             assert wei is not None  # affine_refusal checked it
             axis = -1 if isinstance(producer, MatmulOp) else 0
             shape = [1] * wei.ndim
@@ -167,7 +176,7 @@ class _FoldPattern(RewritePattern):
             new_ops.append(constant_op(new_wei, tensor_type(weights), weights.owner))
             new = new_ops[-1].results[0]
             folded.operands = [new if v is weights else v for v in folded.operands]
-        old_bias = constant_of(producer.bias)
+        old_bias = self.sources.constant_of(producer.bias)
         scale = 1.0 if affine.scale is None else affine.scale
         bias = affine.shift
         if old_bias is not None:
@@ -214,7 +223,7 @@ class FoldBatchNormIntoProducer(_FoldPattern):
             )
             return  # only for [M, N] is dimension 1 the last one
         operands = (op.scale, op.shift, op.mean, op.variance)
-        stats = [constant_of(v) for v in operands]
+        stats = [self.sources.constant_of(v) for v in operands]
         missing = [v for v, s in zip(operands, stats) if s is None]
         if missing:
             self.decisions.messages[op] = (
@@ -246,7 +255,8 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         candidates = [
             (value, other)
             for value, other in sides
-            if isinstance(value.owner, _PRODUCERS) and constant_of(other) is not None
+            if isinstance(value.owner, _PRODUCERS)
+            and self.sources.constant_of(other) is not None
         ]
         if not candidates:
             return  # no producer meets a constant here: not a candidate
@@ -278,7 +288,7 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
     ) -> np.ndarray | None:
         """%k as one float64 value per output channel, None if it is not per-channel."""
         dst = shape_of(value)
-        data = constant_of(other)
+        data = self.sources.constant_of(other)
         assert data is not None  # the candidate filter checked it
         shape = (1,) * (len(dst) - data.ndim) + data.shape
         axis = len(dst) - 1 if isinstance(producer, MatmulOp) else 1
@@ -287,8 +297,11 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         return np.broadcast_to(data.astype(np.float64).reshape(-1), (dst[axis],)).copy()
 
 
+@dataclass
 class EvaluateConstantOp(RewritePattern):
     """A dnn op whose operands are all constants ==> dnn.constant of its reference result."""
+
+    sources: Sources
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: DnnOp, rewriter: PatternRewriter, /) -> None:
@@ -296,12 +309,13 @@ class EvaluateConstantOp(RewritePattern):
             return  # already a source
         if len(op.results) != 1:
             return  # top_k: a dnn.constant has one result, and no i64 elements
-        arrays = [constant_of(v) for v in op.operands]
+        arrays = [self.sources.constant_of(v) for v in op.operands]
         if any(a is None for a in arrays):
             return  # something is only known at run time
         kernel, operands, kwargs = kernel_call(op)
         try:
-            result = kernel(*[None if v is None else constant_of(v) for v in operands], **kwargs)
+            args = [None if v is None else self.sources.constant_of(v) for v in operands]
+            result = kernel(*args, **kwargs)
         except ValueError as error:
             raise error_at(op, f"reference kernel failed: {error}") from error
         constant = constant_op(result, tensor_type(op.results[0]), op)
@@ -317,12 +331,16 @@ class FoldConstantsPass(ModulePass):
 
     name = "dnn-fold-constants"
 
+    weights_dir: str = ""
+    """Where relative dnn.weight paths start ("": the directory of the IR file)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         decisions = Decisions()
+        sources = Sources(self.weights_dir or None)
         patterns: list[RewritePattern] = [
-            EvaluateConstantOp(),
-            FoldBatchNormIntoProducer(decisions),
-            FoldChannelBinaryIntoProducer(decisions),
+            EvaluateConstantOp(sources),
+            FoldBatchNormIntoProducer(decisions, sources),
+            FoldChannelBinaryIntoProducer(decisions, sources),
         ]
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False))
         walker.rewrite_module(op)

@@ -2,6 +2,12 @@
 // RUN: %python -c "import numpy as np; np.savez('%t/block.npz', wei=np.full((2, 2, 1, 1), 2.0, np.float32), scale=np.array([1.0, 3.0], np.float32), zero=np.zeros(2, np.float32), one=np.ones(2, np.float32))"
 // RUN: dnnc-opt %t/block.mlir -p dnn-fold-constants | filecheck %s
 // RUN: %python -c "import numpy as np; w = np.load('%t/block.npz')['wei']; assert (w == 2.0).all(), w"
+// RUN: mkdir -p %t/ir && cp %s %t/ir/block.mlir
+// RUN: not dnnc-opt %t/ir/block.mlir -p dnn-fold-constants 2>&1 | filecheck %s --check-prefix=MISSING
+// RUN: dnnc-opt %t/ir/block.mlir -p 'dnn-fold-constants{weights-dir="%t"}' | filecheck %s
+
+/// Relative to the IR file unless the weights-dir option says otherwise.
+// MISSING: error: 'dnn.weight' op cannot read weight file
 
 /// dnn.weight data (paths relative to the IR file) folds like dnn.constant; the folded weights
 /// are new dnn.constant ops, the weight ops are erased, and the .npz file is left unchanged.
