@@ -123,11 +123,14 @@ def _reshape_result(op: ReshapeOp, known: dict[SSAValue, shapes.Shape]) -> shape
     return tuple(out)
 
 
-def _infer(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> dict[SSAValue, shapes.Shape]:
+def _infer(
+    function: func.FuncOp, input_shapes: Sequence[shapes.Shape]
+) -> dict[SSAValue, shapes.Shape]:
     """Every value's static shape, op by op (the verifiers' checks, module docstring)."""
-    known: dict[SSAValue, shapes.Shape] = dict(zip(function.body.block.args, map(tuple, input_shapes)))
+    args = function.body.block.args
+    known: dict[SSAValue, shapes.Shape] = dict(zip(args, map(tuple, input_shapes)))
     signature = ", ".join(
-        f"{input_name(a)}: {shapes.format_shape(s)}" for a, s in zip(function.body.block.args, input_shapes)
+        f"{input_name(a)}: {shapes.format_shape(s)}" for a, s in zip(args, input_shapes)
     )
     with inferring(known):
         for op in function.body.block.ops:
@@ -201,7 +204,9 @@ def _separate_op(post_op: PostOp, value: SSAValue, arg: SSAValue | None) -> Oper
     assert arg is not None  # binary and sum post-ops take one
     if isinstance(post_op, BinaryPostOp):
         return BinaryOp.create(
-            operands=[value, arg], result_types=[type_], properties={"alg": BinaryAlgAttr(post_op.alg)}
+            operands=[value, arg],
+            result_types=[type_],
+            properties={"alg": BinaryAlgAttr(post_op.alg)},
         )
     assert isinstance(post_op, SumPostOp)
     return SumOp.create(

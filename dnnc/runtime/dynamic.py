@@ -74,7 +74,9 @@ class DynamicOptions:
                 f"{self.max_plans} and {self.max_plan_bytes}"
             )
         if self.max_arena_bytes is not None and self.max_arena_bytes < 0:
-            raise DnncError(f"dynamic options: max_arena_bytes must be >= 0, got {self.max_arena_bytes}")
+            raise DnncError(
+                f"dynamic options: max_arena_bytes must be >= 0, got {self.max_arena_bytes}"
+            )
 
 
 @dataclass(frozen=True)

@@ -219,3 +219,22 @@ def test_plan_bytes_bound(workdir: Path) -> None:
 def test_bad_options() -> None:
     with pytest.raises(DnncError, match="max_plans must be >= 1"):
         DynamicOptions(max_plans=0)
+
+
+def test_inplace_decided_on_dynamic_types_is_rechecked(workdir: Path) -> None:
+    """dnn-inplace on the dynamic graph sees equal types (?x?) for the lhs and the result of
+    a broadcasting add; per signature the lhs may be the smaller operand, and the plan must
+    not write the result over it."""
+    text = """
+func.func @add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %e = dnn.eltwise exp %a : tensor<?x?xf32>
+  %s = dnn.binary add %e, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = dnn.eltwise tanh %s : tensor<?x?xf32>
+  func.return %y : tensor<?x?xf32>
+}"""
+    dynamic = compile_text(workdir, text)
+    rng = np.random.default_rng(5)
+    for a_shape, b_shape in [((3, 4), (3, 4)), ((1, 4), (3, 4)), ((3, 1), (3, 4))]:
+        a, b = draw(rng, *a_shape), draw(rng, *b_shape)
+        got = dynamic.run([a, b], poison_freed=True)[0]
+        np.testing.assert_allclose(got, np.tanh(np.exp(a) + b), rtol=1e-5)
