@@ -268,16 +268,23 @@ def matmul(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
 
 
 def convert_matmul(imp: Importer, node: Node) -> Value:
-    """MatMul -> dnn.matmul; a 1-D operand is a row (lhs) or column (rhs) vector whose unit
-    dimension is dropped from the result, as numpy.matmul does."""
+    """MatMul -> dnn.matmul. A 1-D operand is a row (lhs) or column (rhs) vector whose unit
+    dimension is dropped from the result, as numpy.matmul does; an N-D lhs times a 2-D rhs
+    (a linear layer over a sequence) is one 2-D product over the flattened rows, so oneDNN
+    sees a plain GEMM rather than a broadcast batch of them."""
     lhs, rhs = imp.tensor(node, 0), imp.tensor(node, 1)
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
     if len(lhs_shape) == 1:
         lhs = imp.reshape(lhs, (1, *lhs_shape))
     if len(rhs_shape) == 1:
         rhs = imp.reshape(rhs, (*rhs_shape, 1))
+    rows = lhs_shape[:-1]
+    if len(lhs_shape) > 2 and len(rhs_shape) == 2 and shapes.DYNAMIC not in rows:
+        lhs = imp.reshape(lhs, (math.prod(rows), lhs_shape[-1]))
     result = matmul(imp, node, lhs, rhs)
     shape = shape_of(result)
+    if len(lhs_shape) > 2 and len(rhs_shape) == 2:
+        shape = (*rows, shape[-1])
     if len(rhs_shape) == 1:
         shape = shape[:-1]
     if len(lhs_shape) == 1:

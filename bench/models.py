@@ -1,0 +1,217 @@
+"""End-to-end models, side by side: dnnc vs ONNX Runtime, OpenVINO and PyTorch.
+
+For each model of bench/model_zoo.py (batch 1, seeded weights, exported once to a temporary
+directory) and each engine: the median latency of ``--repeats`` runs after ``--warmup`` runs,
+and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair runs in
+its own worker process (this script with ``--worker``) so that the peak RSS is that engine's
+alone (it includes the engine's libraries and the Python interpreter). All engines get the
+same thread count: ``OMP_NUM_THREADS`` for dnnc's oneDNN and PyTorch, ``intra_op_num_threads``
+for ONNX Runtime (all graph optimizations on), ``INFERENCE_NUM_THREADS`` for OpenVINO (CPU,
+latency hint), ``torch.set_num_threads`` under ``torch.inference_mode``. dnnc compiles the
+imported module with the default pipeline (dnn-optimize, then dnn-to-onednn).
+
+One table: latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
+(> 1: dnnc is faster). ``--plot out.png`` also draws the latencies if matplotlib is installed.
+
+    .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
+        [--repeats 20] [--warmup 3] [--plot latency.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+INPUT_NAME = "input"
+"""bench.model_zoo's input name (not imported from there in workers: it loads torch, which
+would count in every engine's peak RSS)."""
+ENGINES = ("dnnc", "onnxruntime", "openvino", "pytorch")
+
+Runner = Callable[[np.ndarray], object]
+
+
+def _dnnc(path: Path, name: str, threads: int) -> Runner:
+    import dnnc
+    from dnnc.frontend.onnx import import_onnx
+
+    executable = dnnc.compile(import_onnx(path))
+    return lambda x: executable.run([x])
+
+
+def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return lambda x: session.run(None, {INPUT_NAME: x})
+
+
+def _openvino(path: Path, name: str, threads: int) -> Runner:
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(
+        str(path), "CPU", {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"}
+    )
+    request = compiled.create_infer_request()
+    return lambda x: request.infer({INPUT_NAME: x})
+
+
+def _pytorch(path: Path, name: str, threads: int) -> Runner:
+    import torch
+
+    from bench.model_zoo import torch_model
+
+    torch.set_num_threads(threads)
+    module = torch_model(name)
+
+    def run(x: np.ndarray) -> object:
+        with torch.inference_mode():
+            return module(torch.from_numpy(x))
+
+    return run
+
+
+RUNNERS: dict[str, Callable[[Path, str, int], Runner]] = {
+    "dnnc": _dnnc, "onnxruntime": _onnxruntime, "openvino": _openvino, "pytorch": _pytorch,
+}
+
+
+def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
+    """Median latency (ms) and peak RSS (MiB) of one engine on one model, in this process."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = RUNNERS[engine](path, name, options.threads)
+    shape = [int(d) for d in options.shape.split("x")]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    repeats, warmup = options.repeats, options.warmup
+    for _ in range(warmup):
+        run(x)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run(x)
+        times.append(time.perf_counter() - start)
+    return {"ms": statistics.median(times) * 1e3, "rss_mib": peak_rss_kib() / 1024}
+
+
+def peak_rss_kib() -> int:
+    """This process's peak RSS (VmHWM). Not getrusage's ru_maxrss: Linux carries that over
+    exec from the forking parent, which built the models with torch loaded."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise OSError("no VmHWM in /proc/self/status (Linux only)")
+
+
+def measure(
+    path: Path, name: str, engine: str, shape: tuple[int, ...], options: argparse.Namespace
+) -> dict | str:
+    """One worker process's result, or the last line of its error."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(options.threads))
+    command = [
+        sys.executable, __file__, "--worker", str(path), name, engine,
+        "--shape", "x".join(map(str, shape)),
+        "--threads", str(options.threads), "--repeats", str(options.repeats),
+        "--warmup", str(options.warmup),
+    ]
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        lines = (done.stderr.strip() or "failed").splitlines()
+        return lines[-1][:60]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def table(results: dict[str, dict[str, dict | str]]) -> str:
+    """The one table: latency and RSS per engine, peers' latency over dnnc's."""
+    header = ["model", *(f"{e} ms" for e in ENGINES), *(f"{e} MiB" for e in ENGINES),
+              *(f"{e}/dnnc" for e in ENGINES[1:])]
+    rows = [header]
+    for name, by_engine in results.items():
+        cells = [name]
+        for key in ("ms", "rss_mib"):
+            cells += [f"{r[key]:.1f}" if isinstance(r, dict) else "error" for r in by_engine.values()]
+        ours = by_engine["dnnc"]
+        for engine in ENGINES[1:]:
+            theirs = by_engine[engine]
+            ok = isinstance(ours, dict) and isinstance(theirs, dict)
+            cells.append(f"{theirs['ms'] / ours['ms']:.2f}" if ok else "-")
+        rows.append(cells)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
+    errors = [f"{name} / {engine}: {r}" for name, by in results.items()
+              for engine, r in by.items() if isinstance(r, str)]
+    return "\n".join([*lines, *errors])
+
+
+def plot(results: dict[str, dict[str, dict | str]], out: str) -> None:
+    """Grouped bars of the latencies (only when matplotlib is installed)."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print(f"--plot: matplotlib is not installed, {out} not written")
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(8, 4))
+    width = 0.8 / len(ENGINES)
+    for index, engine in enumerate(ENGINES):
+        values = [r[engine]["ms"] if isinstance(r[engine], dict) else 0 for r in results.values()]
+        axes.bar([i + index * width for i in range(len(results))], values, width, label=engine)
+    axes.set_xticks([i + 0.4 - width / 2 for i in range(len(results))], list(results))
+    axes.set_ylabel("median latency, batch 1 (ms)")
+    axes.legend()
+    figure.savefig(out, bbox_inches="tight")
+    print(f"wrote {out}")
+
+
+def main() -> None:
+    names = ("resnet50", "mobilenet_v2", "bert_layer", "residual_chain")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", choices=names, default=list(names))
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--plot", metavar="PNG", help="write a bar chart (needs matplotlib)")
+    parser.add_argument("--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--shape", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        path, name, engine = options.worker
+        print(json.dumps(worker(Path(path), name, engine, options)))
+        return
+    from bench.model_zoo import MODELS, build
+
+    print(f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}")
+    results: dict[str, dict[str, dict | str]] = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for name in options.models:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                path = build(name, directory)
+            shape = MODELS[name].input_shape
+            results[name] = {e: measure(path, name, e, shape, options) for e in ENGINES}
+    print(table(results))
+    if options.plot:
+        plot(results, options.plot)
+
+
+if __name__ == "__main__":
+    main()
