@@ -42,7 +42,8 @@ class PipelinePass(ModulePass):
 class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
-    Constants first (batch_norm and per-channel binaries folded into weights, constant subgraphs
+    Composites first (decomposed tanh-GELU and layer norm back to one op each), then constants
+    (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
     become oneDNN post-ops. Then layouts, after fusion because post-op arguments need layouts
     too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a reader
