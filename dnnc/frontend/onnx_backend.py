@@ -103,7 +103,9 @@ class DnncBackend(Backend):
             [node],
             "node",
             [
-                helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape)
+                helper.make_tensor_value_info(
+                    name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape
+                )
                 for name, a in zip(node.input, arrays)
             ],
             [helper.make_empty_tensor_value_info(name) for name in node.output],

@@ -132,7 +132,8 @@ def _cube_of(cube: SSAValue) -> tuple[SSAValue, list[Operation]]:
         inner = square.owner
         if isinstance(inner, EltwiseOp) and inner.alg.data == EltwiseAlg.SQUARE and inner.src is x:
             return x, [inner, outer]
-        if isinstance(inner, BinaryOp) and inner.alg.data == BinaryAlg.MUL and inner.lhs is x is inner.rhs:
+        is_mul = isinstance(inner, BinaryOp) and inner.alg.data == BinaryAlg.MUL
+        if is_mul and inner.lhs is x is inner.rhs:
             return x, [inner, outer]
     raise NoMatch("the cube is not x * x * x")
 

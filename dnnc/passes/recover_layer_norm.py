@@ -55,7 +55,8 @@ from dnnc.runtime.weights import constant_value
 
 def _last_axis_mean(op: Operation | None, what: str) -> ReduceOp:
     """A keep_dims mean over exactly the last axis."""
-    need(isinstance(op, ReduceOp) and op.kind.data == ReduceKind.MEAN, f"{what} is not a reduce mean")
+    is_mean = isinstance(op, ReduceOp) and op.kind.data == ReduceKind.MEAN
+    need(is_mean, f"{what} is not a reduce mean")
     assert isinstance(op, ReduceOp)  # checked above
     rank = len(shape_of(op.src))
     axes = [a % rank for a in ints(op.axes) or []]
@@ -71,7 +72,8 @@ def _square_of(d: SSAValue, user: Operation) -> bool:
         return alg == EltwiseAlg.SQUARE or (
             alg == EltwiseAlg.POW and user.alpha.value.data == 1.0 and user.beta.value.data == 2.0
         )
-    return isinstance(user, BinaryOp) and user.alg.data == BinaryAlg.MUL and user.lhs is d is user.rhs
+    is_mul = isinstance(user, BinaryOp) and user.alg.data == BinaryAlg.MUL
+    return is_mul and user.lhs is d is user.rhs
 
 
 def _epsilon(value: SSAValue) -> float:
@@ -154,13 +156,13 @@ class RecoverLayerNorm(RewritePattern):
         add = binary_user(var.result, "the variance", BinaryAlg.ADD)
         epsilon = _epsilon(other_operand(add, var.result))
         sqrt = only_use(add.result, "variance + eps")
-        need(isinstance(sqrt, EltwiseOp) and sqrt.alg.data == EltwiseAlg.SQRT, "variance + eps is not square-rooted")
+        is_sqrt = isinstance(sqrt, EltwiseOp) and sqrt.alg.data == EltwiseAlg.SQRT
+        need(is_sqrt, "variance + eps is not square-rooted")
         div = binary_user(sqrt.results[0], "the standard deviation", BinaryAlg.DIV)
-        need(div.lhs is d and div.rhs is sqrt.results[0], "x - mean is not divided by the deviation")
-        need(
-            set(users) == {square, div},
-            f"x - mean has another use ({', '.join(sorted({u.name for u in users} - {square.name, div.name}) or ['twice'])})",
-        )
+        divides = div.lhs is d and div.rhs is sqrt.results[0]
+        need(divides, "x - mean is not divided by the deviation")
+        others = sorted({u.name for u in users} - {square.name, div.name}) or ["twice"]
+        need(set(users) == {square, div}, f"x - mean has another use ({', '.join(others)})")
         ops: list[Operation] = [mean, sub, square, var, add, sqrt, div]
         result, channels = div.result, shape_of(x)[-1]
         vectors: dict[BinaryAlg, SSAValue | None] = {BinaryAlg.MUL: None, BinaryAlg.ADD: None}

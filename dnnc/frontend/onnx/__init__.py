@@ -30,7 +30,9 @@ from dnnc.ir import verify_module
 ModelSource = str | os.PathLike[str] | onnx.ModelProto
 
 
-def convert(model: ModelSource, weights_file: str | None = None) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+def convert(
+    model: ModelSource, weights_file: str | None = None
+) -> tuple[ModuleOp, dict[str, np.ndarray]]:
     """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
     ``weights_file`` (empty when ``weights_file`` is None: every array is inline)."""
     graph = load_graph(model)

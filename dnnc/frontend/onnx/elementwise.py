@@ -22,7 +22,9 @@ from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 
 
-def _fixed(alg: EltwiseAlg, alpha: float = 0.0, beta: float = 0.0) -> Callable[[Node], EltwisePostOp]:
+def _fixed(
+    alg: EltwiseAlg, alpha: float = 0.0, beta: float = 0.0
+) -> Callable[[Node], EltwisePostOp]:
     return lambda node: EltwisePostOp(alg, alpha, beta)
 
 

@@ -311,7 +311,9 @@ class Importer:
     def _input_type(self, value_info: onnx.ValueInfoProto) -> TensorType:
         if not value_info.type.HasField("tensor_type"):
             kind = value_info.type.WhichOneof("value")
-            raise DnncError(f"graph input '{value_info.name}' is of {kind} type: only tensors are supported")
+            raise DnncError(
+                f"graph input '{value_info.name}' is of {kind} type: only tensors are supported"
+            )
         tensor = value_info.type.tensor_type
         data_type = _data_type(tensor.elem_type)
         if data_type in (None, DataType.S64):

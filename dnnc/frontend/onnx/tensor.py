@@ -70,7 +70,8 @@ def convert_reshape(imp: Importer, node: Node) -> Value:
     if -1 in dims:
         known = _product([d for d in dims if d != -1])
         total = _product(shape)
-        inferred = shapes.DYNAMIC if shapes.DYNAMIC in (known, total) or known == 0 else total // known
+        unknown = shapes.DYNAMIC in (known, total) or known == 0
+        inferred = shapes.DYNAMIC if unknown else total // known
         dims[dims.index(-1)] = inferred
     imp.infer(node, shapes.reshape, shape, shape=tuple(dims))
     return imp.reshape(src, dims)
