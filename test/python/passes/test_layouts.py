@@ -1,0 +1,125 @@
+"""Layout passes end to end: transformed graphs against the reference, the DP against brute force.
+
+- Pure layout changes are exact: a graph of layout-agnostic ops run with hand-chosen blocked
+  layouts (dnn.operand_layouts, materialized by dnn-insert-data-transforms) gives the same bits
+  as the plain graph; greedy and global assignments (same convolution layouts) agree bit for bit.
+- Every strategy matches the interpreter within the f32 tolerance, bf16 within bf16's.
+- dnn-assign-layouts{strategy=global} finds the cheapest assignment of a chain and a tree
+  (checked against every combination of candidates) and is never worse than greedy.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dnnc
+from dnnc.api import find_function, load_module
+from dnnc.ir import make_context, parse_module
+from dnnc.passes.assign_layouts import _Graph
+from dnnc.passes.kernel_table import Probe
+from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.runtime.interpreter import compare, interpret
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
+from bench.fusion import residual_blocks, write  # noqa: E402
+
+pytest.importorskip("dnnc.runtime.capi", reason="needs libdnnl")
+
+LAYOUT_PASSES = "dnn-assign-layouts{{strategy={}}},dnn-insert-data-transforms,dnn-remove-redundant-reorders"
+
+
+def pipeline(strategy: str, precision: str = "") -> str:
+    return f"dnn-select-kernels,{precision}" + LAYOUT_PASSES.format(strategy)
+
+
+AGNOSTIC = """
+func.func @agnostic(%x: tensor<1x32x8x8xf32>, %y: tensor<1x32x8x8xf32>) -> tensor<1x32x4x4xf32> {
+  %r = dnn.eltwise gelu_erf %x {dnn.operand_layouts = [#dnn.layout<LAYOUT>]} : tensor<1x32x8x8xf32>
+  %s = dnn.binary mul %r, %y {dnn.operand_layouts = [#dnn.layout<LAYOUT>, #dnn.layout<LAYOUT>]} : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
+  %p = dnn.pool avg_exclude_pad %s {dnn.operand_layouts = [#dnn.layout<LAYOUT>], kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 0, 0>} : (tensor<1x32x8x8xf32>) -> tensor<1x32x4x4xf32>
+  func.return %p : tensor<1x32x4x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("layout", ["nChw16c", "nChw8c", "nhwc"])
+def test_pure_layout_change_is_exact(layout: str) -> None:
+    rng = np.random.default_rng(0)
+    inputs = [rng.standard_normal((1, 32, 8, 8)).astype(np.float32) for _ in range(2)]
+    plain = dnnc.compile(AGNOSTIC.replace("LAYOUT", "nchw"), "dnn-insert-data-transforms")
+    blocked = AGNOSTIC.replace("LAYOUT", layout)
+    moved = dnnc.compile(blocked, "dnn-insert-data-transforms,dnn-remove-redundant-reorders")
+    assert any(layout in ",".join(s.operands) for s in moved.step_infos)  # really blocked
+    np.testing.assert_array_equal(moved.run(inputs)[0], plain.run(inputs)[0])
+
+
+def test_strategies_match_reference_and_each_other(tmp_path: Path) -> None:
+    case = residual_blocks(2, (1, 16, 8, 8))
+    path = write(case, tmp_path)
+    module, _ = load_module(path)
+    expected = interpret(find_function(module), case.inputs, weights_dir=str(tmp_path))
+    outputs = {}
+    for strategy in ("plain", "greedy", "global"):
+        outputs[strategy] = dnnc.compile(path, pipeline(strategy)).run(case.inputs)
+        for actual, wanted in zip(outputs[strategy], expected, strict=True):
+            assert compare(actual, wanted).ok, strategy
+    np.testing.assert_array_equal(outputs["greedy"][0], outputs["global"][0])
+
+
+def test_bf16_within_tolerance(tmp_path: Path) -> None:
+    case = residual_blocks(1, (1, 16, 8, 8))
+    path = write(case, tmp_path)
+    module, _ = load_module(path)
+    expected = interpret(find_function(module), case.inputs, weights_dir=str(tmp_path))[0]
+    executable = dnnc.compile(path, pipeline("global", "dnn-assign-precision,"))
+    assert any("bf16" in ",".join(s.operands) for s in executable.step_infos)
+    actual = executable.run(case.inputs)[0]
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=3e-2, atol=3e-2 * scale)
+
+
+CONV = (
+    "dnn.conv2d {}, {} {{pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>}} : "
+    "(tensor<1x{}x8x8xf32>, tensor<{}x{}x3x3xf32>) -> tensor<1x{}x8x8xf32>"
+)
+CHAIN = f"""
+func.func @chain(%x: tensor<1x3x8x8xf32>, %w1: tensor<16x3x3x3xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<1x16x4x4xf32> {{
+  %r = dnn.eltwise relu %x : tensor<1x3x8x8xf32>
+  %c1 = {CONV.format("%r", "%w1", 3, 16, 3, 16)}
+  %t = dnn.eltwise tanh %c1 : tensor<1x16x8x8xf32>
+  %c2 = {CONV.format("%t", "%w2", 16, 16, 16, 16)}
+  %p = dnn.pool max %c2 {{kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}} : (tensor<1x16x8x8xf32>) -> tensor<1x16x4x4xf32>
+  func.return %p : tensor<1x16x4x4xf32>
+}}
+"""
+TREE = f"""
+func.func @tree(%x: tensor<1x16x8x8xf32>, %y: tensor<1x16x8x8xf32>, %w1: tensor<16x16x3x3xf32>, %w2: tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32> {{
+  %a = {CONV.format("%x", "%w1", 16, 16, 16, 16)}
+  %ra = dnn.eltwise relu %a : tensor<1x16x8x8xf32>
+  %ty = dnn.eltwise tanh %y : tensor<1x16x8x8xf32>
+  %b = {CONV.format("%ty", "%w2", 16, 16, 16, 16)}
+  %s = dnn.binary add %ra, %b : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %e = dnn.eltwise sigmoid %s : tensor<1x16x8x8xf32>
+  func.return %e : tensor<1x16x8x8xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("text", [CHAIN, TREE], ids=["chain", "tree"])
+def test_global_is_optimal_on_chains_and_trees(text: str) -> None:
+    module = parse_module(text, "<string>", make_context())
+    run_passes(make_context(), module, parse_pipeline("dnn-select-kernels"))
+    graph = _Graph(find_function(module), Probe())
+    ops = list(graph.nodes)
+    best = min(
+        graph.cost(dict(zip(ops, combination)))[1]
+        for combination in itertools.product(*(graph.nodes[op].candidates for op in ops))
+    )
+    assert graph.cost(graph.optimal())[1] == best
+    assert best <= graph.cost(graph.greedy())[1]
+    assert any(len(node.candidates) > 1 for node in graph.nodes.values())  # a real choice
