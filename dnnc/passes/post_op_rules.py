@@ -14,6 +14,10 @@ Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the pri
   oneDNN 3.2 on plain (ncsp) data its result is wrong (the argument is read as if channels were
   innermost; test/python/passes/test_fusion_differential.py reproduces it).
 - Binary and pooling take no sum post-op (oneDNN 3.2 returns unimplemented).
+- Layouts are chosen after fusion, so the table cannot see them: on plain (ncsp) data oneDNN
+  3.2 runs a convolution with a full-shape binary post-op in its reference kernel (about 1000x
+  slower at 1x64x56x56; bench/fusion.py's docstring), so such a convolution must get a blocked
+  layout, as dnn-optimize's layout passes give it.
 - ``post_ops_limit`` is 32 in oneDNN (``primitive_attr.hpp``); dnnc fuses at most
   ``DEFAULT_MAX_POST_OPS`` unless told otherwise, since long chains leave the JIT kernels.
 Pairs of eltwise post-ops that oneDNN computes as one are in ``combine_eltwise``.
