@@ -3,13 +3,14 @@
 ``source`` is a ModuleOp (copied, never changed), IR text, or a path to a ``.mlir`` file
 (an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
-then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check), verifying
-after every pass, and builds the Executable of one function. A function with ``?``
+then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check; skipped when
+``pipeline`` already lowered the function), verifying after every pass, and builds the Executable of one function. A function with ``?``
 dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.runtime.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
 ``DynamicOptions``). Primitives come from ``cache`` (default: the process-wide one).
 ``dnn.weight`` files are resolved relative to the source file's directory (or
-``weights_dir`` when given).
+``weights_dir`` when given: the paths are then made absolute in the compiled copy, so that
+constant folding reads the same files as the executor).
 Every problem is a DnncError.
 """
 
@@ -19,15 +20,17 @@ import os
 from pathlib import Path
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.diagnostics import DnncError
+from dnnc.dialects.dnn import WeightOp
 from dnnc.ir import make_context, parse_module, verify_module
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.weights import weight_path
 
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
@@ -86,6 +89,14 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     raise DnncError(f"no function @{name.removeprefix('@')} in the module (functions: {names})")
 
 
+def _anchor_weights(module: ModuleOp, directory: str) -> None:
+    """Make every dnn.weight path absolute against ``directory``, so that every pass that
+    reads weights (dnn-fold-constants) and the executor find the same files."""
+    for op in module.walk():
+        if isinstance(op, WeightOp):
+            op.file = StringAttr(str(weight_path(op, directory)))
+
+
 def compile(  # noqa: A001 - the API's name (dnnc.compile)
     source: Source,
     pipeline: str = "dnn-optimize",
@@ -100,6 +111,8 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
     weights = None if directory is None else os.fspath(directory)
+    if weights is not None:
+        _anchor_weights(module, weights)
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     if is_dynamic(find_function(module, chosen)):
         run_passes(make_context(), module, optimize)
@@ -107,7 +120,9 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
             options=dynamic, cache=cache,
         )
-    run_passes(make_context(), module, (*optimize, *lowering))
+    run_passes(make_context(), module, optimize)
+    if "onednn.arena_bytes" not in find_function(module, chosen).attributes:
+        run_passes(make_context(), module, lowering)  # unless `pipeline` already lowered it
     lowered = find_function(module, chosen)
     if "onednn.arena_bytes" not in lowered.attributes:
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")

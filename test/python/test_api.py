@@ -1,0 +1,53 @@
+"""dnnc.compile: weights of IR text resolved through weights_dir by every pass, and pipelines
+that already lower."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dnnc
+from dnnc.runtime.interpreter import compare
+
+CONV_BN = """func.func @f(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = dnn.weight "w.npz", "w" : tensor<8x4x3x3xf32>
+  %b = dnn.weight "w.npz", "b" : tensor<8xf32>
+  %s = dnn.weight "w.npz", "scale" : tensor<8xf32>
+  %t = dnn.weight "w.npz", "shift" : tensor<8xf32>
+  %m = dnn.weight "w.npz", "mean" : tensor<8xf32>
+  %v = dnn.weight "w.npz", "var" : tensor<8xf32>
+  %c = dnn.conv2d %x, %w, %b {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  %y = dnn.batch_norm %c, %s, %t, %m, %v : (tensor<1x8x8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+  func.return %y : tensor<1x8x8x8xf32>
+}"""
+
+
+@pytest.fixture
+def weights_dir(tmp_path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    arrays = {
+        "w": rng.standard_normal((8, 4, 3, 3)),
+        "b": rng.standard_normal(8),
+        **{k: rng.uniform(0.5, 1.5, 8) for k in ("scale", "shift", "mean", "var")},
+    }
+    np.savez(tmp_path / "w.npz", **{k: a.astype(np.float32) for k, a in arrays.items()})
+    return tmp_path
+
+
+def test_text_with_weights_dir_folds_batch_norm(weights_dir: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """From another cwd, the folding pass finds the weights the executor finds: the batch
+    norm disappears into the conv and the result equals the unoptimized compile."""
+    monkeypatch.chdir(tmp_path.parent)
+    x = np.random.default_rng(1).standard_normal((1, 4, 8, 8), dtype=np.float32)
+    optimized = dnnc.compile(CONV_BN, weights_dir=weights_dir)
+    plain = dnnc.compile(CONV_BN, pipeline="", weights_dir=weights_dir)
+    assert (len(optimized.steps), len(plain.steps)) == (1, 2)
+    assert compare(optimized.run([x])[0], plain.run([x])[0]).ok
+
+
+def test_pipeline_that_lowers_is_not_lowered_twice(weights_dir: Path) -> None:
+    x = np.zeros((1, 4, 8, 8), np.float32)
+    lowered = dnnc.compile(CONV_BN, pipeline="dnn-optimize,dnn-to-onednn", weights_dir=weights_dir)
+    reference = dnnc.compile(CONV_BN, weights_dir=weights_dir)
+    np.testing.assert_array_equal(lowered.run([x])[0], reference.run([x])[0])
