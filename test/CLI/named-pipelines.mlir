@@ -2,13 +2,15 @@
 // RUN: dnnc-opt %s --pass-pipeline='builtin.module(dnn-optimize,dnn-to-onednn,cse)' --print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=DUMP
 // RUN: not dnnc-opt %s -p 'dnn-optimize{level=3}' 2>&1 | filecheck %s --check-prefix=OPTION
 
-/// dnn-optimize has no passes yet: the IR is unchanged.
+/// dnn-optimize rewrites dnn ops only: a function without them is unchanged.
 // CHECK-LABEL: func.func @unchanged
 // CHECK-COUNT-2: arith.addi
 
-/// Pipelines are expanded: dumps name the passes they ran, not the pipelines (dnn-optimize has
-/// none yet; dnn-to-onednn leaves this function alone: it has no tensors).
+/// Pipelines are expanded: dumps name the passes they ran, not the pipelines (dnn-to-onednn
+/// leaves this function alone: it has no tensors).
 // DUMP-NOT: IR Dump After dnn-optimize
+// DUMP:     // -----// IR Dump After dnn-recover-gelu //----- //
+// DUMP:     // -----// IR Dump After dnn-inplace //----- //
 // DUMP:     // -----// IR Dump After dnn-plan-memory //----- //
 // DUMP:     // -----// IR Dump After convert-dnn-to-onednn //----- //
 // DUMP:     // -----// IR Dump After onednn-verify-buffers //----- //
