@@ -1,6 +1,7 @@
 """The Python API: ``dnnc.compile(source) -> Executable``, then ``Executable.run(inputs)``.
 
-``source`` is a ModuleOp (copied, never changed), IR text, or a path to a ``.mlir`` file
+``source`` is a ModuleOp (copied, never changed), an ONNX model (``onnx.ModelProto`` or a
+``.onnx`` path, imported with dnnc.import_onnx), IR text, or a path to a ``.mlir`` file
 (an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
 then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check; skipped when
@@ -19,11 +20,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import onnx
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.diagnostics import DnncError
 from dnnc.dialects.dnn import WeightOp
+from dnnc.frontend.onnx import import_onnx
 from dnnc.ir import make_context, parse_module, verify_module
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes
@@ -35,7 +39,7 @@ from dnnc.runtime.weights import weight_path
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
 
-Source = ModuleOp | str | os.PathLike[str]
+Source = ModuleOp | str | os.PathLike[str] | onnx.ModelProto
 
 
 def _is_path(source: str | os.PathLike[str]) -> bool:
@@ -51,6 +55,8 @@ def load_module(source: Source) -> tuple[ModuleOp, str | None]:
         module = source.clone()
         verify_module(module)
         return module, None
+    if isinstance(source, onnx.ModelProto) or str(source).endswith(".onnx"):
+        return import_onnx(source), None  # weights inline: nothing is written
     if not _is_path(source):
         module = parse_module(str(source), "<string>", make_context())
         verify_module(module)

@@ -51,3 +51,22 @@ def test_pipeline_that_lowers_is_not_lowered_twice(weights_dir: Path) -> None:
     lowered = dnnc.compile(CONV_BN, pipeline="dnn-optimize,dnn-to-onednn", weights_dir=weights_dir)
     reference = dnnc.compile(CONV_BN, weights_dir=weights_dir)
     np.testing.assert_array_equal(lowered.run([x])[0], reference.run([x])[0])
+
+
+def test_onnx_model_and_path_compile_like_their_import(tmp_path: Path) -> None:
+    from onnx import TensorProto, helper, save
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Softmax", ["r"], ["y"], axis=1)],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, (2, 5))],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, (2, 5))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    save(model, tmp_path / "m.onnx")
+    x = np.random.default_rng(2).standard_normal((2, 5), dtype=np.float32)
+    imported = dnnc.compile(dnnc.import_onnx(model)).run([x])[0]
+    np.testing.assert_array_equal(dnnc.compile(model).run([x])[0], imported)
+    np.testing.assert_array_equal(dnnc.compile(tmp_path / "m.onnx").run([x])[0], imported)
+    expected = np.exp(np.maximum(x, 0)) / np.exp(np.maximum(x, 0)).sum(1, keepdims=True)
+    np.testing.assert_allclose(imported, expected, rtol=1e-5)
