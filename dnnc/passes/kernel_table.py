@@ -182,12 +182,14 @@ class Probe:
         roles in `fixed` or plain; None when oneDNN cannot run `op` so. A picked layout is
         None when no layout of the role's logical dims describes it (blocked grouped
         weights)."""
+        from dnnc.runtime.primitives.base import logical_layout
+
         created = self._create(op, {**fixed, **{role: None for role in free}})
         if created is None:
             return None
         handler, desc = created
         return {
-            role: _logical(desc.exec_arg_desc(handler.args[role]), handler.descs[role].dims)
+            role: logical_layout(desc.exec_arg_desc(handler.args[role]), handler.descs[role].dims)
             for role in free
         }
 
@@ -230,24 +232,6 @@ class Probe:
             except DnnlError:
                 self._descs[key] = None  # oneDNN has no implementation
         return self._descs[key]
-
-
-def _logical(desc: object, dims: tuple[int, ...]) -> Layout | None:
-    """The layout of a queried descriptor seen with a role's logical dims, if one fits and
-    has a oneDNN format tag."""
-    from dnnc.runtime.dnnl import DnnlError, MemoryDesc, format_tag
-
-    if not isinstance(desc, MemoryDesc):
-        return None
-    if desc.dims != dims:
-        try:
-            desc = desc.reshape(dims)
-        except DnnlError:
-            return None  # e.g. grouped weights, blocked over the groups
-    layout = desc.layout()
-    if layout is not None and layout.is_blocked and format_tag(layout) is None:
-        return None  # a descriptor dnnc could not create again from the layout
-    return layout
 
 
 def data_operands(op: DnnOp) -> list[SSAValue]:

@@ -20,6 +20,7 @@ import functools
 import itertools
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -294,6 +295,74 @@ def format_tag(layout: Layout) -> capi.dnnl_format_tag_t | None:
     return capi.dnnl_format_tag_t.__members__.get("dnnl_" + layout.tag)
 
 
+_Structure = tuple[int, tuple[tuple[int, int], ...]]
+"""A layout up to a renaming of its dims: its rank, and each inner block as (outer position
+of its dim, size)."""
+
+
+def _structure(
+    rank: int, positions: Mapping[int, int], blocks: Sequence[tuple[int, int]]
+) -> _Structure:
+    """The structure of a layout whose dim d is at outer position ``positions[d]``."""
+    return rank, tuple((positions[d], size) for d, size in blocks)
+
+
+@functools.cache
+def _tags_by_structure() -> dict[_Structure, Layout]:
+    """One oneDNN format tag (as a Layout) per structure."""
+    tags: dict[_Structure, Layout] = {}
+    for name in capi.dnnl_format_tag_t.__members__:
+        try:
+            layout = parse_layout(name.removeprefix("dnnl_"))
+        except LayoutError:
+            continue  # format_tag_any, format_tag_last, ...
+        positions = {d: i for i, d in enumerate(layout.order)}
+        tags.setdefault(_structure(layout.rank, positions, layout.blocks), layout)
+    return tags
+
+
+@dataclass(frozen=True)
+class _TagPlan:
+    """How to build a layout that has no format tag of its own from one that has: create
+    ``tag`` (its dims taken from ``sources``), reshape away ``unit`` (a dim of size 1 the
+    tag has in addition), then permute the axes by ``permutation``."""
+
+    tag: Layout
+    sources: tuple[int | None, ...]
+    """Per dim of ``tag``: the layout's dim it holds, None for the unit dim."""
+    unit: int | None
+    permutation: tuple[int, ...]
+
+
+@functools.cache
+def _tag_plan(layout: Layout) -> _TagPlan | None:
+    """A plan for `layout` from a tag of the same structure under a renaming of the dims,
+    or of one more dim of size 1 (oneDNN has ``decbA16a`` but no 4-D ``cdbA16a``); None
+    when oneDNN has neither."""
+    tags = _tags_by_structure()
+    for unit_position in (None, *range(layout.rank + 1)):
+        outer: list[int | None] = list(layout.order)
+        if unit_position is not None:
+            outer.insert(unit_position, None)
+        positions = {d: i for i, d in enumerate(outer) if d is not None}
+        tag = tags.get(_structure(len(outer), positions, layout.blocks))
+        if tag is None:
+            continue
+        sources: list[int | None] = [None] * tag.rank
+        for position, d in enumerate(tag.order):
+            sources[d] = outer[position]
+        unit = None if unit_position is None else tag.order[unit_position]
+        permutation = tuple(d for d in sources if d is not None)
+        return _TagPlan(tag, tuple(sources), unit, permutation)
+    return None
+
+
+def expressible(layout: Layout) -> bool:
+    """Whether ``MemoryDesc.of_layout`` can describe `layout` (plain or not, blocked with
+    a format tag or one of the same structure)."""
+    return not layout.is_blocked or _tag_plan(layout) is not None
+
+
 class MemoryDesc(_Owned):
     """An owned ``dnnl_memory_desc_t``: logical dims, data type and physical format.
 
@@ -313,7 +382,8 @@ class MemoryDesc(_Owned):
     ) -> MemoryDesc:
         """A descriptor in a layout, given as a Layout or a name (``nChw16c``; plain
         row-major when None); LayoutError when it is no layout, does not fit the dims, or is
-        blocked in a way oneDNN has no format tag for."""
+        blocked in a way no oneDNN format tag describes, even under a renaming of the dims
+        or with a dim of size 1 more (``expressible``)."""
         dims = _checked_dims(dims)
         if isinstance(layout, str):
             layout = parse_layout(layout)
@@ -325,10 +395,23 @@ class MemoryDesc(_Owned):
                 f"{len(dims)}"
             )
         tag = format_tag(layout)
-        if tag is None and not layout.is_blocked:
+        if tag is not None:
+            return cls._with_tag(dims, data_type, tag)
+        if not layout.is_blocked:
             return cls.of_strides(dims, data_type, layout.strides(dims))
-        if tag is None:
+        plan = _tag_plan(layout)
+        if plan is None:
             raise LayoutError(f"layout '{layout.name}' has no oneDNN format tag")
+        tag_dims = [1 if d is None else dims[d] for d in plan.sources]
+        desc = cls._with_tag(tag_dims, data_type, format_tag(plan.tag))
+        if plan.unit is not None:
+            desc = desc.reshape(tag_dims[: plan.unit] + tag_dims[plan.unit + 1 :])
+        return desc.permute_axes(plan.permutation)
+
+    @classmethod
+    def _with_tag(
+        cls, dims: Sequence[int], data_type: DataType, tag: capi.dnnl_format_tag_t
+    ) -> MemoryDesc:
         return cls(
             _new_handle(
                 _C.dnnl_memory_desc_create_with_tag,
@@ -495,16 +578,19 @@ class MemoryDesc(_Owned):
 
     def layout(self) -> Layout | None:
         """The dnnc Layout this descriptor is, or None (not blocked, a sub-memory, padded
-        offsets, or strides that no format tag produces)."""
+        offsets, or strides that no format tag produces). Where several layouts describe it
+        (outer dims of one block), the first that ``of_layout`` can create again: a 3x8
+        ``BA16a64b`` has the strides of ``AB16a64b`` too, which no format tag names."""
         if not self.is_blocked or self.submemory_offset or any(self.padded_offsets):
             return None
         dims, strides, blocks = self.dims, self.strides, self.inner_blocks
-        for order in _orders_by_stride(strides):
-            candidate = Layout(order, blocks)
-            padded = candidate.padded_shape(dims)
-            if padded == self.padded_dims and candidate.strides(dims) == strides:
-                return candidate
-        return None
+        found = [
+            candidate
+            for candidate in (Layout(order, blocks) for order in _orders_by_stride(strides))
+            if candidate.padded_shape(dims) == self.padded_dims
+            and candidate.strides(dims) == strides
+        ]
+        return next((c for c in found if expressible(c)), found[0] if found else None)
 
     def key(self) -> tuple[Any, ...]:
         """Everything that identifies the descriptor, as plain values (for cache keys).

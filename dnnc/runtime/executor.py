@@ -90,13 +90,15 @@ class TensorSpec:
 
 @dataclass(frozen=True)
 class StepInfo:
-    """What a step runs: library (onednn / reference), kind, IR location, and each role's
-    memory as ``role=1x16x8x8xf32[,layout]``."""
+    """What a step runs: library (onednn / reference), kind, IR location, each role's
+    memory as ``role=1x16x8x8xf32[,layout]``, and the implementation: oneDNN's
+    ``impl_info`` (``brg:avx512_core``, ``ref:any``), or ``numpy`` for a reference kernel."""
 
     library: str
     kind: str
     location: str
     operands: tuple[str, ...]
+    implementation: str
 
 
 @dataclass(frozen=True)
@@ -339,7 +341,7 @@ class Executable:
                 self.steps.append(self._reference_step(op))
             else:
                 self.steps.append(self._bind_primitive(op, primitive, ids, exec_descs))
-            self.step_infos.append(_step_info(op))
+            self.step_infos.append(_step_info(op, primitive))
         self._plan_poison([op for op, *_ in pending])
 
     def _define_view(self, op: ArenaViewOp) -> None:
@@ -578,13 +580,14 @@ class Executable:
         )
 
 
-def _step_info(op: KernelCallOp) -> StepInfo:
+def _step_info(op: KernelCallOp, primitive: Primitive | None) -> StepInfo:
     roles = [*op.inputs_by_role().items(), *op.outputs_by_role().items()]
     return StepInfo(
         library="reference" if isinstance(op, ReferenceOp) else "onednn",
         kind=op.kind.data,
         location=location_of(op),
         operands=tuple(_describe(role, _memory_type(v)) for role, v in roles),
+        implementation="numpy" if primitive is None else primitive.desc.impl_info,
     )
 
 

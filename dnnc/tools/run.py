@@ -165,6 +165,7 @@ def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> list[dict
     return [
         {"step": index, "library": t.step.library, "kind": t.step.kind,
          "location": t.step.location, "operands": list(t.step.operands),
+         "implementation": t.step.implementation,
          "us": t.seconds * 1e6, "share": t.seconds / total}
         for index, t in enumerate(times)
     ]
@@ -188,7 +189,7 @@ def _print_text(result: dict[str, Any]) -> None:
         for row in result["profile"]:
             kind = f"{row['library']}:{row['kind']}"
             print(f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
-                  f"{row['location']}  {' '.join(row['operands'])}")
+                  f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}]")
     if "memory" in result:
         m = result["memory"]
         excess = m["planned_bytes"] / m["lower_bound_bytes"] - 1 if m["lower_bound_bytes"] else 0.0

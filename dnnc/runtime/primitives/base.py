@@ -33,6 +33,7 @@ from dnnc.runtime.dnnl import (
     PostOps,
     PrimitiveAttr,
     PrimitiveDesc,
+    expressible,
 )
 
 FORWARD_INFERENCE = capi.dnnl_prop_kind_t.dnnl_forward_inference
@@ -219,7 +220,7 @@ class PrimitiveHandler:
         for role in roles:
             descs[role] = MemoryDesc.any(descs[role].dims, descs[role].data_type)
         pd = self._create(descs, engine)
-        return {role: _logical_layout(pd.exec_arg_desc(self.args[role]), self.descs[role].dims)
+        return {role: logical_layout(pd.exec_arg_desc(self.args[role]), self.descs[role].dims)
                 for role in roles}
 
     # shared machinery
@@ -321,13 +322,16 @@ class PrimitiveHandler:
                 )
 
 
-def _logical_layout(chosen: MemoryDesc | None, dims: tuple[int, ...]) -> Layout | None:
-    """The Layout of a queried descriptor seen with the role's logical dims, if any."""
+def logical_layout(chosen: MemoryDesc | None, dims: tuple[int, ...]) -> Layout | None:
+    """The Layout of a queried descriptor seen with the role's logical dims, if one fits
+    and ``MemoryDesc.of_layout`` can create it again (e.g. depthwise weights chosen 5-D as
+    ``decbA16a`` are ``cdbA16a`` in 4-D)."""
     if chosen is None:
         return None
     if chosen.dims != dims:
         try:
             chosen = chosen.reshape(dims)
         except DnnlError:
-            return None
-    return chosen.layout()
+            return None  # e.g. grouped weights blocked over the outputs of a group
+    layout = chosen.layout()
+    return layout if layout is not None and expressible(layout) else None

@@ -123,3 +123,46 @@ def test_global_is_optimal_on_chains_and_trees(text: str) -> None:
     assert graph.cost(graph.optimal())[1] == best
     assert best <= graph.cost(graph.greedy())[1]
     assert any(len(node.candidates) > 1 for node in graph.nodes.values())  # a real choice
+
+
+GROUPED_CONV = """
+func.func @grouped(%x: tensor<1x32x14x14xf32>) -> tensor<1x32x14x14xf32> {{
+  %w = dnn.weight "weights.npz", "w" : tensor<32x{per_group}x3x3xf32>
+  %b = dnn.weight "weights.npz", "b" : tensor<32xf32>
+  %y = dnn.conv2d %x, %w, %b {{pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = {groups} : i64}} : (tensor<1x32x14x14xf32>, tensor<32x{per_group}x3x3xf32>, tensor<32xf32>) -> tensor<1x32x14x14xf32>
+  func.return %y : tensor<1x32x14x14xf32>
+}}
+"""
+
+
+def compile_grouped_conv(groups: int, tmp_path: Path) -> tuple[dnnc.Executable, list[np.ndarray]]:
+    """dnn-optimize on a 3x3 conv of 32 channels in `groups` groups: the executable and the
+    interpreter's output for a random input (which the executable must match)."""
+    rng = np.random.default_rng(groups)
+    per_group = 32 // groups
+    np.savez(tmp_path / "weights.npz",
+             w=rng.standard_normal((32, per_group, 3, 3)).astype(np.float32),
+             b=rng.standard_normal(32).astype(np.float32))
+    path = tmp_path / "grouped.mlir"
+    path.write_text(GROUPED_CONV.format(per_group=per_group, groups=groups))
+    x = rng.standard_normal((1, 32, 14, 14)).astype(np.float32)
+    module, _ = load_module(path)
+    expected = interpret(find_function(module), [x], weights_dir=str(tmp_path))[0]
+    executable = dnnc.compile(path, "dnn-optimize")
+    assert compare(executable.run([x])[0], expected).ok
+    return executable, [x]
+
+
+@pytest.mark.parametrize("groups", [32, 4], ids=["depthwise", "grouped"])
+def test_grouped_conv_matches_reference(groups: int, tmp_path: Path) -> None:
+    compile_grouped_conv(groups, tmp_path)
+
+
+def test_depthwise_conv_runs_packed_weights_in_a_fast_implementation(tmp_path: Path) -> None:
+    """oneDNN packs depthwise weights in a layout only a 5-D format tag names (``decbA16a``,
+    4-D ``cdbA16a``): kept, it runs a jit kernel; left plain, oneDNN's reference one."""
+    executable, _ = compile_grouped_conv(32, tmp_path)
+    (conv,) = [s for s in executable.step_infos if s.kind == "convolution"]
+    weights = next(o for o in conv.operands if o.startswith("weights="))
+    assert "," in weights, f"weights left plain: {conv.operands}"
+    assert not conv.implementation.startswith("ref"), conv.implementation

@@ -42,6 +42,8 @@ from dnnc.runtime.dnnl import (
     PrimitiveDesc,
     Stream,
     eltwise_algorithm,
+    expressible,
+    format_tag,
     from_dnnl_data_type,
     post_op_arg,
     to_dnnl_data_type,
@@ -186,6 +188,9 @@ ROUND_TRIP = [
     ("Ohwi8o", (20, 19, 3, 3)), ("Ohwi16o", (20, 19, 3, 3)), ("OIhw4i16o4i", (20, 19, 3, 3)),
     ("goihw", (2, 8, 4, 3, 3)), ("gOIhw16i16o", (2, 20, 19, 3, 3)), ("Goihw8g", (10, 1, 1, 3, 3)),
     ("Goihw16g", (20, 1, 1, 3, 3)), ("nhwc", (2, 1, 5, 7)), ("nChw16c", (1, 3, 1, 1)),
+    # no format tag of their own (test_layout_without_a_tag_of_its_own)
+    ("Acbd16a", (20, 3, 5, 7)), ("aDbc16d", (2, 3, 5, 20)), ("cdbA16a", (40, 1, 3, 3)),
+    ("cdbA16a", (40, 3, 3, 5)),
 ]
 
 
@@ -221,6 +226,26 @@ def test_layout_none_when_not_expressible() -> None:
     parent = MemoryDesc.of_layout((4, 6), F32)
     sub = parent.submemory((2, 3), (1, 2))
     assert sub.submemory_offset == 8 and sub.dims == (2, 3) and sub.layout() is None
+
+
+@pytest.mark.parametrize(("name", "built_from"), [
+    ("Acbd16a", "Abcd16a"),  # a renaming of the dims
+    ("cdbA16a", "decbA16a"),  # depthwise weights: a 5-D tag with a dim of size 1 reshaped away
+])
+def test_layout_without_a_tag_of_its_own(name: str, built_from: str) -> None:
+    layout = parse_layout(name)
+    assert format_tag(layout) is None and format_tag(parse_layout(built_from)) is not None
+    assert expressible(layout)
+    desc = MemoryDesc.of_layout((40, 3, 3, 5), F32, layout)
+    assert desc.layout() == layout and desc.strides == layout.strides((40, 3, 3, 5))
+
+
+def test_ambiguous_layout_is_one_that_can_be_created() -> None:
+    """K=8, N=3 weights in BA16a64b: one block per outer dim, so AB16a64b has the same
+    strides; no format tag names that one, even renamed."""
+    desc = MemoryDesc.of_layout((8, 3), F32, "BA16a64b")
+    assert not expressible(parse_layout("AB16a64b"))
+    assert desc.layout() == parse_layout("BA16a64b")
 
 
 def test_blocked_layout_without_a_tag_is_refused() -> None:

@@ -166,12 +166,17 @@ def test_preferred_layouts_of_a_3x3_conv_are_real_layouts() -> None:
     handler_for("convolution", handler.descs | chosen, handler.params).create(Engine.default())
 
 
-def test_preferred_weights_of_a_blocked_grouped_conv_have_no_4d_layout() -> None:
-    handler = handler_for("convolution", {"src": desc(1, 64, 8, 8), "weights": desc(64, 1, 3, 3),
-                                          "dst": desc(1, 64, 6, 6)}, {"groups": 64})
+def test_preferred_weights_of_a_depthwise_conv_are_a_4d_layout_it_runs_fast_in() -> None:
+    """oneDNN packs them 5-D (``decbA16a``); seen 4-D that is ``cdbA16a``, which no format
+    tag names: given so, the convolution creates with a jit implementation, not ``ref``."""
+    descs = {"src": desc(1, 64, 8, 8), "weights": desc(64, 1, 3, 3), "dst": desc(1, 64, 6, 6)}
+    handler = handler_for("convolution", descs, {"groups": 64})
     layouts = handler.preferred_layouts(Engine.default())
     assert layouts["src"] is not None
-    assert layouts["weights"] is None or layouts["weights"].rank == 4
+    assert layouts["weights"] is not None and layouts["weights"].is_blocked
+    chosen = {role: desc(*descs[role].dims, layout=layout.tag) for role, layout in layouts.items()}
+    pd = handler_for("convolution", descs | chosen, {"groups": 64}).create(Engine.default())
+    assert not pd.impl_info.startswith("ref"), pd.impl_info
 
 
 # --- errors ---------------------------------------------------------------------------------------
