@@ -158,6 +158,14 @@ class Layout:
         axes += [block_axes[(d, i)] for i, (d, _) in enumerate(self.blocks)]
         return split_shape, axes
 
+    def with_leading_dims(self, count: int) -> Layout:
+        """The layout of the tensor seen with `count` more dims (of size 1) in front,
+        outermost: what a format tag of the higher rank gives (``BA16a64b`` -> ``aCB16b64c``)."""
+        return Layout(
+            tuple(range(count)) + tuple(d + count for d in self.order),
+            tuple((d + count, size) for d, size in self.blocks),
+        )
+
     def _check_rank(self, shape: tuple[int, ...]) -> None:
         if len(shape) != self.rank:
             raise LayoutError(

@@ -124,10 +124,18 @@ UNARY_ARGS: Mapping[str, int] = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_
 
 def with_rank(desc: MemoryDesc | None, rank: int) -> MemoryDesc | None:
     """The descriptor with leading dimensions of size 1 up to ``rank`` (oneDNN wants equal
-    ranks where numpy broadcasts); None stays None."""
+    ranks where numpy broadcasts); None stays None. A descriptor in a layout is created in
+    that layout of the higher rank: oneDNN's reshape gives the new dims another stride than
+    the format tag does, and its optimized kernels check strides exactly (a 2-D matmul
+    weights ``BA16a64b`` reshaped to 3-D runs ``ref:any``, 1000x slower)."""
     if desc is None or desc.ndims >= rank:
         return desc
-    return desc.reshape((1,) * (rank - desc.ndims) + desc.dims)
+    dims = (1,) * (rank - desc.ndims) + desc.dims
+    layout = desc.layout()
+    wider = None if layout is None else layout.with_leading_dims(rank - desc.ndims)
+    if wider is None or not expressible(wider):
+        return desc.reshape(dims)  # format any, strides no layout describes, or no tag
+    return MemoryDesc.of_layout(dims, desc.data_type, wider)
 
 
 # --- the base handler --------------------------------------------------------------------------
