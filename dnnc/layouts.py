@@ -43,7 +43,7 @@ _PREFERRED: dict[str, str] = {}
 for _name, _tag in ALIASES.items():
     _PREFERRED.setdefault(_tag, _name)
 
-_TAG = re.compile(r"^([a-lA-L]+)((?:\d+[a-l])*)$")
+_TAG = re.compile(r"^([a-lA-L]*)((?:\d+[a-l])*)$")  # rank 0: the empty tag
 _BLOCK = re.compile(r"(\d+)([a-l])")
 
 

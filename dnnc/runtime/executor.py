@@ -182,6 +182,10 @@ def _describe(role: str, memory: MemoryType) -> str:
 
 
 def _desc_of(memory: MemoryType) -> MemoryDesc:
+    """oneDNN's descriptor of a memory; rank 0 (a scalar) is a 1-element 1-D memory, as
+    oneDNN has no rank 0."""
+    if not memory.get_shape():
+        return MemoryDesc.of_layout((1,), memory.data_type)
     return MemoryDesc.of_layout(memory.get_shape(), memory.data_type, memory.layout)
 
 

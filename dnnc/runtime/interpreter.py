@@ -217,7 +217,8 @@ def compare(actual: np.ndarray, expected: np.ndarray) -> Comparison:
     """Compare with the tolerance of the expected element type (TOLERANCES); NaN matches NaN."""
     if actual.dtype != expected.dtype or actual.shape != expected.shape:
         return Comparison(float("inf"), float("inf"), max(actual.size, expected.size, 1))
-    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    # 1-D views, as arithmetic on rank-0 arrays gives scalars, which take no masks
+    a, e = actual.astype(np.float64).reshape(-1), expected.astype(np.float64).reshape(-1)
     with np.errstate(invalid="ignore"):
         error = np.abs(a - e)
     error[(a == e) | (np.isnan(a) & np.isnan(e))] = 0.0  # equal infinities, NaN for NaN

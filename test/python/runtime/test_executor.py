@@ -69,6 +69,12 @@ func.func @f(%x: {T4}) -> tensor<8xf32> {{
   %y = dnn.reduce mean %x {{axes = array<i64: 0, 2, 3>, keep_dims = false}} : ({T4}) -> tensor<8xf32>
   func.return %y : tensor<8xf32>
 }}""",
+    "reduce_to_a_scalar_then_broadcast": f"""
+func.func @f(%x: {T4}) -> ({T4}, tensor<f32>) {{
+  %m = dnn.reduce mean %x {{axes = array<i64: 0, 1, 2, 3>, keep_dims = false}} : ({T4}) -> tensor<f32>
+  %y = dnn.binary sub %x, %m : ({T4}, tensor<f32>) -> {T4}
+  func.return %y, %m : {T4}, tensor<f32>
+}}""",
     "eltwise_chain_blocked": f"""
 func.func @f(%x: {T4}) -> {T4} {{
   %a = dnn.reorder %x : ({T4}) -> tensor<1x8x6x6xf32, #dnn.layout<nChw8c>>
