@@ -166,6 +166,34 @@ class Layout:
             tuple((d + count, size) for d, size in self.blocks),
         )
 
+    def split_leading(self, shape: tuple[int, ...], count: int) -> Layout | None:
+        """The layout of the tensor seen with dim 0 split into (count, shape[0] / count),
+        as grouped weights [O, ...] are [g, O/g, ...] (``OIhw8i8o`` -> ``gOIhw8i8o``); None
+        when that is no layout: the blocks of dim 0 do not divide shape[0] / count."""
+        self._check_rank(shape)
+        if shape[0] % count or (shape[0] // count) % self.block_product(0):
+            return None
+        order: list[int] = []
+        for d in self.order:
+            order.extend((0, 1) if d == 0 else (d + 1,))
+        return Layout(tuple(order), tuple((d + 1, size) for d, size in self.blocks))
+
+    def merge_leading(self, shape: tuple[int, ...]) -> Layout | None:
+        """The layout of the tensor seen with dims 0 and 1 as one (the inverse of
+        split_leading); None when that is no layout: dim 0 blocked, dim 1 padded, or dim 1
+        (of more than one outer block) not right inside dim 0 in the outer order."""
+        self._check_rank(shape)
+        outer = shape[1] // self.block_product(1)
+        if self.block_product(0) > 1 or shape[1] % self.block_product(1):
+            return None
+        rest = [d for d in self.order if d != 1]
+        if outer > 1 and self.order.index(1) != self.order.index(0) + 1:
+            return None
+        return Layout(  # dim 1 (the only blocked one of the two) is now dim 0
+            tuple(0 if d == 0 else d - 1 for d in rest),
+            tuple((d - 1, size) for d, size in self.blocks),
+        )
+
     def _check_rank(self, shape: tuple[int, ...]) -> None:
         if len(shape) != self.rank:
             raise LayoutError(

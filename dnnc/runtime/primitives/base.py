@@ -122,20 +122,25 @@ UNARY_ARGS: Mapping[str, int] = {"src": capi.DNNL_ARG_SRC, "dst": capi.DNNL_ARG_
 # --- descriptors -------------------------------------------------------------------------------
 
 
+def reshaped(desc: MemoryDesc, dims: tuple[int, ...], layout: Layout | None) -> MemoryDesc:
+    """`desc` seen with other `dims`: created in `layout` (the same bytes in the new dims)
+    when given and expressible, else by oneDNN's reshape, which gives new unit dims other
+    strides than a format tag does (oneDNN's fast kernels check strides exactly: 2-D
+    ``BA16a64b`` matmul weights reshaped to 3-D run ``ref:any``, 1000x slower) and cannot
+    split a blocked dim (grouped weights ``OIhw8i8o`` as ``gOIhw8i8o``)."""
+    if layout is None or not expressible(layout):
+        return desc.reshape(dims)  # format any, strides no layout describes, or no tag
+    return MemoryDesc.of_layout(dims, desc.data_type, layout)
+
+
 def with_rank(desc: MemoryDesc | None, rank: int) -> MemoryDesc | None:
     """The descriptor with leading dimensions of size 1 up to ``rank`` (oneDNN wants equal
-    ranks where numpy broadcasts); None stays None. A descriptor in a layout is created in
-    that layout of the higher rank: oneDNN's reshape gives the new dims another stride than
-    the format tag does, and its optimized kernels check strides exactly (a 2-D matmul
-    weights ``BA16a64b`` reshaped to 3-D runs ``ref:any``, 1000x slower)."""
+    ranks where numpy broadcasts); None stays None."""
     if desc is None or desc.ndims >= rank:
         return desc
-    dims = (1,) * (rank - desc.ndims) + desc.dims
     layout = desc.layout()
     wider = None if layout is None else layout.with_leading_dims(rank - desc.ndims)
-    if wider is None or not expressible(wider):
-        return desc.reshape(dims)  # format any, strides no layout describes, or no tag
-    return MemoryDesc.of_layout(dims, desc.data_type, wider)
+    return reshaped(desc, (1,) * (rank - desc.ndims) + desc.dims, wider)
 
 
 # --- the base handler --------------------------------------------------------------------------
@@ -333,13 +338,14 @@ class PrimitiveHandler:
 def logical_layout(chosen: MemoryDesc | None, dims: tuple[int, ...]) -> Layout | None:
     """The Layout of a queried descriptor seen with the role's logical dims, if one fits
     and ``MemoryDesc.of_layout`` can create it again (e.g. depthwise weights chosen 5-D as
-    ``decbA16a`` are ``cdbA16a`` in 4-D)."""
+    ``decbA16a`` are ``cdbA16a`` in 4-D, grouped ones as ``gOIhw8i8o`` are ``OIhw8i8o``)."""
     if chosen is None:
         return None
+    layout = chosen.layout()
     if chosen.dims != dims:
         try:
-            chosen = chosen.reshape(dims)
-        except DnnlError:
-            return None  # e.g. grouped weights blocked over the outputs of a group
-    layout = chosen.layout()
+            layout = chosen.reshape(dims).layout()
+        except DnnlError:  # grouped weights [g, O/g, ...] blocked over O/g: merge g, O/g
+            fits = chosen.dims[2:] == dims[1:] and chosen.dims[0] * chosen.dims[1] == dims[0]
+            layout = layout.merge_leading(chosen.dims) if layout and fits else None
     return layout if layout is not None and expressible(layout) else None

@@ -18,6 +18,7 @@ from dnnc.runtime.primitives.base import (
     choice,
     integer,
     integers,
+    reshaped,
     with_rank,
 )
 
@@ -77,7 +78,9 @@ class ConvolutionHandler(_WindowHandler):
         weights, groups = descs["weights"], self.params["groups"]
         if groups > 1:
             out_channels, *rest = weights.dims
-            weights = weights.reshape((groups, out_channels // groups, *rest))
+            layout = weights.layout()
+            split = None if layout is None else layout.split_leading(weights.dims, groups)
+            weights = reshaped(weights, (groups, out_channels // groups, *rest), split)
         return (
             FORWARD_INFERENCE,
             capi.dnnl_alg_kind_t.dnnl_convolution_direct,

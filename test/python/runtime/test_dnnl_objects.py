@@ -240,6 +240,27 @@ def test_layout_without_a_tag_of_its_own(name: str, built_from: str) -> None:
     assert desc.layout() == layout and desc.strides == layout.strides((40, 3, 3, 5))
 
 
+@pytest.mark.parametrize(("name", "grouped", "shape"), [
+    ("OIhw8i8o", "aBCde8c8b", (32, 8, 3, 3)),  # gOIhw8i8o; 8 outputs per group: one O block each
+    ("OIhw8i8o", "aBCde8c8b", (64, 8, 3, 3)),  # 16 outputs per group: two O blocks each
+    ("nchw", "goihw", (32, 8, 3, 3)),
+])
+def test_grouped_layout_splits_and_merges(name: str, grouped: str, shape: tuple[int, ...]) -> None:
+    layout, split = parse_layout(name), parse_layout(grouped)
+    assert layout.split_leading(shape, 4) == split
+    assert split.merge_leading((4, shape[0] // 4, *shape[1:])) == layout
+    desc = MemoryDesc.of_layout(shape, F32, layout)
+    five_d = MemoryDesc.of_layout((4, shape[0] // 4, *shape[1:]), F32, split)
+    assert desc.size_bytes == five_d.size_bytes and desc.strides[1:] == five_d.strides[2:]
+
+
+def test_grouped_layout_that_does_not_split() -> None:
+    """4 outputs per group in blocks of 8: a block would straddle two groups."""
+    assert parse_layout("OIhw8i8o").split_leading((16, 8, 3, 3), 4) is None
+    assert parse_layout("cdbA16a").split_leading((144, 1, 3, 3), 144) is None
+    assert parse_layout("aBCde8c8b").merge_leading((4, 4, 8, 3, 3)) is None  # O/g padded
+
+
 def test_ambiguous_layout_is_one_that_can_be_created() -> None:
     """K=8, N=3 weights in BA16a64b: one block per outer dim, so AB16a64b has the same
     strides; no format tag names that one, even renamed."""
