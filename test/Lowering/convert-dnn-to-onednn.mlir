@@ -115,6 +115,17 @@ func.func @reduce_drop_dims(%src: tensor<2x8x4xf32>) -> tensor<2xf32> {
 
 // -----
 
+/// Every dim dropped: the result is a rank-0 memory (one element), written through a view.
+// CHECK-LABEL: func.func @reduce_to_a_scalar(%src: !onednn.memory<2x8xf32>, %result0: !onednn.memory<f32>)
+// CHECK:         %[[KEPT:.*]] = onednn.reshape %result0 : !onednn.memory<f32> -> !onednn.memory<1x1xf32>
+// CHECK-NEXT:    onednn.primitive reduction ins(src = %src : {{.*}}) outs(dst = %[[KEPT]] : !onednn.memory<1x1xf32>) {kind = "mean"}
+func.func @reduce_to_a_scalar(%src: tensor<2x8xf32>) -> tensor<f32> {
+  %y = dnn.reduce mean %src {axes = array<i64: 0, 1>, keep_dims = false} : (tensor<2x8xf32>) -> tensor<f32>
+  func.return %y : tensor<f32>
+}
+
+// -----
+
 /// oneDNN broadcasts the second source: kept in order.
 // CHECK-LABEL: func.func @binary_broadcast_rhs
 // CHECK:         onednn.primitive binary ins(src_0 = %lhs : !onednn.memory<2x8xf32>, src_1 = %rhs : !onednn.memory<1x8xf32>) outs(dst = %result0 : {{.*}}) {alg = "sub", post_ops = []}
