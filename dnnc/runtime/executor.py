@@ -91,14 +91,16 @@ class TensorSpec:
 @dataclass(frozen=True)
 class StepInfo:
     """What a step runs: library (onednn / reference), kind, IR location, each role's
-    memory as ``role=1x16x8x8xf32[,layout]``, and the implementation: oneDNN's
-    ``impl_info`` (``brg:avx512_core``, ``ref:any``), or ``numpy`` for a reference kernel."""
+    memory as ``role=1x16x8x8xf32[,layout]``, the implementation: oneDNN's
+    ``impl_info`` (``brg:avx512_core``, ``ref:any``), or ``numpy`` for a reference kernel,
+    and the bytes of all the memories it reads and writes."""
 
     library: str
     kind: str
     location: str
     operands: tuple[str, ...]
     implementation: str
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -592,6 +594,7 @@ def _step_info(op: KernelCallOp, primitive: Primitive | None) -> StepInfo:
         location=location_of(op),
         operands=tuple(_describe(role, _memory_type(v)) for role, v in roles),
         implementation="numpy" if primitive is None else primitive.desc.impl_info,
+        bytes=sum(_memory_type(v).nbytes for _, v in roles),
     )
 
 

@@ -159,16 +159,28 @@ def _benchmark(executable: Executable, inputs: dict[str, np.ndarray], runs: int)
             "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
 
 
-def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> list[dict[str, object]]:
+def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str, object]:
+    """Time per step, and what the data transforms (reorder steps: layout and data type
+    changes, transposes, copies) cost in count, bytes and time."""
     times = executable.profile(inputs, repeats=PROFILE_REPEATS)
     total = sum(t.seconds for t in times) or 1.0
-    return [
+    steps = [
         {"step": index, "library": t.step.library, "kind": t.step.kind,
          "location": t.step.location, "operands": list(t.step.operands),
-         "implementation": t.step.implementation,
+         "implementation": t.step.implementation, "bytes": t.step.bytes,
          "us": t.seconds * 1e6, "share": t.seconds / total}
         for index, t in enumerate(times)
     ]
+    reorders = [row for row in steps if row["kind"] == "reorder"]
+    return {
+        "steps": steps,
+        "reorders": {
+            "count": len(reorders),
+            "bytes": sum(row["bytes"] for row in reorders),
+            "us": sum(row["us"] for row in reorders),
+            "share": sum(row["share"] for row in reorders),
+        },
+    }
 
 
 def _print_text(result: dict[str, Any]) -> None:
@@ -186,10 +198,13 @@ def _print_text(result: dict[str, Any]) -> None:
               f"min {b['min_ms']:.4f} ms, max {b['max_ms']:.4f} ms")
     if "profile" in result:
         print(f"{'#':>3}  {'kind':<28} {'us':>10} {'share':>6}  location / operands")
-        for row in result["profile"]:
+        for row in result["profile"]["steps"]:
             kind = f"{row['library']}:{row['kind']}"
             print(f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
                   f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}]")
+        r = result["profile"]["reorders"]
+        print(f"reorders: {r['count']} steps moving {r['bytes']} bytes (read + written), "
+              f"{r['us']:.1f} us, {r['share']:.1%} of the run")
     if "memory" in result:
         m = result["memory"]
         excess = m["planned_bytes"] / m["lower_bound_bytes"] - 1 if m["lower_bound_bytes"] else 0.0

@@ -14,11 +14,15 @@
 // CHECK: "benchmark": {
 // CHECK-NEXT: "runs": 2,
 // CHECK-NEXT: "median_ms":
-// CHECK: "profile": [
+// CHECK: "profile": {
+// CHECK-NEXT: "steps": [
 // CHECK: "library": "onednn",
 // CHECK-NEXT: "kind": "sum",
 // CHECK: "library": "reference",
 // CHECK-NEXT: "kind": "top_k",
+// CHECK: "reorders": {
+// CHECK-NEXT: "count": 0,
+// CHECK-NEXT: "bytes": 0,
 // CHECK: "memory": {
 // CHECK-NEXT: "planned_bytes":
 // CHECK-NEXT: "lower_bound_bytes":
