@@ -12,7 +12,8 @@ range, then what the options ask for:
   tolerance of its element type (dnnc.runtime.interpreter.TOLERANCES);
 * ``--benchmark N``: N timed runs after 3 warm-up runs: median, min and max latency;
 * ``--profile``: median time of every step (primitive kind, location, operand shapes and
-  layouts, share of the total), each step waited for;
+  layouts, oneDNN's implementation, share of the total), each step waited for, then the
+  count, bytes and time of the reorder steps (the data transforms);
 * ``--report-memory``: planned arena vs its lower bound vs the bytes allocated;
 * ``--json``: all of it as one JSON object on stdout instead of text.
 Every user error (unreadable or invalid input, bad option, wrong input array) is one line
