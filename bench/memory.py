@@ -4,8 +4,8 @@ For a ResNet-style graph (basic blocks: conv+bn+relu, conv+bn, residual add, rel
 MobileNetV2-style one (inverted residuals: expand 1x1 + relu6, depthwise 3x3 + relu6, project
 1x1, residual add), a BERT-style one (attention scores softmax, feed-forward with gelu, two
 residual adds, layer norms) and a DenseNet-style one (convs concatenated on channels), each
-compiled twice with the fusion passes: without (`reuse`) and with dnn-buffer-fusing and
-dnn-inplace (`+inplace`). Printed per graph, in bytes: `no reuse` (every arena buffer of the
+compiled twice with the fusion and layout passes: without (`reuse`) and with dnn-buffer-fusing
+and dnn-inplace (`+inplace`). Printed per graph, in bytes: `no reuse` (every arena buffer of the
 reuse plan on its own), `planned` (the arena of each plan), `measured` (what the executor
 allocated: arena + scratchpad), `bound` (the most bytes live at one step of each plan), the
 median latency of each, and the largest difference between the two outputs. Run: `.venv/bin/python bench/memory.py [--repeats N]`.
@@ -37,7 +37,10 @@ from dnnc.lowering.buffer_classes import buffer_classes, memory_type  # noqa: E4
 from dnnc.lowering.plan_memory import in_arena  # noqa: E402
 from dnnc.passes.pipelines import parse_pipeline, run_passes  # noqa: E402
 
-REUSE = "dnn-fold-constants,dnn-fuse-post-ops"
+REUSE = (
+    "dnn-fold-constants,dnn-fuse-post-ops,dnn-select-kernels,dnn-assign-layouts,"
+    "dnn-insert-data-transforms,dnn-remove-redundant-reorders"
+)
 INPLACE = f"{REUSE},dnn-buffer-fusing,dnn-inplace"
 
 
