@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lit pytest clean
+.PHONY: install run test lit pytest bench clean
 
 install: $(STAMP)
 
@@ -25,6 +25,11 @@ lit: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
+
+# The peer engines (ONNX Runtime, OpenVINO, PyTorch) and the model table of the README.
+bench: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/models.py --plot out/models.png
 
 clean:
 	rm -rf $(VENV) build *.egg-info
