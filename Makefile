@@ -29,6 +29,7 @@ pytest: $(STAMP)
 # The peer engines (ONNX Runtime, OpenVINO, PyTorch) and the model table of the README.
 bench: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,bench]'
+	mkdir -p out
 	$(BIN)/python bench/models.py --plot out/models.png
 
 clean:
