@@ -19,13 +19,12 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     StringAttr,
-    TensorType,
     f32,
     i1,
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 
 from dnnc.dialects.dnn import (
     BatchNormOp,
@@ -48,10 +47,11 @@ from dnnc.dialects.dnn import (
     SumOp,
     TopKOp,
     TransposeOp,
+    shape_of,
 )
 from dnnc.dialects.dnn.base import i64_array, ints
-from dnnc.kinds import BinaryAlg
 from dnnc.lowering.buffer_classes import inplace_requests
+from dnnc.passes.post_op_rules import COMMUTATIVE
 
 Extra = Callable[[DnnOp], dict[str, Attribute]]
 """Parameters that are not dnn properties (fixed algorithm names, filled-in defaults)."""
@@ -151,12 +151,6 @@ _REFERENCE_BINARY = KernelCall(
 _REFERENCE_SLICE = KernelCall(
     "slice", (("src", "src"),), ("starts", "ends", "steps"), ("result",), reference=True
 )
-_COMMUTATIVE = {BinaryAlg.ADD, BinaryAlg.MUL, BinaryAlg.MAX, BinaryAlg.MIN}
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    assert isinstance(value.type, TensorType)
-    return tuple(value.type.get_shape())
 
 
 def kernel_call(op: DnnOp) -> KernelCall:
@@ -168,11 +162,11 @@ def kernel_call(op: DnnOp) -> KernelCall:
     (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory, so
     it runs the reference kernel.
     """
-    if isinstance(op, BinaryOp) and _shape(op.lhs) != _shape(op.result):
-        if op.alg.data in _COMMUTATIVE and _shape(op.rhs) == _shape(op.result):
+    if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
+        if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
             return _SWAPPED_BINARY
         return _REFERENCE_BINARY
-    if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in _COMMUTATIVE:
+    if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
         return _SWAPPED_BINARY
     if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
         return _REFERENCE_SLICE
@@ -195,7 +189,7 @@ def _param(attr: Attribute, name: str, rank: int) -> Attribute:
 
 def params_of(op: DnnOp, call: KernelCall) -> dict[str, Attribute]:
     """The parameter dictionary of `op` run as `call`."""
-    rank = len(_shape(op.operands[0]))
+    rank = len(shape_of(op.operands[0]))
     params: dict[str, Attribute] = {}
     for name in call.params:
         attr = getattr(op, name)
