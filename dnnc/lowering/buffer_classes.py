@@ -46,6 +46,7 @@ from dnnc.dialects.dnn.base import int_of, ints
 from dnnc.dialects.onednn import MemoryType
 from dnnc.kinds import takes_argument
 from dnnc.lowering.regions import concat_offsets, region_offset
+from dnnc.passes.post_op_rules import COMMUTATIVE
 
 INPLACE = "dnn.inplace"
 """The in-place request attribute (written by the in-place pass)."""
@@ -221,6 +222,10 @@ class ClassBuilder:
             return f"{name} lives in {target.owner.value}, which is read-only"
         if source.type != result.type:
             return f"{name} has type {source.type}, the result {result.type}"
+        if isinstance(op, BinaryOp) and operand == 1 and op.alg.data not in COMMUTATIVE:
+            # oneDNN's binary writes in place over src_0 only; the lowering makes the rhs
+            # src_0 by swapping the operands, which only a commutative algorithm allows
+            return f"{name} is the rhs of {op.alg.data}, which cannot swap its operands"
         later = self.later_reader(source, self.schedule[op])
         if later is not None:
             reader, member = later

@@ -13,7 +13,8 @@ Rule: per func.func of dnn ops, schedule = program order. Values are grouped int
 A view (an input of an implicit concat, an implicit slice) gets its class's offset plus its
 own byte offset in the class's buffer.
 Refused `dnn.inplace` entries (caller-owned or constant operand, operand read later, an
-operand sharing the buffer, types that differ, a sum post-op on another operand) are rewritten
+operand sharing the buffer, types that differ, a sum post-op on another operand, the rhs of a
+binary that cannot swap its operands) are rewritten
 to -1, refused `dnn.implicit_concat` / `dnn.implicit_slice` attributes dropped, each with a
 remark, so that the plan and the IR agree and later passes honour what remains as it stands.
 Pre:  the IR verifies; tensor types are static.

@@ -135,3 +135,43 @@ func.func @blocked_padded_size(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
   %b = dnn.reorder %a : (tensor<1x3x4x4xf32, #dnn.layout<nChw16c>>) -> tensor<1x3x4x4xf32>
   func.return %b : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+/// oneDNN's binary writes in place over src_0 only, and sub cannot swap its operands to make
+/// the rhs src_0: the request over the rhs is refused (a commutative max would be swapped).
+// CHECK-LABEL: func.func @negative_inplace_binary_rhs_not_commutative
+// CHECK:         %c = dnn.binary sub %a, %b {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: -1>}
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: result 0 not in place: operand 1 (%b) is the rhs of sub, which cannot swap its operands
+func.func @negative_inplace_binary_rhs_not_commutative(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %a = dnn.eltwise relu %x : tensor<64xf32>
+  %b = dnn.eltwise tanh %x : tensor<64xf32>
+  %c = dnn.binary sub %a, %b {dnn.inplace = array<i64: 1>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  func.return %c, %a : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+/// An implicit concat whose offsets are not where the inputs lie in the result is dropped: the
+/// concat runs, each input has a buffer of its own.
+// CHECK-LABEL: func.func @negative_implicit_concat_wrong_offsets
+// CHECK:         %c = dnn.concat %a, %b {dnn.arena_offsets = array<i64: -1>, axis = 0 : i64}
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: not fused into its buffer: the byte offsets must be [0, 64], not [0, 32]
+func.func @negative_implicit_concat_wrong_offsets(%x: tensor<16xf32>) -> tensor<32xf32> {
+  %a = dnn.eltwise relu %x : tensor<16xf32>
+  %b = dnn.eltwise tanh %x : tensor<16xf32>
+  %c = dnn.concat %a, %b {axis = 0 : i64, dnn.implicit_concat = array<i64: 0, 32>} : (tensor<16xf32>, tensor<16xf32>) -> tensor<32xf32>
+  func.return %c : tensor<32xf32>
+}
+
+// -----
+
+/// A slice with steps reads strided elements: it cannot be a view, the attribute is dropped.
+// CHECK-LABEL: func.func @negative_implicit_slice_steps
+// CHECK:         %s = dnn.slice %a {dnn.arena_offsets = array<i64: -1>, starts = array<i64: 0>, ends = array<i64: 16>, steps = array<i64: 2>}
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 3]]:3: remark: not fused into its buffer: it has steps: the elements are not contiguous
+func.func @negative_implicit_slice_steps(%x: tensor<16xf32>) -> tensor<8xf32> {
+  %a = dnn.eltwise relu %x : tensor<16xf32>
+  %s = dnn.slice %a {starts = array<i64: 0>, ends = array<i64: 16>, steps = array<i64: 2>, dnn.implicit_slice = 0 : i64} : (tensor<16xf32>) -> tensor<8xf32>
+  func.return %s : tensor<8xf32>
+}
