@@ -66,7 +66,8 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.kinds import BinaryAlg, DataType
-from dnnc.passes.fuse_post_ops import Decisions, value_name
+from dnnc.lowering.buffer_classes import describe
+from dnnc.passes.fuse_post_ops import Decisions
 from dnnc.runtime.interpreter import kernel_call
 from dnnc.runtime.reference import to_dtype
 from dnnc.runtime.weights import source_value
@@ -136,14 +137,14 @@ class _FoldPattern(RewritePattern):
         producer = value.owner
         if not isinstance(producer, _PRODUCERS):
             what = producer.name if isinstance(producer, Operation) else "a function argument"
-            return f"{value_name(value)} comes from {what}, not a conv2d, matmul or inner_product"
+            return f"{describe(value)} comes from {what}, not a conv2d, matmul or inner_product"
         if not value.has_one_use():
             other = next(u.operation for u in value.uses if u.operation is not consumer)
-            return f"{value_name(value)} is also read by {other.name} at {location_of(other)}"
+            return f"{describe(value)} is also read by {other.name} at {location_of(other)}"
         if producer.post_ops.data:
             return f"{producer.name} at {location_of(producer)} has post-ops, which come first"
         if tensor_type(consumer.results[0]) != tensor_type(value):
-            return f"{consumer.name} changes the type {tensor_type(value)} of {value_name(value)}"
+            return f"{consumer.name} changes the type {tensor_type(value)} of {describe(value)}"
         return None
 
     def affine_refusal(self, producer: Producer, affine: ChannelAffine) -> str | None:
@@ -153,9 +154,9 @@ class _FoldPattern(RewritePattern):
             changed.insert(0, _weights(producer))
         for value in changed:
             if self.sources.constant_of(value) is None:
-                return f"{value_name(value)} is not a dnn.constant or dnn.weight"
+                return f"{describe(value)} is not a dnn.constant or dnn.weight"
             if not _is_float(value):
-                return f"{value_name(value)} has integer elements"
+                return f"{describe(value)} has integer elements"
         return None
 
     def fold(
@@ -227,7 +228,7 @@ class FoldBatchNormIntoProducer(_FoldPattern):
         missing = [v for v, s in zip(operands, stats) if s is None]
         if missing:
             self.decisions.messages[op] = (
-                f"not folded: {value_name(missing[0])} is not a dnn.constant or dnn.weight"
+                f"not folded: {describe(missing[0])} is not a dnn.constant or dnn.weight"
             )
             return  # the statistics are only known at run time
         scale, shift, mean, variance = (np.asarray(s, dtype=np.float64) for s in stats)
@@ -267,7 +268,7 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         channels = self.channel_values(producer, value, other)
         if reason is None and channels is None:
             reason = (
-                f"{value_name(other)} ({'x'.join(map(str, shape_of(other)))}) is neither "
+                f"{describe(other)} ({'x'.join(map(str, shape_of(other)))}) is neither "
                 "per-channel nor per-tensor"
             )
         if reason is None:

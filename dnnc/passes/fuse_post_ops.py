@@ -68,6 +68,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import f32_attr, post_ops_of, tensor_type
 from dnnc.kinds import BinaryPostOp, EltwisePostOp, PostOp
+from dnnc.lowering.buffer_classes import describe
 from dnnc.passes.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
@@ -88,15 +89,6 @@ def post_op_attr(post_op: PostOp) -> PostOpAttr:
     if isinstance(post_op, BinaryPostOp):
         return BinaryPostOpAttr(post_op)
     return SumPostOpAttr(post_op)
-
-
-def value_name(value: SSAValue) -> str:
-    """`%name` as written in the input, or what defines the value."""
-    if value.name_hint:
-        return f"%{value.name_hint}"
-    if isinstance(value.owner, Operation):
-        return f"the {value.owner.name} result at {location_of(value.owner)}"
-    return "a function argument"
 
 
 def _eltwise_of(op: EltwiseOp) -> EltwisePostOp:
@@ -136,7 +128,7 @@ class _FusionPattern(RewritePattern):
                 return f"oneDNN has no {post_op.alg} post-op"
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
-            return f"{value_name(value)} is also read by {other.name} at {location_of(other)}"
+            return f"{describe(value)} is also read by {other.name} at {location_of(other)}"
         have, want = tensor_type(value), tensor_type(consumer.results[0])
         if have.get_element_type() != want.get_element_type():
             return (
@@ -145,7 +137,7 @@ class _FusionPattern(RewritePattern):
             )
         if have.get_shape() != want.get_shape():
             return (
-                f"{consumer.name} broadcasts {value_name(value)} from "
+                f"{consumer.name} broadcasts {describe(value)} from "
                 f"{shapes.format_shape(shape_of(value))} to "
                 f"{shapes.format_shape(shape_of(consumer.results[0]))}"
             )
@@ -219,10 +211,10 @@ class FuseBinaryIntoProducer(_FusionPattern):
         for value, other, side in sides:
             anchor = value.owner
             if not isinstance(anchor, Operation):
-                reasons.append(f"{side} {value_name(value)} is a function argument")
+                reasons.append(f"{side} {describe(value)} is a function argument")
                 continue  # nothing produces it
             if side == "rhs" and op.alg.data not in COMMUTATIVE:
-                reasons.append(f"{value_name(value)} is the right operand of {op.alg.data}")
+                reasons.append(f"{describe(value)} is the right operand of {op.alg.data}")
                 continue  # d <alg> p needs %y on the left
             reason = self.refusal(anchor, value, op, extra) or self.broadcast_refusal(
                 anchor, value, other
@@ -245,13 +237,13 @@ class FuseBinaryIntoProducer(_FusionPattern):
         kind = broadcast_kind(extended, dst, rule.oc_axis)
         if kind is None:
             return (
-                f"{value_name(other)} ({shapes.format_shape(arg)}) broadcasts to "
+                f"{describe(other)} ({shapes.format_shape(arg)}) broadcasts to "
                 f"{shapes.format_shape(dst)} neither per-tensor, per-channel, per-oc nor full"
             )
         if kind not in rule.broadcasts:
             return f"{anchor.name} takes no {kind} binary post-op argument"
         if len(arg) < len(dst) and not isinstance(tensor_type(other).encoding, NoneAttr):
-            return f"{value_name(other)} needs a reshape to rank {len(dst)} but is not plain"
+            return f"{describe(other)} needs a reshape to rank {len(dst)} but is not plain"
         return None
 
     def same_rank(
@@ -292,7 +284,7 @@ class CombineEltwiseOps(RewritePattern):
         if not inner.result.has_one_use():
             user = next(u.operation for u in inner.result.uses if u.operation is not op)
             self.decisions.messages[op] = (
-                f"not fused: {value_name(inner.result)} is also read by {user.name} at "
+                f"not fused: {describe(inner.result)} is also read by {user.name} at "
                 f"{location_of(user)}"
             )
             return  # the inner value is still needed
