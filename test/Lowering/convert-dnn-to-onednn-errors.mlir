@@ -40,3 +40,13 @@ func.func @negative_dynamic_intermediate(%x: tensor<2x64xf32>) -> tensor<2x64xf3
   %d = dnn.eltwise relu %c : tensor<2x64xf32>
   func.return %d : tensor<2x64xf32>
 }
+
+// -----
+
+/// An in-place request the plan would refuse (over a caller's input) but that is still in the IR:
+/// the plan (here hand-written) is stale, the lowering refuses to guess.
+// NOPLAN: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 2]]:3: error: 'dnn.eltwise' op has an unplanned dnn.inplace (operand 0 (%x) lives in a function argument, which is read-only): run dnn-plan-memory
+func.func @negative_unplanned_inplace(%x: tensor<64xf32>) -> tensor<64xf32> attributes {dnn.arena_bytes = 0 : i64} {
+  %a = dnn.eltwise relu %x {dnn.inplace = array<i64: 0>, dnn.arena_offsets = array<i64: -1>} : tensor<64xf32>
+  func.return %a : tensor<64xf32>
+}

@@ -280,3 +280,18 @@ func.func @inplace_into_result(%x: tensor<4x16xf32>) -> tensor<64xf32> {
   %r = dnn.reshape %b : (tensor<4x16xf32>) -> tensor<64xf32>
   func.return %r : tensor<64xf32>
 }
+
+// -----
+
+/// A commutative binary in place over its rhs: the operands are swapped, so that the memory
+/// written is src_0 (oneDNN runs in place over src_0 only).
+// CHECK-LABEL: func.func @binary_inplace_over_rhs_swapped
+// CHECK:         onednn.primitive eltwise ins(src = %x : {{.*}}) outs(dst = %[[A:[^ ]*]] : {{.*}}) {alg = "relu"
+// CHECK:         onednn.primitive eltwise ins(src = %x : {{.*}}) outs(dst = %[[B:[^ ]*]] : {{.*}}) {alg = "tanh"
+// CHECK:         onednn.primitive binary ins(src_0 = %[[B]] : {{.*}}, src_1 = %[[A]] : {{.*}}) outs(dst = %[[B]] : {{.*}}) {alg = "max"
+func.func @binary_inplace_over_rhs_swapped(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %a = dnn.eltwise relu %x : tensor<64xf32>
+  %b = dnn.eltwise tanh %x : tensor<64xf32>
+  %c = dnn.binary max %a, %b {dnn.inplace = array<i64: 1>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  func.return %c, %a : tensor<64xf32>, tensor<64xf32>
+}
