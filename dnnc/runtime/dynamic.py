@@ -50,7 +50,13 @@ from dnnc.ir import make_context
 from dnnc.lowering.specialize import input_name, specialize, unfuse_invalid_post_ops
 from dnnc.passes.pipelines import run_passes
 from dnnc.runtime.cache import PrimitiveCache, default_cache
-from dnnc.runtime.executor import Executable, PackedConstants, aligned_bytes
+from dnnc.runtime.executor import (
+    Executable,
+    PackedConstants,
+    aligned_bytes,
+    input_error,
+    ordered_inputs,
+)
 
 Signature = tuple[tuple[int, ...], ...]
 """The shapes of a run's inputs, in order."""
@@ -138,6 +144,7 @@ class DynamicExecutable:
         self._dtypes = tuple(
             data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
         )
+        self._ranks = tuple(len(shape_of(a)) for a in self._args)
 
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
@@ -147,26 +154,6 @@ class DynamicExecutable:
         )
         return f"@{self.name}({inputs})"
 
-    def _ordered_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
-        """The inputs in order as arrays, element types and ranks checked."""
-        expected = f"expected {self.signature()}"
-        if isinstance(inputs, Mapping):
-            if set(inputs) != set(self.input_names):
-                missing = sorted(set(self.input_names) - set(inputs))
-                unknown = sorted(set(map(str, inputs)) - set(self.input_names))
-                raise DnncError(f"inputs: missing {missing}, unknown {unknown}; {expected}")
-            values = [inputs[name] for name in self.input_names]
-        else:
-            values = list(inputs)
-            if len(values) != len(self._args):
-                raise DnncError(f"{len(values)} inputs given; {expected}")
-        arrays = [np.asarray(v) for v in values]
-        for name, dtype, arg, array in zip(self.input_names, self._dtypes, self._args, arrays):
-            if array.dtype != dtype or array.ndim != len(shape_of(arg)):
-                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
-                raise DnncError(f"input '{name}' is {got}; {expected}")
-        return arrays
-
     def run(
         self,
         inputs: Mapping[str, object] | Sequence[object],
@@ -174,10 +161,15 @@ class DynamicExecutable:
         as_dict: bool = False,
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
-        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``."""
-        arrays = self._ordered_inputs(inputs)
+        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``. The
+        inputs are checked once, here: element types and ranks, and the plan of their
+        shapes takes exactly those shapes."""
+        arrays = ordered_inputs(inputs, self.input_names, self.signature)
+        for name, dtype, rank, array in zip(self.input_names, self._dtypes, self._ranks, arrays):
+            if array.dtype != dtype or array.ndim != rank:
+                raise input_error(name, array, self.signature())
         executable = self.plan_for(tuple(a.shape for a in arrays))
-        return executable.run(arrays, as_dict=as_dict, poison_freed=poison_freed)
+        return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
 
     def plan_for(self, signature: Signature) -> Executable:
         """The Executable for these input shapes: the cached plan's, else a new plan's."""

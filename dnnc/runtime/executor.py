@@ -198,6 +198,34 @@ def _names(function: func.FuncOp, attribute: str) -> list[str]:
     return [n.data for n in names.data if isinstance(n, StringAttr)]
 
 
+def ordered_inputs(
+    inputs: Mapping[str, object] | Sequence[object],
+    names: Sequence[str],
+    signature: Callable[[], str],
+) -> list[np.ndarray]:
+    """The inputs (by name or in order) as arrays in the order of ``names``; DnncError
+    for missing or unknown names or a wrong count, quoting ``signature()`` (called only
+    then)."""
+    if isinstance(inputs, Mapping):
+        if set(inputs) != set(names):
+            missing = sorted(set(names) - set(inputs))
+            unknown = sorted(set(map(str, inputs)) - set(names))
+            raise DnncError(
+                f"inputs: missing {missing}, unknown {unknown}; expected {signature()}"
+            )
+        return [np.asarray(inputs[name]) for name in names]
+    values = list(inputs)
+    if len(values) != len(names):
+        raise DnncError(f"{len(values)} inputs given; expected {signature()}")
+    return [np.asarray(value) for value in values]
+
+
+def input_error(name: str, array: np.ndarray, signature: str) -> DnncError:
+    """The error for an input of the wrong element type, rank or shape."""
+    got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
+    return DnncError(f"input '{name}' is {got}; expected {signature}")
+
+
 class _ReferenceStep:
     """One onednn.reference call: the numpy kernel on views of the bound memories."""
 
@@ -288,6 +316,7 @@ class Executable:
         self.outputs = tuple(
             self._spec(n, a) for n, a in zip(output_names, args[len(input_names) :])
         )
+        self._input_names = tuple(input_names)
         self._bound: list[np.ndarray] = [np.empty(0, np.uint8)] * len(args)
         self._storage: dict[SSAValue, _Storage] = {
             a: _Storage("argument", a.index, 0, a) for a in args
@@ -504,37 +533,22 @@ class Executable:
         outputs = ", ".join(map(str, self.outputs))
         return f"@{self.name}({inputs}) -> ({outputs})"
 
-    def _bind(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
-        """Validate and bind the inputs, allocate and bind the outputs; return the outputs."""
-        arrays = self._ordered_inputs(inputs)
+    def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
+        """The inputs in order as arrays, each of its spec's element type and shape."""
+        arrays = ordered_inputs(inputs, self._input_names, self.signature)
+        for spec, array in zip(self.inputs, arrays):
+            if array.dtype != spec.dtype or array.shape != spec.shape:
+                raise input_error(spec.name, array, self.signature())
+        return arrays
+
+    def _bind(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
         outputs = [np.empty(spec.shape, spec.dtype) for spec in self.outputs]
-        for index, array in enumerate([*arrays, *outputs]):
+        for index, array in enumerate([*map(np.ascontiguousarray, arrays), *outputs]):
             self._bound[index] = array
             for memory in self._argument_memories[index]:
                 memory.set_data_handle(array)
         return outputs
-
-    def _ordered_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
-        expected = f"expected {self.signature()}"
-        if isinstance(inputs, Mapping):
-            names = [spec.name for spec in self.inputs]
-            if set(inputs) != set(names):
-                missing = sorted(set(names) - set(inputs))
-                unknown = sorted(set(map(str, inputs)) - set(names))
-                raise DnncError(f"inputs: missing {missing}, unknown {unknown}; {expected}")
-            values = [inputs[name] for name in names]
-        else:
-            values = list(inputs)
-            if len(values) != len(self.inputs):
-                raise DnncError(f"{len(values)} inputs given; {expected}")
-        arrays = []
-        for spec, value in zip(self.inputs, values):
-            array = np.asarray(value)
-            if array.dtype != spec.dtype or array.shape != spec.shape:
-                got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
-                raise DnncError(f"input '{spec.name}' is {got}; {expected}")
-            arrays.append(np.ascontiguousarray(array))
-        return arrays
 
     def run(
         self,
@@ -544,7 +558,19 @@ class Executable:
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name."""
-        outputs = self._bind(inputs)
+        arrays = self._checked_inputs(inputs)
+        return self.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+
+    def run_checked(
+        self,
+        arrays: Sequence[np.ndarray],
+        *,
+        as_dict: bool = False,
+        poison_freed: bool = False,
+    ) -> list[np.ndarray] | dict[str, np.ndarray]:
+        """``run`` for arrays in order already checked against ``inputs`` (element types and
+        shapes), as DynamicExecutable checks them, so that no run checks twice."""
+        outputs = self._bind(arrays)
         if poison_freed:
             self.arena.fill(POISON)
             for step, poison in zip(self.steps, self._poison):
@@ -565,7 +591,7 @@ class Executable:
     ) -> list[StepTime]:
         """The median time of each step over ``repeats`` runs (after one warm-up run), each
         step timed up to the end of its work (the stream is waited for after it)."""
-        self._bind(inputs)
+        self._bind(self._checked_inputs(inputs))
         times: list[list[float]] = [[] for _ in self.steps]
         for repeat in range(repeats + 1):
             for step, samples in zip(self.steps, times):
