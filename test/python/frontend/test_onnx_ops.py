@@ -3,13 +3,23 @@ the dnn op each one becomes."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
-from onnx_helpers import check, model, op_names, run_compiled, run_dnnc, run_onnxruntime
+from onnx_helpers import (
+    check,
+    model,
+    op_names,
+    run_compiled,
+    run_dnnc,
+    run_onnxruntime,
+    value_info,
+)
 
+from dnnc.diagnostics import DnncError
 from dnnc.frontend.onnx import import_onnx
 
 RNG = np.random.default_rng(0)
@@ -216,3 +226,58 @@ def test_reduction_to_a_scalar_compiles() -> None:
     (theirs,) = run_onnxruntime(made, X3)
     assert ours.shape == ()
     np.testing.assert_array_equal(ours, theirs)
+
+
+@dataclass
+class Refusal:
+    """One graph a converter must refuse, and the error it must name."""
+
+    id: str
+    nodes: list
+    inputs: dict
+    message: str
+    initializers: dict = field(default_factory=dict)
+
+
+REFUSALS = [
+    Refusal("maxpool_storage_order", [node("MaxPool", ["x"], kernel_shape=[2, 2], storage_order=1)],
+            X4, "storage_order 1 (column-major indices) is not supported"),
+    Refusal("avgpool_ceil_mode_counting_pad",
+            [node("AveragePool", ["x"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1,
+                  count_include_pad=1)],
+            X4, "ceil_mode with count_include_pad"),
+    Refusal("batch_norm_training",
+            [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "mean", "var"],
+                              training_mode=1)],
+            X4, "training_mode 1 is not supported",
+            {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)}),
+    Refusal("pow_tensor_exponent", [node("Pow", ["x", "e"])], X3,
+            "the exponent must be a scalar, got shape [8]", {"e": rand(8)}),
+    Refusal("cast_to_int64", [node("Cast", ["x"], to=TensorProto.INT64)], X3,
+            "cast to TensorProto.INT64 of a run-time tensor"),
+    Refusal("slice_negative_step", [node("Slice", ["x", "s", "e", "a", "st"])], X3,
+            "step -1 on axis 2: only positive steps",
+            {"s": ints(7), "e": ints(0), "a": ints(2), "st": ints(-1)}),
+]
+
+
+@pytest.mark.parametrize("refusal", REFUSALS, ids=[r.id for r in REFUSALS])
+def test_converter_refuses(refusal: Refusal) -> None:
+    made = model(refusal.nodes, refusal.inputs, initializers=refusal.initializers)
+    with pytest.raises(DnncError, match=re.escape(refusal.message)):
+        import_onnx(made)
+
+
+def test_slice_of_a_dynamic_axis_is_refused() -> None:
+    made = model([node("Slice", ["x", "s", "e", "a"])], X4,
+                 initializers={"s": ints(0), "e": ints(1), "a": ints(0)})
+    made.graph.input[0].CopyFrom(value_info("x", ["n", 4, 6, 6]))
+    with pytest.raises(DnncError, match="slicing the dynamic axis 0 is not supported"):
+        import_onnx(made)
+
+
+def test_ceil_mode_of_a_dynamic_image_is_refused() -> None:
+    made = model([node("MaxPool", ["x"], kernel_shape=[2, 2], ceil_mode=1)], X4)
+    made.graph.input[0].CopyFrom(value_info("x", [1, 4, "h", "w"]))
+    with pytest.raises(DnncError, match="ceil_mode needs static spatial dimensions"):
+        import_onnx(made)
