@@ -414,7 +414,7 @@ class Executable:
         handler = handler_for("reorder", {"src": plain, "dst": packed}, {})
         primitive = self._acquire(op, handler)
         buffer = aligned_bytes(packed.size_bytes)
-        ids = handler.exec_args()
+        ids = handler.exec_args(primitive.desc)
         primitive.execute(
             self.stream,
             {ids["src"]: Memory(plain, data, engine=self.engine),
@@ -441,7 +441,8 @@ class Executable:
         try:
             handler = handler_for(op.kind.data, descs, params)
             primitive = self._acquire(op, handler)
-            return op, primitive, handler.exec_args(), handler.exec_descs()
+            pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
+            return op, primitive, handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise error_at(op, f"({op.kind.data}) {error}") from error
 

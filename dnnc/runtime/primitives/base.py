@@ -198,10 +198,13 @@ class PrimitiveHandler:
         self._pd = self._create(self.descs, engine)
         return self._pd
 
-    def exec_args(self) -> dict[str, int]:
+    def exec_args(self, pd: PrimitiveDesc | None = None) -> dict[str, int]:
         """Role -> DNNL_ARG_* of every role the primitive reads or writes; ``scratchpad``
-        when the primitive needs one (its descriptor: ``exec_descs()['scratchpad']``)."""
-        pd = self._primitive_desc()
+        when the primitive needs one (its descriptor: ``exec_descs()['scratchpad']``).
+
+        ``pd``: the descriptor of the primitive to run, e.g. a cached one's (``desc``), as
+        the cache does not call ``create`` on a hit; by default this handler's own."""
+        pd = pd or self._primitive_desc()
         ids = {role: arg for role, arg in self.args.items() if role in self.descs}
         ids.update(
             {f"src_{i}": capi.DNNL_ARG_MULTIPLE_SRC + i for i in range(self._variadic_count())}
@@ -215,13 +218,13 @@ class PrimitiveHandler:
             ids["scratchpad"] = capi.DNNL_ARG_SCRATCHPAD
         return ids
 
-    def exec_descs(self) -> dict[str, MemoryDesc]:
+    def exec_descs(self, pd: PrimitiveDesc | None = None) -> dict[str, MemoryDesc]:
         """Role -> the descriptor the memory bound to it must have (Primitive.bind checks
         equality). Differs from ``descs`` where the handler reshapes: grouped convolution
         weights (5-D), matmul and binary operands of lower rank, reorder sources with a
-        permutation or starts."""
-        pd = self._primitive_desc()
-        found = {role: pd.exec_arg_desc(arg) for role, arg in self.exec_args().items()}
+        permutation or starts. ``pd`` as for ``exec_args``."""
+        pd = pd or self._primitive_desc()
+        found = {role: pd.exec_arg_desc(arg) for role, arg in self.exec_args(pd).items()}
         return {role: desc for role, desc in found.items() if desc is not None}
 
     def preferred_layouts(self, engine: Engine) -> dict[str, Layout | None]:

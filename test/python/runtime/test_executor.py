@@ -13,6 +13,8 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.diagnostics import DnncError
+from dnnc.runtime.cache import PrimitiveCache
+from dnnc.runtime.dnnl import PrimitiveDesc
 from dnnc.runtime.executor import POISON
 from dnnc.runtime.interpreter import compare, interpret
 
@@ -285,3 +287,16 @@ def test_function_must_be_named_when_several() -> None:
 def test_unknown_pipeline_is_a_dnnc_error() -> None:
     with pytest.raises(DnncError, match="unknown pass 'no-such-pass'"):
         dnnc.compile(GRAPHS["lrn"], pipeline="no-such-pass")
+
+
+def test_a_cache_hit_creates_no_primitive_descriptor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exec arguments come from the cached primitive's descriptor, not a new one."""
+    cache = PrimitiveCache()
+    dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="", cache=cache)
+    created = []
+    create = PrimitiveDesc.create.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(PrimitiveDesc, "create",
+                        classmethod(lambda cls, *a, **k: created.append(a[0]) or create(cls, *a, **k)))
+    hits = cache.hits
+    dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="", cache=cache)
+    assert cache.hits > hits and created == []
