@@ -61,7 +61,7 @@ from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.layouts import Layout, plain_layout
 from dnnc.lowering.buffer_classes import is_dnn_function
-from dnnc.passes.kernel_table import AVAILABILITY, LayoutRule, Probe, layout_rule, roles_of
+from dnnc.passes.kernel_table import LayoutRule, Probe, layout_rule, roles_of, weight_indices
 
 OPERAND_LAYOUTS = "dnn.operand_layouts"
 """The op attribute recording the layout each operand is expected in (module docstring)."""
@@ -140,7 +140,7 @@ class _Graph:
             packed = self.probe.choose(op, {r: k for r in tied_roles}, ("weights",))
             if packed is not None:
                 node.candidates.append(k)
-                wei = [i for r, i in roles_of(op) if r == "weights"]
+                wei = weight_indices(op)
                 node.weights[k] = {i: packed["weights"] for i in wei if packed["weights"]}
         if not node.candidates:
             node.candidates.append(_plain(op.operands[0]))  # oneDNN chose nothing usable
@@ -268,8 +268,7 @@ def _tied(op: DnnOp) -> set[int]:
         return set()  # reads plain, whatever its operand
     first = tensor_type(op.operands[0])
     result = tensor_type(op.results[0])
-    names = AVAILABILITY[type(op)].weights if type(op) in AVAILABILITY else ()
-    weights = {getattr(op, name) for name in names}
+    weights = {op.operands[i] for i in weight_indices(op)}
     same_rank = result.get_num_dims() == first.get_num_dims()
     return {
         i for i, v in enumerate(op.operands)

@@ -74,8 +74,6 @@ class Availability:
     layouts: LayoutRule
     data_types: frozenset[DataType]
     """Compute data types of the oneDNN primitive."""
-    weights: tuple[str, ...] = ()
-    """Operands oneDNN packs in a layout of its own (PREFERRED ops)."""
 
 
 _FLOAT = frozenset({DataType.F32, DataType.BF16})
@@ -83,9 +81,9 @@ _QUANTIZED = _FLOAT | {DataType.S8, DataType.U8}
 _ANY = frozenset(DataType) - {DataType.S64}
 
 AVAILABILITY: dict[type[DnnOp], Availability] = {
-    Conv2DOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("wei",)),
-    MatmulOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("rhs",)),
-    InnerProductOp: Availability(LayoutRule.PREFERRED, _QUANTIZED, ("wei",)),
+    Conv2DOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
+    MatmulOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
+    InnerProductOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
     PoolOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
     BatchNormOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
     LrnOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
@@ -165,6 +163,12 @@ def roles_of(op: DnnOp) -> list[tuple[str, int]]:
     return roles
 
 
+def weight_indices(op: DnnOp) -> list[int]:
+    """The operands oneDNN packs in a layout of its own: those the kernel call binds to the
+    ``weights`` role (conv2d's and inner_product's wei, matmul's rhs)."""
+    return [index for role, index in roles_of(op) if role == "weights"]
+
+
 @dataclass
 class Probe:
     """oneDNN's answers about dnn ops, one primitive descriptor per structural key.
@@ -242,7 +246,7 @@ def data_operands(op: DnnOp) -> list[SSAValue]:
         return [op.src]
     first = op.operands[0]
     result_shape = tensor_type(op.results[0]).get_shape() if op.results else None
-    weights = {getattr(op, name) for name in AVAILABILITY[type(op)].weights}
+    weights = {op.operands[i] for i in weight_indices(op)}
     return [
         v for v in op.operands
         if v is first or v in weights or tensor_type(v).get_shape() == result_shape
