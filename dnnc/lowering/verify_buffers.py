@@ -59,11 +59,8 @@ class ByteState:
     segments: dict[object, list[tuple[int, int, Content]]] = field(default_factory=dict)
 
     def write(self, storage: Storage, content: Content) -> None:
-        kept = [
-            (lo, hi, c)
-            for lo, hi, c in self._clipped(storage.base, storage.start, storage.end)
-        ]
-        self.segments[storage.base] = kept + [(storage.start, storage.end, content)]
+        kept = self._clipped(storage.base, storage.start, storage.end)
+        self.segments[storage.base] = [*kept, (storage.start, storage.end, content)]
 
     def holders(self, storage: Storage) -> list[tuple[int, int, Content]]:
         """The segments overlapping the storage's range."""
