@@ -7,11 +7,13 @@ op, so that both parse errors and verifier failures read `file:line:col: error: 
 
 import re
 from bisect import bisect_right
+from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Location
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -120,6 +122,13 @@ def parse_module(
     if isinstance(module.location, UnknownLoc) and first_op is not None:
         module.location = first_op.location  # the implicit module starts with its first op
     return module
+
+
+def print_module(module: ModuleOp) -> str:
+    """`module` in dnnc's custom assembly, ending in a newline (what `parse_module` reads)."""
+    stream = StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue() + "\n"
 
 
 def verify_module(module: ModuleOp) -> None:

@@ -11,36 +11,27 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from io import StringIO
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.printer import Printer
 
 from dnnc.diagnostics import DnncError
 from dnnc.frontend.onnx import convert
-
-
-def module_text(module: ModuleOp) -> str:
-    """The module in dnnc's custom assembly."""
-    stream = StringIO()
-    Printer(stream=stream).print_op(module)
-    return stream.getvalue() + "\n"
+from dnnc.ir import print_module
 
 
 def run(model: str, output: str | None) -> None:
     """Import ``model``; write the IR (and its weights) to ``output`` or print it."""
     if output is None:
         module, _ = convert(model)
-        sys.stdout.write(module_text(module))
+        sys.stdout.write(print_module(module))
         return
     out = Path(output)
     weights_path = out.with_suffix(".npz")
     module, weights = convert(model, weights_path.name)
     if weights:
         np.savez(weights_path, **weights)
-    out.write_text(module_text(module))
+    out.write_text(print_module(module))
 
 
 def main(args: Sequence[str] | None = None) -> None:
