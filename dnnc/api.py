@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from dnnc.diagnostics import DnncError
 from dnnc.dialects.dnn import WeightOp
 from dnnc.frontend.onnx import import_onnx
-from dnnc.ir import make_context, parse_module, verify_module
+from dnnc.ir import make_context, parse_module, read_source, verify_module
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.cache import PrimitiveCache
@@ -62,12 +62,7 @@ def load_module(source: Source) -> tuple[ModuleOp, str | None]:
         verify_module(module)
         return module, None
     path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise DnncError(f"could not open input file '{path}': {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from None
+    text = read_source(path)
     module = parse_module(text, str(path), make_context())
     try:
         verify_module(module)

@@ -5,6 +5,7 @@ op, so that both parse errors and verifier failures read `file:line:col: error: 
 `dnnc.diagnostics.DnncError`) instead of xDSL's location-less exceptions.
 """
 
+import os
 import re
 from bisect import bisect_right
 from io import StringIO
@@ -97,6 +98,17 @@ class _LocatingParser(Parser):
 
 
 _NOT_REGISTERED = re.compile(r"Operation (\S+) is not registered|'(\S+)' is not registered")
+
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """The text of an IR file; `DnncError` if it cannot be read or is not UTF-8."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except OSError as error:
+        raise DnncError(f"could not open input file '{path}': {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from None
 
 
 def parse_module(

@@ -15,7 +15,7 @@ from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from dnnc.diagnostics import DnncError, Remark, collect_remarks
-from dnnc.ir import parse_module, verify_module
+from dnnc.ir import parse_module, read_source, verify_module
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.registry import get_all_dialects, get_all_passes
 
@@ -137,13 +137,7 @@ class DnncOptMain(xDSLOptMain):
         path: str | None = self.args.input_file
         if path is None or path == "-":
             return sys.stdin.read(), "<stdin>"
-        try:
-            with open(path, encoding="utf-8") as file:
-                return file.read(), path
-        except OSError as error:
-            raise DnncError(f"could not open input file '{path}': {error.strerror}") from error
-        except UnicodeDecodeError as error:
-            raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from error
+        return read_source(path), path
 
     def _process(self, text: str, filename: str, line_offset: int) -> str:
         """Parse, verify and transform one piece of input; return the printed result."""
