@@ -86,6 +86,14 @@ def other_operand(op: BinaryOp, value: SSAValue) -> SSAValue:
     return op.rhs if op.lhs is value else op.lhs
 
 
+def single_use_binary(value: SSAValue, what: str, alg: BinaryAlg) -> BinaryOp:
+    """The binary ``alg`` (without post-ops) defining ``value``, an intermediate read once."""
+    owner = producer(value, what, alg=alg)
+    assert isinstance(owner, BinaryOp)  # producer checked the kind
+    only_use(value, what)
+    return owner
+
+
 def binary_user(value: SSAValue, what: str, alg: BinaryAlg) -> BinaryOp:
     """The only user of ``value``, which must be a binary ``alg`` without post-ops."""
     user = only_use(value, what)
@@ -180,26 +188,20 @@ class RecoverTanhGelu(RewritePattern):
 
     @staticmethod
     def _match(tanh: EltwiseOp) -> tuple[SSAValue, BinaryOp, list[Operation]]:
-        scaled = producer(tanh.src, "the tanh argument", alg=BinaryAlg.MUL)
-        assert isinstance(scaled, BinaryOp)  # producer checked the kind
-        only_use(tanh.src, "the tanh argument")
+        scaled = single_use_binary(tanh.src, "the tanh argument", BinaryAlg.MUL)
         for inner, constant in ((scaled.lhs, scaled.rhs), (scaled.rhs, scaled.lhs)):
             if _is_splat(constant, _SQRT_2_OVER_PI):
                 break
         else:
             raise NoMatch("the tanh argument is not sqrt(2/pi) * (...)")
-        add = producer(inner, "x + 0.044715 x^3", alg=BinaryAlg.ADD)
-        assert isinstance(add, BinaryOp)  # producer checked the kind
-        only_use(inner, "x + 0.044715 x^3")
+        add = single_use_binary(inner, "x + 0.044715 x^3", BinaryAlg.ADD)
         for x, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
             owner = term.owner
             if isinstance(owner, BinaryOp) and owner.alg.data == BinaryAlg.MUL:
                 break
         else:
             raise NoMatch("x + 0.044715 x^3 has no product term")
-        weighted = producer(term, "0.044715 x^3", alg=BinaryAlg.MUL)
-        assert isinstance(weighted, BinaryOp)  # producer checked the kind
-        only_use(term, "0.044715 x^3")
+        weighted = single_use_binary(term, "0.044715 x^3", BinaryAlg.MUL)
         cube = weighted.lhs if _is_splat(weighted.rhs, 0.044715) else weighted.rhs
         splat(other_operand(weighted, cube), 0.044715, "the cube's coefficient")
         only_use(cube, "x^3")
