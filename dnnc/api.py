@@ -115,13 +115,13 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     if weights is not None:
         _anchor_weights(module, weights)
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
-    if is_dynamic(find_function(module, chosen)):
-        run_passes(make_context(), module, optimize)
+    dynamic_shapes = is_dynamic(find_function(module, chosen))
+    run_passes(make_context(), module, optimize)
+    if dynamic_shapes:
         return DynamicExecutable(
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
             options=dynamic, cache=cache,
         )
-    run_passes(make_context(), module, optimize)
     if "onednn.arena_bytes" not in find_function(module, chosen).attributes:
         run_passes(make_context(), module, lowering)  # unless `pipeline` already lowered it
     lowered = find_function(module, chosen)
