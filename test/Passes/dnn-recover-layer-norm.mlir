@@ -94,3 +94,43 @@ func.func @negative_layer_norm_eps_not_splat(%x: tensor<2x8xf32>) -> tensor<2x8x
   %n = dnn.binary div %d, %sd : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   func.return %n : tensor<2x8xf32>
 }
+
+// -----
+
+/// mean - x is the negated centred value: not the layer norm's x - mean.
+// CHECK-LABEL: func.func @negative_layer_norm_mean_minus_x
+// CHECK-NOT:     dnn.layer_norm
+// CHECK:         dnn.binary sub %mu, %x
+// CHECK-NOT:     dnn.layer_norm
+// REMARK: remark: not recovered: the mean is not subtracted from x
+func.func @negative_layer_norm_mean_minus_x(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %d = dnn.binary sub %mu, %x : (tensor<2x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %sq = dnn.eltwise square %d : tensor<2x8xf32>
+  %var = dnn.reduce mean %sq {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %eps = dnn.constant dense<1.000000e-05> : tensor<1x1xf32>
+  %ve = dnn.binary add %var, %eps : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>
+  %sd = dnn.eltwise sqrt %ve : tensor<2x1xf32>
+  %n = dnn.binary div %d, %sd : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  func.return %n : tensor<2x8xf32>
+}
+
+// -----
+
+/// The division carries a relu post-op: a layer_norm would drop it.
+// CHECK-LABEL: func.func @negative_layer_norm_div_post_ops
+// CHECK-NOT:     dnn.layer_norm
+// CHECK:         dnn.binary div %d, %sd {post_ops = [#dnn.eltwise<relu>]}
+// CHECK-NOT:     dnn.layer_norm
+// REMARK: remark: not recovered: the div of the standard deviation has post-ops
+func.func @negative_layer_norm_div_post_ops(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %sq = dnn.eltwise square %d : tensor<2x8xf32>
+  %var = dnn.reduce mean %sq {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %eps = dnn.constant dense<1.000000e-05> : tensor<1x1xf32>
+  %ve = dnn.binary add %var, %eps : (tensor<2x1xf32>, tensor<1x1xf32>) -> tensor<2x1xf32>
+  %sd = dnn.eltwise sqrt %ve : tensor<2x1xf32>
+  %n = dnn.binary div %d, %sd {post_ops = [#dnn.eltwise<relu>]} : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  func.return %n : tensor<2x8xf32>
+}
