@@ -103,3 +103,51 @@ func.func @negative_plain_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %t = dnn.eltwise tanh %x : tensor<2x8xf32>
   func.return %t : tensor<2x8xf32>
 }
+
+// -----
+
+/// The last product carries a relu post-op: gelu_tanh alone would drop it.
+// CHECK-LABEL: func.func @negative_gelu_tanh_mul_post_ops
+// CHECK-NOT:     gelu_tanh
+// CHECK:         dnn.binary mul %half, %xa {post_ops = [#dnn.eltwise<relu>]}
+// CHECK-NOT:     gelu_tanh
+// REMARK: remark: not recovered: the mul of the first product has post-ops
+func.func @negative_gelu_tanh_mul_post_ops(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
+  %k = dnn.constant dense<4.471500e-02> : tensor<1x1xf32>
+  %kc = dnn.binary mul %k, %cube : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %inner = dnn.binary add %x, %kc : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = dnn.constant dense<0.797884583> : tensor<1x1xf32>
+  %arg = dnn.binary mul %s, %inner : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %t = dnn.eltwise tanh %arg : tensor<2x8xf32>
+  %one = dnn.constant dense<1.000000e+00> : tensor<1x1xf32>
+  %a = dnn.binary add %one, %t : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %xa = dnn.binary mul %x, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %half = dnn.constant dense<5.000000e-01> : tensor<1x1xf32>
+  %y = dnn.binary mul %half, %xa {post_ops = [#dnn.eltwise<relu>]} : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+/// The 0.5 factor broadcasts the result to 3x2x8: an eltwise of x cannot produce that shape.
+// CHECK-LABEL: func.func @negative_gelu_tanh_result_broadcast
+// CHECK-NOT:     gelu_tanh
+// CHECK:         dnn.binary mul %half, %xa : (tensor<3x2x8xf32>, tensor<2x8xf32>) -> tensor<3x2x8xf32>
+// CHECK-NOT:     gelu_tanh
+// REMARK: remark: not recovered: the result type tensor<3x2x8xf32> is not x's
+func.func @negative_gelu_tanh_result_broadcast(%x: tensor<2x8xf32>) -> tensor<3x2x8xf32> {
+  %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
+  %k = dnn.constant dense<4.471500e-02> : tensor<1x1xf32>
+  %kc = dnn.binary mul %k, %cube : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %inner = dnn.binary add %x, %kc : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = dnn.constant dense<0.797884583> : tensor<1x1xf32>
+  %arg = dnn.binary mul %s, %inner : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %t = dnn.eltwise tanh %arg : tensor<2x8xf32>
+  %one = dnn.constant dense<1.000000e+00> : tensor<1x1xf32>
+  %a = dnn.binary add %one, %t : (tensor<1x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %xa = dnn.binary mul %x, %a : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %half = dnn.constant dense<5.000000e-01> : tensor<3x2x8xf32>
+  %y = dnn.binary mul %half, %xa : (tensor<3x2x8xf32>, tensor<2x8xf32>) -> tensor<3x2x8xf32>
+  func.return %y : tensor<3x2x8xf32>
+}
