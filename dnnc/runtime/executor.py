@@ -27,6 +27,7 @@ so each source array is loaded once and packed once per memory descriptor.
 from __future__ import annotations
 
 import inspect
+import math
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -323,7 +324,9 @@ class Executable:
         }
         self._memories: dict[tuple[SSAValue, tuple[object, ...]], Memory] = {}
         self._argument_memories: list[list[Memory]] = [[] for _ in args]
-        self.constant_bytes = 0
+        self._constant_sizes: dict[object, int] = {}
+        """Bytes of each constant array this Executable holds, by id (an array it binds)
+        or source key (a loaded array, for a reordered constant): a shared one counts once."""
         self._build(function)
 
     # --- building ----------------------------------------------------------------------------
@@ -397,7 +400,9 @@ class Executable:
         data = self._constants.get(
             (*key, _desc_of(memory).key()), lambda: self._constant_data(op, source, memory)
         )
-        self.constant_bytes += data.nbytes
+        self._constant_sizes[id(data)] = data.nbytes  # kept alive by _storage: ids are stable
+        if not memory.layout.is_plain:  # the loaded array stays cached by weights.py
+            self._constant_sizes[key] = math.prod(memory.get_shape()) * memory.data_type.itemsize
         self._storage[op.result] = _Storage("constant", 0, 0, op.result, data)
 
     def _constant_data(
@@ -421,7 +426,6 @@ class Executable:
              ids["dst"]: Memory(packed, buffer, engine=self.engine)},
         )
         self.stream.wait()
-        self.constant_bytes += data.nbytes  # the loaded array stays cached by weights.py
         return buffer
 
     def _acquire(self, op: Operation, handler: object) -> Primitive:
@@ -609,7 +613,7 @@ class Executable:
             lower_bound_bytes=self.lower_bound_bytes,
             arena_bytes=self.arena.nbytes,
             scratchpad_bytes=self.scratchpad.nbytes,
-            constant_bytes=self.constant_bytes,
+            constant_bytes=sum(self._constant_sizes.values()),
         )
 
 

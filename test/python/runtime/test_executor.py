@@ -300,3 +300,17 @@ def test_a_cache_hit_creates_no_primitive_descriptor(monkeypatch: pytest.MonkeyP
     hits = cache.hits
     dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="", cache=cache)
     assert cache.hits > hits and created == []
+
+
+def test_memory_report_counts_a_shared_constant_once() -> None:
+    """Two equal dnn.constant ops share one packed array: its bytes count once."""
+    t = "tensor<1x8x6x6xf32>"
+    executable = dnnc.compile(f"""
+func.func @f(%x: {t}) -> {t} {{
+  %c = dnn.constant dense<0.5> : {t}
+  %d = dnn.constant dense<0.5> : {t}
+  %y = dnn.binary add %x, %c : ({t}, {t}) -> {t}
+  %z = dnn.binary mul %y, %d : ({t}, {t}) -> {t}
+  func.return %z : {t}
+}}""", pipeline="")
+    assert executable.memory_report().constant_bytes == 8 * 6 * 6 * 4
