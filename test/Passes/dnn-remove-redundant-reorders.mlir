@@ -146,3 +146,20 @@ func.func @negative_cast_of_weight() -> tensor<4xbf16> {
   %c = dnn.cast %w : (tensor<4xf32>) -> tensor<4xbf16>
   func.return %c : tensor<4xbf16>
 }
+
+// -----
+
+/// Two reorders of one value to different layouts are two different transforms: both stay.
+// CHECK-LABEL: func.func @negative_share_different_layouts
+// CHECK:         %[[A:.*]] = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+// CHECK:         %[[B:.*]] = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+// CHECK:         dnn.eltwise relu %[[A]]
+// CHECK:         dnn.eltwise tanh %[[B]]
+// REMARK: remark: run-time reorders 2 -> 2 (4096 -> 4096 bytes moved), casts 0 -> 0
+func.func @negative_share_different_layouts(%src: tensor<1x16x4x4xf32>) -> (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) {
+  %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %b = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  %x = dnn.eltwise relu %a : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
+  %y = dnn.eltwise tanh %b : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+  func.return %x, %y : tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
+}
