@@ -90,13 +90,12 @@ def set_verbose(level: int) -> None:
 # --- data types and algorithms ---------------------------------------------------------------
 
 _DATA_TYPES: dict[DataType, capi.dnnl_data_type_t] = {
-    DataType.F32: capi.dnnl_data_type_t.dnnl_f32,
-    DataType.BF16: capi.dnnl_data_type_t.dnnl_bf16,
-    DataType.F16: capi.dnnl_data_type_t.dnnl_f16,
-    DataType.S8: capi.dnnl_data_type_t.dnnl_s8,
-    DataType.U8: capi.dnnl_data_type_t.dnnl_u8,
-    DataType.S32: capi.dnnl_data_type_t.dnnl_s32,
+    data_type: capi.dnnl_data_type_t[f"dnnl_{data_type}"]
+    for data_type in DataType
+    if f"dnnl_{data_type}" in capi.dnnl_data_type_t.__members__
 }
+"""DataType is spelled as oneDNN spells it (kinds.py), so its names find the constants;
+s64 has none."""
 
 
 def to_dnnl_data_type(data_type: DataType) -> capi.dnnl_data_type_t:
@@ -443,16 +442,8 @@ class MemoryDesc(_Owned):
     @classmethod
     def any(cls, dims: Sequence[int], data_type: DataType) -> MemoryDesc:
         """Format ``any``: lets a primitive descriptor choose the layout."""
-        dims = _checked_dims(dims)
-        return cls(
-            _new_handle(
-                _C.dnnl_memory_desc_create_with_tag,
-                len(dims),
-                _dims_array(dims, "dims"),
-                to_dnnl_data_type(data_type),
-                capi.dnnl_format_tag_t.dnnl_format_tag_any,
-            )
-        )
+        any_tag = capi.dnnl_format_tag_t.dnnl_format_tag_any
+        return cls._with_tag(_checked_dims(dims), data_type, any_tag)
 
     @classmethod
     def copy_of(cls, handle: int) -> MemoryDesc:
