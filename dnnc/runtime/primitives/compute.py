@@ -30,12 +30,19 @@ _WINDOW: Mapping[str, Param] = {
 }
 """Spatial parameters of conv2d and pool (docs/dialect.md: dilation 1 = dense)."""
 
-_ANCHOR_ARGS: Mapping[str, int] = {
-    "src": capi.DNNL_ARG_SRC,
-    "weights": capi.DNNL_ARG_WEIGHTS,
-    "bias": capi.DNNL_ARG_BIAS,
-    "dst": capi.DNNL_ARG_DST,
-}
+
+class _AnchorHandler(PrimitiveHandler):
+    """src x weights (+ bias) -> dst with post-ops; oneDNN may choose all three layouts."""
+
+    args = {
+        "src": capi.DNNL_ARG_SRC,
+        "weights": capi.DNNL_ARG_WEIGHTS,
+        "bias": capi.DNNL_ARG_BIAS,
+        "dst": capi.DNNL_ARG_DST,
+    }
+    optional = frozenset({"bias"})
+    params_spec = POST_OPS
+    flexible = ("src", "weights", "dst")
 
 
 class _WindowHandler(PrimitiveHandler):
@@ -57,16 +64,13 @@ class _WindowHandler(PrimitiveHandler):
         return tuple(d - 1 for d in self.params["dilations"])
 
 
-class ConvolutionHandler(_WindowHandler):
+class ConvolutionHandler(_WindowHandler, _AnchorHandler):
     """``dnn.conv2d``: weights given as logical [O, C/groups, KH, KW]; for groups > 1 the
     handler views them as oneDNN's [groups, O/groups, C/groups, KH, KW]."""
 
     kind = "convolution"
     primitive = "convolution_forward"
-    args = _ANCHOR_ARGS
-    optional = frozenset({"bias"})
     params_spec = {**_WINDOW, "groups": Param(integer, 1), **POST_OPS}
-    flexible = ("src", "weights", "dst")
 
     def _check(self) -> None:
         super()._check()
@@ -121,31 +125,23 @@ class PoolingHandler(_WindowHandler):
         )
 
 
-class MatmulHandler(PrimitiveHandler):
+class MatmulHandler(_AnchorHandler):
     """``dnn.matmul``: src (lhs) [..., M, K] x weights (rhs) [..., K, N]; operands and bias
     of lower rank than dst get leading 1s, then oneDNN broadcasts batch dims of size 1."""
 
     kind = "matmul"
     primitive = "matmul"
-    args = _ANCHOR_ARGS
-    optional = frozenset({"bias"})
-    params_spec = POST_OPS
-    flexible = ("src", "weights", "dst")
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         rank = descs["dst"].ndims
         return tuple(with_rank(descs.get(role), rank) for role in ("src", "weights", "bias", "dst"))
 
 
-class InnerProductHandler(PrimitiveHandler):
+class InnerProductHandler(_AnchorHandler):
     """``dnn.inner_product``: src [N, C, ...] . weights [O, C, ...] (+ bias [O]) -> [N, O]."""
 
     kind = "inner_product"
     primitive = "inner_product_forward"
-    args = _ANCHOR_ARGS
-    optional = frozenset({"bias"})
-    params_spec = POST_OPS
-    flexible = ("src", "weights", "dst")
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         return (FORWARD_INFERENCE, descs["src"], descs["weights"], descs.get("bias"), descs["dst"])
