@@ -72,7 +72,6 @@ from dnnc.lowering.buffer_classes import describe
 from dnnc.passes.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
-    FUSIBLE_ELTWISE,
     ONEDNN_MAX_POST_OPS,
     PostOpKind,
     anchor_rule,
@@ -124,8 +123,6 @@ class _FusionPattern(RewritePattern):
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
-            if isinstance(post_op, EltwisePostOp) and post_op.alg not in FUSIBLE_ELTWISE:
-                return f"oneDNN has no {post_op.alg} post-op"
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
             return f"{describe(value)} is also read by {other.name} at {location_of(other)}"

@@ -92,9 +92,6 @@ ANCHORS: dict[type[DnnOp], AnchorRule] = {
 }
 """Every dnn op that carries post-ops, with the post-op kinds its oneDNN primitive accepts."""
 
-FUSIBLE_ELTWISE: frozenset[EltwiseAlg] = frozenset(EltwiseAlg)
-"""Eltwise algorithms with a post-op form: all of them."""
-
 COMMUTATIVE: frozenset[BinaryAlg] = frozenset(
     {BinaryAlg.ADD, BinaryAlg.MUL, BinaryAlg.MAX, BinaryAlg.MIN}
 )
