@@ -2,7 +2,8 @@
 
 ``dnnc.import_onnx(model) -> ModuleOp`` (see dnnc.frontend.onnx),
 ``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
-with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
+says what oneDNN offers on this CPU (see dnnc.target). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from dnnc.frontend.onnx import import_onnx
     from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
+    from dnnc.target import TargetInfo, target_info
 
 _EXPORTS = {
     "compile": "dnnc.api",
@@ -23,9 +25,19 @@ _EXPORTS = {
     "import_onnx": "dnnc.frontend.onnx",
     "DynamicExecutable": "dnnc.runtime.dynamic",
     "DynamicOptions": "dnnc.runtime.dynamic",
+    "TargetInfo": "dnnc.target",
+    "target_info": "dnnc.target",
 }
 
-__all__ = ["DynamicExecutable", "DynamicOptions", "Executable", "compile", "import_onnx"]
+__all__ = [
+    "DynamicExecutable",
+    "DynamicOptions",
+    "Executable",
+    "TargetInfo",
+    "compile",
+    "import_onnx",
+    "target_info",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -13,8 +13,13 @@ Remarks say why a rewrite did or did not fire. A pass calls `remark(op, "...")`;
 recorded unless a caller is collecting (`with collect_remarks() as remarks:`), so remarks cost
 nothing in normal runs. The pass driver (`dnnc.passes.pipelines.run_passes`) tags each remark with
 the running pass's name (`running_pass`), which `collect_remarks(passes=...)` filters on.
+
+Warnings (`warn`) tell the user that a request could not be honoured and what was done instead
+(a `DnncWarning` through Python's warnings; the CLIs print them as `warning: ...`).
 """
 
+import sys
+import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -93,6 +98,28 @@ def location_of(op: Operation) -> str:
 def error_at(op: Operation, message: str) -> DnncError:
     """An error blaming `op`, worded like MLIR's: `'<op name>' op <message>`."""
     return DnncError(f"'{op.name}' op {message}", op_location(op))
+
+
+class DnncWarning(UserWarning):
+    """Something the user asked for that dnnc could not do, and what it did instead."""
+
+
+def warn(message: str) -> None:
+    """Tell the user once (Python's warnings machinery; the CLIs print ``warning: ...``)."""
+    warnings.warn(message, DnncWarning, stacklevel=2)
+
+
+def show_warnings_plainly() -> None:
+    """Print DnncWarnings as ``warning: <message>`` lines on stderr (for the CLIs)."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+        if issubclass(category, DnncWarning):
+            print(f"warning: {message}", file=file or sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,12 @@
 """lit configuration for every suite under test/ (Dialect, Passes, Lowering, Integration, CLI).
 
 Tools (dnnc-opt, filecheck, not) come from the Python environment running lit, so
-`.venv/bin/lit -sv test` needs no activated venv. Substitutions: `%python`. Features:
-`libdnnl` when the oneDNN library can be loaded (`// REQUIRES: libdnnl`).
+`.venv/bin/lit -sv test` needs no activated venv. oneDNN's and dnnc's environment variables
+(`ONEDNN_MAX_CPU_ISA` above all) reach the tests, so that a whole run can be held to an ISA.
+Substitutions: `%python`; `%bf16-prefix`, the FileCheck prefix of this target's bf16 path:
+`BF16` where oneDNN computes natively in bf16 (dnnc.target.computes_in), else `NOBF16`.
+Features: `libdnnl` when the oneDNN library can be loaded (`// REQUIRES: libdnnl`),
+`onednn-bf16` where bf16 compute is native.
 """
 
 import glob
@@ -25,6 +29,9 @@ for tool in ("dnnc-opt", "filecheck"):
     if shutil.which(tool, path=config.environment["PATH"]) is None:
         lit_config.fatal(f"'{tool}' not found next to {sys.executable}: run `make install`")
 config.substitutions.append(("%python", sys.executable))
+for name, value in os.environ.items():
+    if name.startswith(("ONEDNN_", "DNNL_", "DNNC_")):
+        config.environment[name] = value
 
 
 def _have_libdnnl() -> bool:
@@ -36,5 +43,20 @@ def _have_libdnnl() -> bool:
         return bool(glob.glob(os.path.join(sys.prefix, "lib", "libdnnl.so*")))
 
 
+def _bf16_compute() -> bool:
+    """Whether oneDNN computes natively in bf16 on this target (as dnn-assign-precision asks)."""
+    try:
+        from dnnc.kinds import DataType
+        from dnnc.target import computes_in
+
+        return computes_in(DataType.BF16)
+    except (ImportError, OSError):
+        return False
+
+
 if _have_libdnnl():
     config.available_features.add("libdnnl")
+bf16 = _bf16_compute()
+if bf16:
+    config.available_features.add("onednn-bf16")
+config.substitutions.append(("%bf16-prefix", "BF16" if bf16 else "NOBF16"))

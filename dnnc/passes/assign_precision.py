@@ -1,21 +1,27 @@
-"""dnn-assign-precision: compute in a lower-precision data type where oneDNN supports it.
+"""dnn-assign-precision: compute in a lower-precision data type where this CPU really can.
 
 Rule: %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, f32>}
       ==> %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, bf16>}
-      when oneDNN implements the op in ``dtype`` (kernel_table.AVAILABILITY; on a CPU without
-      native bf16 oneDNN emulates it).
+      when oneDNN runs the op's primitive in ``dtype`` with a real kernel on this CPU
+      (kernel_table.kernel_support asks dnnc.target: no ``ref:any`` in the hot path).
 The kernel's data type is the "expected" type: dnn-insert-data-transforms then casts the
 operands the kernel computes with (first operand, weights, same-shaped operands) and the
 results follow; bias, normalization statistics and broadcast post-op arguments stay f32,
 as oneDNN reads them. Function arguments and results keep their types (casts at the edges).
 
+Where oneDNN cannot run convolution, matmul and inner product natively in ``dtype`` at all
+(every CPU below AVX-512 with oneDNN 3.2), lowering the rest would only add casts: the pass
+leaves the graph f32 and says so in one warning. Asking for bf16 never makes a model fail
+or run on reference kernels.
+
 Not lowered (each a remark "kept f32: <why>"): reference kernels; softmax, log_softmax and
 layer_norm, whose statistics (max and sum, mean and variance) stay f32 so that results stay
-within bf16 tolerance; ops oneDNN lacks in ``dtype``. Reorders and casts run in whatever
-type their source has, so they carry no choice.
+within bf16 tolerance; ops oneDNN lacks natively in ``dtype`` here. Reorders and casts run in
+whatever type their source has, so they carry no choice.
 
 Pre:  dnn-select-kernels ran (every op that runs a kernel has ``dnn.kernel``).
-Post: every other f32 oneDNN kernel computes in ``dtype``.
+Post: every other f32 oneDNN kernel computes in ``dtype``, or, on a CPU without native
+      ``dtype`` compute kernels, the IR is unchanged.
 """
 
 from __future__ import annotations
@@ -28,10 +34,18 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import DnncError, remark
+from dnnc.diagnostics import DnncError, remark, warn
 from dnnc.dialects.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
 from dnnc.kinds import DataType
-from dnnc.passes.kernel_table import AVAILABILITY, KEEP_F32, KERNEL, kernel_of
+from dnnc.passes.kernel_table import (
+    KEEP_F32,
+    KERNEL,
+    Support,
+    kernel_kind,
+    kernel_of,
+    kernel_support,
+)
+from dnnc.target import computes_in, target_info
 
 LOWER_PRECISIONS = (DataType.BF16,)
 """The data types ``dtype`` may name."""
@@ -55,9 +69,12 @@ class LowerKernelPrecision(RewritePattern):
         if isinstance(op, KEEP_F32):
             remark(op, f"kept f32: {op.name} keeps its statistics in f32")
             return  # max/sum or mean/variance in bf16 would exceed the tolerance
-        if self.dtype not in AVAILABILITY[type(op)].data_types:
-            remark(op, f"kept f32: oneDNN has no {op.name} in {self.dtype}")
-            return  # not implemented
+        support = kernel_support(op, self.dtype)
+        if support is not Support.NATIVE:
+            what = "only a reference" if support is Support.REFERENCE else "no"
+            remark(op, f"kept f32: oneDNN has {what} {self.dtype} {kernel_kind(op)} on "
+                       f"{target_info().isa}")
+            return  # a reference kernel would be far slower than f32; none would fail
         op.attributes[KERNEL] = KernelAttr(KernelLibrary.ONEDNN, self.dtype)
         rewriter.notify_op_modified(op)
 
@@ -77,5 +94,11 @@ class AssignPrecisionPass(ModulePass):
                 f"dnn-assign-precision: dtype={self.dtype} is not one of "
                 f"{', '.join(LOWER_PRECISIONS)}"
             )
-        pattern = LowerKernelPrecision(DataType(self.dtype))
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        dtype = DataType(self.dtype)
+        if not computes_in(dtype):
+            info = target_info()
+            warn(f"dnn-assign-precision: oneDNN {info.onednn_version} has no native {dtype} "
+                 f"convolution, matmul or inner product on this CPU (effective ISA "
+                 f"{info.isa}): the graph stays f32")
+            return  # lowering eltwise alone would add casts and gain nothing
+        PatternRewriteWalker(LowerKernelPrecision(dtype), apply_recursively=False).rewrite_module(op)

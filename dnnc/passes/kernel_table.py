@@ -1,7 +1,9 @@
-"""The availability table: what runs each dnn op, in which data types and which layouts.
+"""The kernel table: what runs each dnn op, in which data types and which layouts.
 
-One table (``AVAILABILITY``) says, per op class, the data types oneDNN implements on CPU
-(bf16 is emulated where the CPU has no native bf16) and how the op stands to layouts:
+Data types are the target's answer (``dnnc.target``): oneDNN is asked, for the primitive
+kind an op lowers to, whether it implements a data type on this CPU and with a real kernel
+(``kernel_support``); nothing here assumes an ISA. One table (``LAYOUT_RULES``) says how
+each op class stands to layouts:
 
 - ``PREFERRED``: the primitive has a layout of its own choice (convolution, matmul, inner
   product); it runs in a layout oneDNN picks when asked with format ``any``;
@@ -54,6 +56,7 @@ from dnnc.dialects.types import data_type_of
 from dnnc.kinds import DataType
 from dnnc.layouts import Layout, plain_layout
 from dnnc.lowering.kernel_calls import kernel_call, params_of
+from dnnc.target import implementation
 
 KERNEL = "dnn.kernel"
 """The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
@@ -67,41 +70,56 @@ class LayoutRule(Enum):
     PLAIN = "plain"
 
 
-@dataclass(frozen=True)
-class Availability:
-    """What oneDNN implements for one op class."""
-
-    layouts: LayoutRule
-    data_types: frozenset[DataType]
-    """Compute data types of the oneDNN primitive."""
-
-
-_FLOAT = frozenset({DataType.F32, DataType.BF16})
-_QUANTIZED = _FLOAT | {DataType.S8, DataType.U8}
-_ANY = frozenset(DataType) - {DataType.S64}
-
-AVAILABILITY: dict[type[DnnOp], Availability] = {
-    Conv2DOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
-    MatmulOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
-    InnerProductOp: Availability(LayoutRule.PREFERRED, _QUANTIZED),
-    PoolOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
-    BatchNormOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
-    LrnOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
-    SoftmaxOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
-    LogSoftmaxOp: Availability(LayoutRule.AGNOSTIC, _FLOAT),
-    EltwiseOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
-    BinaryOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
-    SumOp: Availability(LayoutRule.AGNOSTIC, _QUANTIZED),
-    ConcatOp: Availability(LayoutRule.AGNOSTIC, _ANY),
-    ReorderOp: Availability(LayoutRule.AGNOSTIC, _ANY),
-    CastOp: Availability(LayoutRule.AGNOSTIC, _ANY),
-    LayerNormOp: Availability(LayoutRule.PLAIN, _FLOAT),
-    ReduceOp: Availability(LayoutRule.PLAIN, _FLOAT),
-    TransposeOp: Availability(LayoutRule.PLAIN, _ANY),
-    SliceOp: Availability(LayoutRule.PLAIN, _ANY),
-    TopKOp: Availability(LayoutRule.PLAIN, frozenset()),
+LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
+    Conv2DOp: LayoutRule.PREFERRED,
+    MatmulOp: LayoutRule.PREFERRED,
+    InnerProductOp: LayoutRule.PREFERRED,
+    PoolOp: LayoutRule.AGNOSTIC,
+    BatchNormOp: LayoutRule.AGNOSTIC,
+    LrnOp: LayoutRule.AGNOSTIC,
+    SoftmaxOp: LayoutRule.AGNOSTIC,
+    LogSoftmaxOp: LayoutRule.AGNOSTIC,
+    EltwiseOp: LayoutRule.AGNOSTIC,
+    BinaryOp: LayoutRule.AGNOSTIC,
+    SumOp: LayoutRule.AGNOSTIC,
+    ConcatOp: LayoutRule.AGNOSTIC,
+    ReorderOp: LayoutRule.AGNOSTIC,
+    CastOp: LayoutRule.AGNOSTIC,
+    LayerNormOp: LayoutRule.PLAIN,
+    ReduceOp: LayoutRule.PLAIN,
+    TransposeOp: LayoutRule.PLAIN,
+    SliceOp: LayoutRule.PLAIN,
+    TopKOp: LayoutRule.PLAIN,
 }
-"""Per op class: layouts and data types of its oneDNN primitive (module docstring)."""
+"""Per op class that runs a kernel: how it stands to layouts (module docstring)."""
+
+DATA_MOVEMENT_KINDS = frozenset({"reorder", "concat"})
+"""Primitive kinds that move data without arithmetic: they run in their operand's type."""
+
+
+class Support(Enum):
+    """How oneDNN implements an op's primitive in a data type on this CPU."""
+
+    NATIVE = "native"
+    """A real kernel (jit, brgemm, gemm, simple ...)."""
+    REFERENCE = "reference"
+    """Only oneDNN's reference implementation (``ref:any``), orders of magnitude slower."""
+    NONE = "none"
+    """No implementation: creating the primitive fails."""
+
+
+def kernel_kind(op: DnnOp) -> str:
+    """The oneDNN primitive kind `op` lowers to (``convolution``, ``eltwise`` ...)."""
+    return kernel_call(op).kind
+
+
+def kernel_support(op: DnnOp, data_type: DataType) -> Support:
+    """How oneDNN implements `op`'s primitive in `data_type` here (dnnc.target asked)."""
+    found = implementation(kernel_kind(op), data_type)
+    if found is None:
+        return Support.NONE
+    return Support.REFERENCE if found.startswith("ref") else Support.NATIVE
+
 
 KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
 """Ops whose statistics (max and sum, mean and variance) dnn-assign-precision keeps in f32."""
@@ -109,7 +127,7 @@ KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
 
 def runs_kernel(op: Operation) -> bool:
     """Whether an op runs a kernel (every dnn op but sources and dnn.reshape, a view)."""
-    return isinstance(op, DnnOp) and type(op) in AVAILABILITY
+    return isinstance(op, DnnOp) and type(op) in LAYOUT_RULES
 
 
 def is_reference(op: DnnOp) -> bool:
@@ -123,7 +141,7 @@ def layout_rule(op: DnnOp) -> LayoutRule:
         return LayoutRule.PLAIN  # reshape views plain data; reference kernels read plain
     if any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape()):
         return LayoutRule.PLAIN  # oneDNN cannot be asked about a dynamic shape
-    return AVAILABILITY[type(op)].layouts
+    return LAYOUT_RULES[type(op)]
 
 
 def kernel_of(op: Operation) -> KernelAttr | None:

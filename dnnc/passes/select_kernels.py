@@ -1,14 +1,19 @@
 """dnn-select-kernels: record which library and data type each dnn op runs with.
 
 Rule: %y = dnn.<op> %x ... : tensor<...xT>       [the op runs a kernel]
-      ==> %y = dnn.<op> %x ... {dnn.kernel = #dnn.kernel<library, T>}
+      ==> %y = dnn.<op> %x ... {dnn.kernel = #dnn.kernel<library, K>}
       library: ``reference`` where the lowering runs a numpy kernel (kernel_table.is_reference:
       top_k, a slice with steps, a binary broadcasting its left operand that cannot swap),
-      else ``onednn``; T: the op's data type (its first operand's; a reorder's or cast's
-      source type, which the reorder primitive reads).
+      else ``onednn``; K: the op's data type T (its first operand's; a reorder's or cast's
+      source type, which the reorder primitive reads), except that
+      - a bf16 or f16 op whose primitive oneDNN runs natively in f32 but not in T on this CPU
+        (kernel_table.kernel_support asks dnnc.target; oneDNN 3.2 has no bf16 compute
+        primitives below AVX-512) gets K = f32, and dnn-insert-data-transforms puts explicit
+        dnn.casts around it: such a graph runs on every CPU;
+      - data movement (reorders, casts, concat) runs in T whatever oneDNN's implementation.
 Sources (dnn.constant, dnn.weight) and dnn.reshape (a view) run nothing and get no kernel.
-An op whose data type oneDNN does not implement (kernel_table.AVAILABILITY) keeps it and
-gets a remark: oneDNN will refuse it when the executor creates the primitive.
+A remark names each op oneDNN runs with its reference implementation or not at all (the
+executor then refuses it with the op's location).
 
 Pre:  the IR verifies.
 Post: every op that runs a kernel carries ``dnn.kernel``; an existing one is kept (a later
@@ -33,7 +38,22 @@ from dnnc.diagnostics import remark
 from dnnc.dialects.dnn import DnnOp, KernelAttr, KernelLibrary
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
-from dnnc.passes.kernel_table import AVAILABILITY, KERNEL, kernel_of, library_of, runs_kernel
+from dnnc.kinds import DataType
+from dnnc.passes.kernel_table import (
+    DATA_MOVEMENT_KINDS,
+    KERNEL,
+    Support,
+    kernel_kind,
+    kernel_of,
+    kernel_support,
+    library_of,
+    runs_kernel,
+)
+from dnnc.target import target_info
+
+
+REDUCED_FLOATS = frozenset({DataType.BF16, DataType.F16})
+"""Data types an op may compute in f32 instead, between casts, at no loss of accuracy."""
 
 
 class SelectKernel(RewritePattern):
@@ -46,10 +66,29 @@ class SelectKernel(RewritePattern):
             return  # already chosen (perhaps in another data type by dnn-assign-precision)
         data_type = data_type_of(tensor_type(op.operands[0]).get_element_type())
         library = library_of(op)
-        if library is KernelLibrary.ONEDNN and data_type not in AVAILABILITY[type(op)].data_types:
-            remark(op, f"oneDNN has no {op.name} in {data_type}: dnn.cast it to f32")
+        if library is KernelLibrary.ONEDNN:
+            data_type = _onednn_data_type(op, data_type)
         op.attributes[KERNEL] = KernelAttr(library, data_type)
         rewriter.notify_op_modified(op)
+
+
+def _onednn_data_type(op: DnnOp, data_type: DataType) -> DataType:
+    """The data type oneDNN runs `op` in here (module docstring), with a remark on a
+    fallback, a reference implementation or none at all."""
+    support = kernel_support(op, data_type)
+    if support is Support.NATIVE or kernel_kind(op) in DATA_MOVEMENT_KINDS:
+        return data_type  # a real kernel, or data movement (no arithmetic to fall back)
+    isa = target_info().isa
+    if data_type in REDUCED_FLOATS and kernel_support(op, DataType.F32) is Support.NATIVE:
+        remark(op, f"computed in f32: oneDNN has no native {data_type} {kernel_kind(op)} "
+                   f"on {isa}")
+        return DataType.F32  # exact enough: f32 is wider; the casts round once
+    if support is Support.REFERENCE:
+        remark(op, f"oneDNN runs {op.name} in {data_type} on {isa} in plain layouts with "
+                   "its reference implementation only")
+    else:
+        remark(op, f"oneDNN has no {op.name} in {data_type} on {isa}: dnn.cast it to f32")
+    return data_type
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from dnnc.diagnostics import DnncError, Remark, collect_remarks
+from dnnc.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
 from dnnc.ir import parse_module, read_source, verify_module
 from dnnc.passes.pipelines import parse_pipeline, run_passes
 from dnnc.registry import get_all_dialects, get_all_passes
@@ -175,6 +175,7 @@ def _print_remarks(remarks: list[Remark]) -> None:
 
 def main(args: Sequence[str] | None = None) -> None:
     """Entry point of the `dnnc-opt` script."""
+    show_warnings_plainly()
     try:
         DnncOptMain(args).run()
     except DnncError as error:

@@ -3,6 +3,11 @@
     dnnc-run model.mlir [--function f] [--pipeline dnn-optimize]
              [--input x=x.npy ...] [--inputs inputs.npz] [--seed 0]
              [--check] [--benchmark N] [--profile] [--report-memory] [--json]
+    dnnc-run --version [--json]
+
+``--version`` prints dnnc's version and what it found on this host (dnnc.target_info():
+oneDNN version, CPU, effective ISA, whether bf16 compute is native, and oneDNN's
+implementation of each primitive kind in f32, bf16 and s8) and exits.
 
 Inputs not given by ``--input`` / ``--inputs`` are random, from ``--seed``: floats uniform in
 [-1, 1), integers in [-4, 4] (unsigned: [0, 8]). Prints each output's shape, element type and
@@ -24,21 +29,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict
+from importlib.metadata import version as package_version
 from typing import Any, NoReturn
 
 import numpy as np
 
 from dnnc.api import compile, find_function, load_module
-from dnnc.diagnostics import DnncError
+from dnnc.diagnostics import DnncError, show_warnings_plainly
 from dnnc.kinds import DataType
 from dnnc.runtime.executor import Executable, TensorSpec
 from dnnc.runtime.interpreter import compare, interpret
+from dnnc.target import target_info
 
 WARMUP_RUNS = 3
 PROFILE_REPEATS = 20
@@ -53,7 +61,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(prog="dnnc-run", description="Compile a .mlir file and run it on oneDNN.")
-    parser.add_argument("file", help="input .mlir file")
+    parser.add_argument("file", nargs="?", help="input .mlir file")
+    parser.add_argument("--version", action="store_true",
+                        help="print dnnc's version and what it found on this CPU, then exit")
     parser.add_argument("--function", help="the function to run (needed if there are several)")
     parser.add_argument("--pipeline", default="dnn-optimize", help="optimization passes")
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
@@ -66,6 +76,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--report-memory", action="store_true", help="arena bytes")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
+    if args.file is None and not args.version:
+        parser.error("the following arguments are required: file")
     if args.benchmark is not None and args.benchmark < 1:
         raise DnncError(f"--benchmark needs a positive number of runs, got {args.benchmark}")
     return args
@@ -214,9 +226,22 @@ def _print_text(result: dict[str, Any]) -> None:
               f"{m['scratchpad_bytes']}, constants {m['constant_bytes']}")
 
 
+def _print_version(as_json: bool) -> None:
+    info = target_info()
+    if as_json:
+        json.dump({"dnnc": package_version("dnnc"), **asdict(info)}, sys.stdout, indent=2)
+        print()
+    else:
+        print(f"dnnc {package_version('dnnc')}")
+        print(info.describe())
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     """Do what the arguments ask; return the exit status (1 when --check fails)."""
     args = _arguments(argv)
+    if args.version:
+        _print_version(args.json)
+        return 0
     executable = compile(args.file, args.pipeline, function=args.function)
     inputs = _inputs(args, executable)
     outputs = executable.run(inputs, as_dict=True)
@@ -245,10 +270,14 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the ``dnnc-run`` script."""
+    show_warnings_plainly()
     try:
         status = run(argv)
     except DnncError as error:
         print(error, file=sys.stderr)
+        raise SystemExit(1) from None
+    except BrokenPipeError:  # the reader went away (`dnnc-run ... | head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
     raise SystemExit(status)
 

@@ -1,5 +1,9 @@
-// RUN: dnnc-opt %s -p dnn-select-kernels --split-input-file | filecheck %s
-// RUN: dnnc-opt %s -p dnn-select-kernels --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// REQUIRES: libdnnl
+// RUN: dnnc-opt %s -p dnn-select-kernels --split-input-file | filecheck %s --check-prefixes=CHECK,%bf16-prefix
+// RUN: dnnc-opt %s -p dnn-select-kernels --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefixes=REMARK,REMARK-%bf16-prefix
+
+/// Data types are the target's answer (dnnc.target): %bf16-prefix is BF16 where oneDNN has
+/// native bf16 kernels, else NOBF16.
 
 /// A convolution runs the oneDNN primitive in its operand type.
 // CHECK-LABEL: func.func @conv2d_onednn
@@ -55,11 +59,46 @@ func.func @negative_kernel_kept(%src: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-/// oneDNN has no s8 softmax: the kernel says s8 and a remark says oneDNN will refuse it.
-// CHECK-LABEL: func.func @softmax_s8_unavailable
-// CHECK:         dnn.softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, s8>
-// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: oneDNN has no dnn.softmax in s8: dnn.cast it to f32
-func.func @softmax_s8_unavailable(%src: tensor<2x8xi8>) -> tensor<2x8xi8> {
-  %s = dnn.softmax %src {axis = 1 : i64} : tensor<2x8xi8>
-  func.return %s : tensor<2x8xi8>
+/// oneDNN has no s8 LRN on any CPU: the kernel says s8 and a remark says oneDNN will refuse it.
+// CHECK-LABEL: func.func @lrn_s8_unavailable
+// CHECK:         dnn.lrn {{.*}}dnn.kernel = #dnn.kernel<onednn, s8>
+// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: oneDNN has no dnn.lrn in s8 on {{.*}}: dnn.cast it to f32
+func.func @lrn_s8_unavailable(%src: tensor<1x16x4x4xi8>) -> tensor<1x16x4x4xi8> {
+  %s = dnn.lrn across_channels %src {size = 5 : i64} : tensor<1x16x4x4xi8>
+  func.return %s : tensor<1x16x4x4xi8>
+}
+
+// -----
+
+/// A bf16 eltwise runs in bf16 where oneDNN has a native bf16 kernel (AVX-512); on AVX2
+/// oneDNN 3.2 has none, so it computes in f32 (dnn-insert-data-transforms adds the casts).
+// CHECK-LABEL: func.func @eltwise_bf16
+// BF16:          dnn.eltwise relu {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
+// NOBF16:        dnn.eltwise relu {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// REMARK-NOBF16: dnn-select-kernels.mlir:[[# @LINE + 3]]:3: remark: computed in f32: oneDNN has no native bf16 eltwise on {{.*}}
+// REMARK-BF16-NOT: eltwise
+func.func @eltwise_bf16(%src: tensor<1x16x4x4xbf16>) -> tensor<1x16x4x4xbf16> {
+  %r = dnn.eltwise relu %src : tensor<1x16x4x4xbf16>
+  func.return %r : tensor<1x16x4x4xbf16>
+}
+
+// -----
+
+/// oneDNN's bf16 LRN is ref:any at best: f32 on every CPU.
+// CHECK-LABEL: func.func @lrn_bf16_computed_in_f32
+// CHECK:         dnn.lrn {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: computed in f32: oneDNN has no native bf16 lrn on {{.*}}
+func.func @lrn_bf16_computed_in_f32(%src: tensor<1x16x4x4xbf16>) -> tensor<1x16x4x4xbf16> {
+  %s = dnn.lrn across_channels %src {size = 5 : i64} : tensor<1x16x4x4xbf16>
+  func.return %s : tensor<1x16x4x4xbf16>
+}
+
+// -----
+
+/// Data movement runs in its operand type whatever oneDNN's implementation: no fallback.
+// CHECK-LABEL: func.func @negative_concat_bf16_kept
+// CHECK:         dnn.concat {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
+func.func @negative_concat_bf16_kept(%a: tensor<1x16x4x4xbf16>, %b: tensor<1x16x4x4xbf16>) -> tensor<1x32x4x4xbf16> {
+  %c = dnn.concat %a, %b {axis = 1 : i64} : (tensor<1x16x4x4xbf16>, tensor<1x16x4x4xbf16>) -> tensor<1x32x4x4xbf16>
+  func.return %c : tensor<1x32x4x4xbf16>
 }

@@ -1,0 +1,118 @@
+"""Which implementation oneDNN gives each primitive kind here, asked with a tiny descriptor.
+
+For a (primitive kind, data type, layout) triple, ``implementation`` creates the primitive
+descriptor of a small representative primitive of that kind (PROBES) and reads back oneDNN's
+``impl_info_str``; None when oneDNN refuses it (``dnnl_unimplemented``: oneDNN 3.2 has, for
+instance, no bf16 eltwise, binary or convolution below AVX-512). The data type applies to
+the data roles (sources, weights, destination); bias and normalization statistics stay f32,
+as oneDNN reads them; weights are given as format ``any``, as a compile asks for them.
+A reorder probe converts f32 into the data type (what a ``dnn.cast`` runs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, LrnKind, PoolKind, ReduceKind
+from dnnc.layouts import LayoutError, parse_layout, plain_layout
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """A representative primitive: the shape of each role, and its parameters."""
+
+    shapes: dict[str, tuple[int, ...]]
+    params: dict[str, object] = field(default_factory=dict)
+
+
+_IMAGE = (1, 16, 8, 8)
+_CHANNEL = (16,)
+_STATISTICS = frozenset({"bias", "mean", "variance", "scale", "shift"})
+"""Roles oneDNN reads in f32 whatever the data type."""
+
+PROBES: dict[str, _Probe] = {
+    "convolution": _Probe(
+        {"src": _IMAGE, "weights": (16, 16, 3, 3), "bias": _CHANNEL, "dst": (1, 16, 6, 6)}
+    ),
+    "matmul": _Probe({"src": (16, 16), "weights": (16, 16), "dst": (16, 16)}),
+    "inner_product": _Probe({"src": (4, 16), "weights": (16, 16), "dst": (4, 16)}),
+    "pooling": _Probe(
+        {"src": _IMAGE, "dst": (1, 16, 4, 4)},
+        {"kind": PoolKind.MAX, "kernel": (2, 2), "strides": (2, 2)},
+    ),
+    "eltwise": _Probe({"src": _IMAGE, "dst": _IMAGE}, {"alg": EltwiseAlg.RELU}),
+    "binary": _Probe({"src_0": _IMAGE, "src_1": _IMAGE, "dst": _IMAGE}, {"alg": BinaryAlg.ADD}),
+    "sum": _Probe({"src_0": _IMAGE, "src_1": _IMAGE, "dst": _IMAGE}),
+    "concat": _Probe({"src_0": _IMAGE, "src_1": _IMAGE, "dst": (1, 32, 8, 8)}, {"axis": 1}),
+    "reorder": _Probe({"src": _IMAGE, "dst": _IMAGE}),
+    "softmax": _Probe({"src": _IMAGE, "dst": _IMAGE}, {"axis": 3}),
+    "batch_normalization": _Probe(
+        {"src": _IMAGE, "mean": _CHANNEL, "variance": _CHANNEL, "scale": _CHANNEL,
+         "shift": _CHANNEL, "dst": _IMAGE}
+    ),
+    "layer_normalization": _Probe(
+        {"src": (2, 8, 16), "scale": _CHANNEL, "shift": _CHANNEL, "dst": (2, 8, 16)}
+    ),
+    "lrn": _Probe({"src": _IMAGE, "dst": _IMAGE}, {"kind": LrnKind.ACROSS_CHANNELS, "size": 5}),
+    "reduction": _Probe({"src": _IMAGE, "dst": (1, 16, 1, 1)}, {"kind": ReduceKind.SUM}),
+}
+"""One representative primitive per kind dnnc executes (module docstring)."""
+
+PROBED_KINDS = tuple(PROBES)
+
+_WEIGHTS_ANY = frozenset({"convolution", "matmul", "inner_product"})
+"""Kinds whose weights a compile leaves to oneDNN (format any)."""
+
+
+def _role_type(kind: str, role: str, data_type: DataType) -> DataType:
+    if role in _STATISTICS:
+        return DataType.F32
+    if kind == "reorder" and role == "src":
+        return DataType.F32  # a dnn.cast from f32
+    return data_type
+
+
+@cache
+def implementation(kind: str, data_type: DataType, layout: str | None = None) -> str | None:
+    """oneDNN's implementation of a small `kind` primitive computing in `data_type`, its
+    sources and destination in `layout` (a format tag such as ``nhwc``; plain if None or of
+    another rank); None when oneDNN has none. ValueError for a kind without a probe."""
+    from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc
+    from dnnc.runtime.primitives import handler_for
+
+    if kind not in PROBES:
+        raise ValueError(f"no probe for primitive kind '{kind}' (valid: {', '.join(PROBES)})")
+    probe = PROBES[kind]
+    descs = {}
+    for role, shape in probe.shapes.items():
+        element = _role_type(kind, role, data_type)
+        try:
+            if role == "weights" and kind in _WEIGHTS_ANY:
+                descs[role] = MemoryDesc.any(shape, element)
+                continue
+            chosen = parse_layout(layout) if layout and role not in _STATISTICS else None
+            if chosen is None or chosen.rank != len(shape):
+                chosen = plain_layout(len(shape))
+            descs[role] = MemoryDesc.of_layout(shape, element, chosen)
+        except (ValueError, LayoutError, DnnlError):
+            return None  # oneDNN has no such data type or layout
+    try:
+        return handler_for(kind, descs, probe.params).create(Engine.default()).impl_info
+    except (ValueError, DnnlError):
+        return None  # dnnl_unimplemented (or the handler refuses the combination)
+
+
+def runs_natively(kind: str, data_type: DataType, layout: str | None = None) -> bool:
+    """Whether oneDNN runs `kind` in `data_type` with a real kernel here (not ``ref:*``)."""
+    found = implementation(kind, data_type, layout)
+    return found is not None and not found.startswith("ref")
+
+
+COMPUTE_KINDS = ("convolution", "matmul", "inner_product")
+"""The primitive kinds that carry a network's arithmetic (what a lower precision is for)."""
+
+
+def computes_in(data_type: DataType) -> bool:
+    """Whether oneDNN runs every compute kind (COMPUTE_KINDS) natively in `data_type` here."""
+    return all(runs_natively(kind, data_type) for kind in COMPUTE_KINDS)
