@@ -61,15 +61,20 @@ class OptimizePipeline(PipelinePass):
 
 @dataclass(frozen=True)
 class ToOnednnPipeline(PipelinePass):
-    """dnn-to-onednn: memory planning and conversion to the `onednn` runtime dialect.
+    """dnn-to-onednn: legalization, memory planning and conversion to the `onednn` dialect.
 
     Kept apart from `dnn-optimize` (which stays in the `dnn` dialect, so its result can be
-    inspected, tested and re-optimized); `dnnc.compile` runs `dnn-optimize` then this. The
-    buffer check ends the pipeline, so no lowered module reaches the runtime unchecked.
+    inspected, tested and re-optimized); `dnnc.compile` runs `dnn-optimize` then this. It
+    starts by legalizing for this CPU: every op without a kernel gets one this CPU runs
+    (dnn-select-kernels keeps the choices already made) and the casts that kernel needs
+    (dnn-insert-data-transforms; nothing to do after `dnn-optimize`), so that whatever ran
+    before, a bf16 graph runs on a CPU without bf16 kernels. The buffer check ends the
+    pipeline, so no lowered module reaches the runtime unchecked.
     """
 
     name = "dnn-to-onednn"
-    steps = ("dnn-plan-memory", "convert-dnn-to-onednn", "onednn-verify-buffers")
+    steps = ("dnn-select-kernels", "dnn-insert-data-transforms", "dnn-plan-memory",
+             "convert-dnn-to-onednn", "onednn-verify-buffers")
 
 
 _ANCHORED = re.compile(r"\s*([\w.]+)\s*\((.*)\)\s*", re.DOTALL)

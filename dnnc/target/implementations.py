@@ -78,12 +78,27 @@ def implementation(kind: str, data_type: DataType, layout: str | None = None) ->
     """oneDNN's implementation of a small `kind` primitive computing in `data_type`, its
     sources and destination in `layout` (a format tag such as ``nhwc``; plain if None or of
     another rank); None when oneDNN has none. ValueError for a kind without a probe."""
+    if kind not in PROBES:
+        raise ValueError(f"no probe for primitive kind '{kind}' (valid: {', '.join(PROBES)})")
+    created = _primitive_desc(kind, PROBES[kind], data_type, layout)
+    return None if created is None else created.impl_info
+
+
+def weights_layout(kind: str, shapes: dict[str, tuple[int, ...]], data_type: DataType) -> str:
+    """The layout oneDNN packs the weights of a `kind` primitive of these role `shapes` into
+    when it may choose (format ``any``), e.g. ``BA16a64b``; ``""`` when it keeps them plain or
+    has no implementation. (oneDNN 3.2 packs matmul weights on AVX-512, not on AVX2.)"""
+    created = _primitive_desc(kind, _Probe(shapes), data_type, None)
+    found = None if created is None else created.weights_desc()
+    layout = None if found is None else found.layout()
+    return "" if layout is None or layout.is_plain else layout.name
+
+
+def _primitive_desc(kind: str, probe: _Probe, data_type: DataType, layout: str | None):  # noqa: ANN202
+    """The primitive descriptor oneDNN creates for `probe` (module docstring), or None."""
     from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc
     from dnnc.runtime.primitives import handler_for
 
-    if kind not in PROBES:
-        raise ValueError(f"no probe for primitive kind '{kind}' (valid: {', '.join(PROBES)})")
-    probe = PROBES[kind]
     descs = {}
     for role, shape in probe.shapes.items():
         element = _role_type(kind, role, data_type)
@@ -98,7 +113,7 @@ def implementation(kind: str, data_type: DataType, layout: str | None = None) ->
         except (ValueError, LayoutError, DnnlError):
             return None  # oneDNN has no such data type or layout
     try:
-        return handler_for(kind, descs, probe.params).create(Engine.default()).impl_info
+        return handler_for(kind, descs, probe.params).create(Engine.default())
     except (ValueError, DnnlError):
         return None  # dnnl_unimplemented (or the handler refuses the combination)
 

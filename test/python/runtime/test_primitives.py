@@ -6,6 +6,9 @@ physical array of its input (dnnc.layouts via reference.to_layout) and compares 
 logical dst with the reference kernel. Tolerances: f32 compute rtol = atol = 1e-4
 (relative to the result's scale: float32 accumulation order differs from float64);
 bf16 one bf16 rounding step (2^-7) of the scale; data movement and integer results exact.
+A case whose kind oneDNN does not implement in its data type on this target (dnnc.target:
+oneDNN 3.2 has no bf16 eltwise, binary, convolution ... below AVX-512) skips, naming the
+kind, the data type and the effective ISA; it runs wherever the target has it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dnnc.runtime import capi, reference
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dnnl import Memory, MemoryDesc, Stream
 from dnnc.runtime.primitives import handler_for
+from dnnc.target import implementation, target_info
 
 F32, BF16 = DataType.F32, DataType.BF16
 CACHE = PrimitiveCache()
@@ -48,6 +52,7 @@ def run(
 ) -> np.ndarray:
     """Execute one primitive through its handler; the logical dst array."""
     layouts = dict(layouts or {})
+    require(kind, DataType.of_numpy(next(iter(inputs.values())).dtype))
     shapes = {role: array.shape for role, array in inputs.items()} | {"dst": dst[0]}
     types = {role: DataType.of_numpy(a.dtype) for role, a in inputs.items()} | {"dst": dst[1]}
     layout = {role: layouts.get(role) or plain_layout(len(s)) for role, s in shapes.items()}
@@ -69,6 +74,13 @@ def run(
         memories[arg] = Memory(exec_descs[role], np.ascontiguousarray(physical))
     primitive.execute(Stream.default(), memories)
     return reference.from_layout(memories[capi.DNNL_ARG_DST].view(), layout["dst"], dst[0])
+
+
+def require(kind: str, data_type: DataType) -> None:
+    """Skip unless oneDNN implements `kind` in `data_type` on this target (with the reason)."""
+    if implementation(kind, data_type) is None:
+        info = target_info()
+        pytest.skip(f"oneDNN {info.onednn_version} has no {data_type} {kind} on {info.isa}")
 
 
 def assert_close(got: np.ndarray, want: np.ndarray, data_type: DataType) -> None:
