@@ -1,0 +1,127 @@
+"""dnnc.target: what oneDNN offers on this CPU, asked of oneDNN, never assumed.
+
+The assertions are keyed on what the host is (its /proc/cpuinfo flags, the effective ISA
+oneDNN reports): they hold on an AVX2-only, an AVX-512 and an AVX-512 bf16/AMX host alike,
+and under ``ONEDNN_MAX_CPU_ISA``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dnnc
+from dnnc.kinds import DataType
+from dnnc.runtime.capi import dnnl_cpu_isa_t
+from dnnc.runtime.primitives import HANDLERS
+from dnnc.target import (
+    COMPUTE_KINDS,
+    PROBED_KINDS,
+    computes_in,
+    implementation,
+    runs_natively,
+    target_info,
+)
+from dnnc.target.host import MAX_ISA_VARIABLE, cpu_description
+
+ISA_NAMES = {isa.name.removeprefix("dnnl_cpu_isa_") for isa in dnnl_cpu_isa_t}
+
+
+def isa_in_subprocess(cap: str | None) -> str:
+    """The effective ISA a fresh process reports with ONEDNN_MAX_CPU_ISA set to `cap`."""
+    env = {k: v for k, v in os.environ.items() if k != MAX_ISA_VARIABLE}
+    if cap is not None:
+        env[MAX_ISA_VARIABLE] = cap
+    code = "from dnnc.target import target_info; print(target_info().isa)"
+    return subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_target_info_is_oneDNNs_answer() -> None:
+    info = target_info()
+    assert info.onednn_version.startswith("3.")
+    assert info.isa in ISA_NAMES
+    assert info.max_isa == (os.environ.get(MAX_ISA_VARIABLE) or None)
+    assert dnnc.target_info() is info  # once per process
+    assert f"effective ISA: {info.isa}" in info.describe()
+
+
+def test_a_cap_lowers_the_effective_isa() -> None:
+    """ONEDNN_MAX_CPU_ISA=AVX2 gives avx2 on any x86-64 CPU dnnc supports."""
+    assert isa_in_subprocess("AVX2") == "avx2"
+
+
+def test_uncapped_isa_follows_the_cpu_flags() -> None:
+    _, flags = cpu_description()
+    isa = isa_in_subprocess(None)
+    if "avx512_bf16" in flags:
+        assert isa.startswith(("avx512_core_bf16", "avx512_core_fp16", "avx512_core_amx")), isa
+    elif "avx512f" in flags and "avx512bw" in flags:
+        assert isa.startswith("avx512_core"), isa
+    else:
+        assert isa.startswith("avx2"), isa
+
+
+def test_bf16_compute_exactly_where_oneDNN_32_has_it() -> None:
+    """oneDNN 3.2 computes bf16 on AVX-512 (natively with avx512_bf16, emulated on
+    avx512_core) and newer, never on plain AVX2: the target's answer agrees with the ISA."""
+    info = target_info()
+    assert info.bf16_compute == computes_in(DataType.BF16)
+    if info.isa == "avx2":
+        assert not info.bf16_compute
+    if info.isa.startswith("avx512_core"):
+        assert info.bf16_compute
+    for kind in COMPUTE_KINDS:
+        assert runs_natively(kind, DataType.F32)
+        assert runs_natively(kind, DataType.BF16) == info.bf16_compute
+
+
+def test_casts_between_f32_and_bf16_run_on_every_cpu() -> None:
+    assert implementation("reorder", DataType.BF16) is not None
+
+
+@pytest.mark.parametrize("kind", PROBED_KINDS)
+def test_every_kind_runs_in_f32(kind: str) -> None:
+    found = implementation(kind, DataType.F32)
+    assert found, kind
+    assert runs_natively(kind, DataType.F32) == (not found.startswith("ref"))
+
+
+def test_every_handler_kind_has_a_probe() -> None:
+    assert set(PROBED_KINDS) == set(HANDLERS)
+
+
+def test_no_implementation_is_none_not_an_error() -> None:
+    """oneDNN has no s8 LRN anywhere: None, and not native."""
+    assert implementation("lrn", DataType.S8) is None
+    assert not runs_natively("lrn", DataType.S8)
+
+
+def test_unknown_kind_is_refused_with_the_valid_ones() -> None:
+    with pytest.raises(ValueError, match="no probe for primitive kind 'rnn'.*convolution"):
+        implementation("rnn", DataType.F32)
+
+
+def test_cpu_description_reads_model_name_and_isa_flags(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx2 fma "
+                       "avx512f avx512_bf16 sse4_2\n\nprocessor\t: 1\n")
+    assert cpu_description(cpuinfo) == ("Some CPU", ("avx2", "fma", "avx512f", "avx512_bf16"))
+    name, flags = cpu_description(tmp_path / "missing")
+    assert flags == () and name
+
+
+def test_dnnc_run_version_prints_what_it_found() -> None:
+    run = [sys.executable, "-m", "dnnc.tools.run", "--version"]
+    text = subprocess.run(run, check=True, capture_output=True, text=True).stdout
+    assert text.startswith("dnnc ") and f"effective ISA: {target_info().isa}" in text
+    found = json.loads(subprocess.run([*run, "--json"], check=True, capture_output=True,
+                                      text=True).stdout)
+    assert found["isa"] == target_info().isa
+    assert found["implementations"]["convolution"]["f32"] == implementation(
+        "convolution", DataType.F32)
