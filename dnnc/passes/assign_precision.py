@@ -2,17 +2,21 @@
 
 Rule: %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, f32>}
       ==> %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, bf16>}
-      when oneDNN runs the op's primitive in ``dtype`` with a real kernel on this CPU
-      (kernel_table.kernel_support asks dnnc.target: no ``ref:any`` in the hot path).
+      when this CPU computes natively in ``dtype`` (below) and oneDNN runs this very op (its
+      shapes, parameters and post-ops; kernel_table.kernel_support) in ``dtype`` with a real
+      kernel: no ``ref:any`` in the hot path (oneDNN 3.2 runs a bf16 matmul with a
+      full-shape binary post-op on ``ref:any``).
 The kernel's data type is the "expected" type: dnn-insert-data-transforms then casts the
 operands the kernel computes with (first operand, weights, same-shaped operands) and the
 results follow; bias, normalization statistics and broadcast post-op arguments stay f32,
 as oneDNN reads them. Function arguments and results keep their types (casts at the edges).
 
-Where oneDNN cannot run convolution, matmul and inner product natively in ``dtype`` at all
-(every CPU below AVX-512 with oneDNN 3.2), lowering the rest would only add casts: the pass
-leaves the graph f32 and says so in one warning. Asking for bf16 never makes a model fail
-or run on reference kernels.
+Where the CPU does not compute natively in ``dtype`` (dnnc.target.computes_in: oneDNN's
+effective ISA has no bf16 instructions, or convolution, matmul or inner product has no real
+bf16 kernel; every AVX2 CPU, and AVX-512 without avx512_bf16, where oneDNN's emulated bf16
+measured 4x slower than f32 on ResNet blocks), lowering would only add casts and time: the
+pass leaves the graph f32 and says so in one warning. Asking for bf16 never makes a model
+fail or run on reference kernels.
 
 Not lowered (each a remark "kept f32: <why>"): reference kernels; softmax, log_softmax and
 layer_norm, whose statistics (max and sum, mean and variance) stay f32 so that results stay
@@ -26,7 +30,7 @@ Post: every other f32 oneDNN kernel computes in ``dtype``, or, on a CPU without 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -40,6 +44,7 @@ from dnnc.kinds import DataType
 from dnnc.passes.kernel_table import (
     KEEP_F32,
     KERNEL,
+    Probe,
     Support,
     kernel_kind,
     kernel_of,
@@ -56,6 +61,7 @@ class LowerKernelPrecision(RewritePattern):
     """Set an f32 oneDNN kernel's data type to `dtype`."""
 
     dtype: DataType
+    probe: Probe = field(default_factory=Probe)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         kernel = kernel_of(op)
@@ -69,7 +75,7 @@ class LowerKernelPrecision(RewritePattern):
         if isinstance(op, KEEP_F32):
             remark(op, f"kept f32: {op.name} keeps its statistics in f32")
             return  # max/sum or mean/variance in bf16 would exceed the tolerance
-        support = kernel_support(op, self.dtype)
+        support = kernel_support(op, self.dtype, self.probe)
         if support is not Support.NATIVE:
             what = "only a reference" if support is Support.REFERENCE else "no"
             remark(op, f"kept f32: oneDNN has {what} {self.dtype} {kernel_kind(op)} on "

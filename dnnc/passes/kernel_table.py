@@ -113,9 +113,15 @@ def kernel_kind(op: DnnOp) -> str:
     return kernel_call(op).kind
 
 
-def kernel_support(op: DnnOp, data_type: DataType) -> Support:
-    """How oneDNN implements `op`'s primitive in `data_type` here (dnnc.target asked)."""
-    found = implementation(kernel_kind(op), data_type)
+def kernel_support(op: DnnOp, data_type: DataType, probe: Probe) -> Support:
+    """How oneDNN implements `op` in `data_type` here: asked with the op's own shapes,
+    parameters and post-ops in plain layouts (oneDNN 3.2 runs a bf16 matmul with a
+    full-shape binary post-op on ``ref:any`` where the plain bf16 matmul is jit); for an op
+    with ``?`` dimensions, which oneDNN cannot be asked about, its kind's answer (dnnc.target)."""
+    if _is_dynamic(op):
+        found = implementation(kernel_kind(op), data_type)
+    else:
+        found = probe.implementation(op, {}, data_type)
     if found is None:
         return Support.NONE
     return Support.REFERENCE if found.startswith("ref") else Support.NATIVE
@@ -139,9 +145,13 @@ def layout_rule(op: DnnOp) -> LayoutRule:
     """How `op` stands to layouts: reference kernels, views and dynamic shapes are plain."""
     if not runs_kernel(op) or is_reference(op):
         return LayoutRule.PLAIN  # reshape views plain data; reference kernels read plain
-    if any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape()):
+    if _is_dynamic(op):
         return LayoutRule.PLAIN  # oneDNN cannot be asked about a dynamic shape
     return LAYOUT_RULES[type(op)]
+
+
+def _is_dynamic(op: DnnOp) -> bool:
+    return any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape())
 
 
 def kernel_of(op: Operation) -> KernelAttr | None:
@@ -215,19 +225,25 @@ class Probe:
             for role in free
         }
 
-    def implementation(self, op: DnnOp, fixed: Mapping[str, Layout]) -> str | None:
+    def implementation(
+        self, op: DnnOp, fixed: Mapping[str, Layout], data_type: DataType | None = None
+    ) -> str | None:
         """oneDNN's implementation name for `op` with the roles in `fixed` (plain when not
-        given), e.g. ``brg:avx512_core``; None when it has none."""
-        created = self._create(op, fixed)
+        given), computing in `data_type` (default: its compute_type), e.g.
+        ``brg:avx512_core``; None when it has none."""
+        created = self._create(op, fixed, data_type)
         return None if created is None else created[1].impl_info
 
-    def _create(self, op: DnnOp, layouts: Mapping[str, Layout | None]):  # noqa: ANN202
-        """(handler, primitive descriptor) of `op` in `layouts` (None = any), or None."""
+    def _create(  # noqa: ANN202
+        self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
+    ):
+        """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
+        `data_type` (default: compute_type), or None."""
         from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc
         from dnnc.runtime.interpreter import attribute_value
         from dnnc.runtime.primitives import handler_for
 
-        data_type = compute_type(op)
+        data_type = data_type or compute_type(op)
         follows = set(data_operands(op)) | set(op.results)
         descs = {}
         for role, index in [*roles_of(op), ("dst", -1)]:

@@ -6,10 +6,12 @@ Rule: %y = dnn.<op> %x ... : tensor<...xT>       [the op runs a kernel]
       top_k, a slice with steps, a binary broadcasting its left operand that cannot swap),
       else ``onednn``; K: the op's data type T (its first operand's; a reorder's or cast's
       source type, which the reorder primitive reads), except that
-      - a bf16 or f16 op whose primitive oneDNN runs natively in f32 but not in T on this CPU
-        (kernel_table.kernel_support asks dnnc.target; oneDNN 3.2 has no bf16 compute
-        primitives below AVX-512) gets K = f32, and dnn-insert-data-transforms puts explicit
-        dnn.casts around it: such a graph runs on every CPU;
+      - a bf16 or f16 op gets K = f32 when oneDNN runs it natively in f32 but this CPU does
+        not compute natively in T (dnnc.target.computes_in: no bf16 instructions, as on
+        AVX2 and plain AVX-512, where oneDNN 3.2 has no bf16 kernels or emulated ones) or
+        oneDNN has no real T kernel for this op (kernel_table.kernel_support asks with the
+        op's own shapes and post-ops); dnn-insert-data-transforms puts explicit dnn.casts
+        around it: such a graph runs on every CPU, at f32 speed or better;
       - data movement (reorders, casts, concat) runs in T whatever oneDNN's implementation.
 Sources (dnn.constant, dnn.weight) and dnn.reshape (a view) run nothing and get no kernel.
 A remark names each op oneDNN runs with its reference implementation or not at all (the
@@ -22,7 +24,7 @@ Post: every op that runs a kernel carries ``dnn.kernel``; an existing one is kep
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -42,6 +44,7 @@ from dnnc.kinds import DataType
 from dnnc.passes.kernel_table import (
     DATA_MOVEMENT_KINDS,
     KERNEL,
+    Probe,
     Support,
     kernel_kind,
     kernel_of,
@@ -49,15 +52,18 @@ from dnnc.passes.kernel_table import (
     library_of,
     runs_kernel,
 )
-from dnnc.target import target_info
+from dnnc.target import computes_in, target_info
 
 
 REDUCED_FLOATS = frozenset({DataType.BF16, DataType.F16})
 """Data types an op may compute in f32 instead, between casts, at no loss of accuracy."""
 
 
+@dataclass
 class SelectKernel(RewritePattern):
     """Attach ``dnn.kernel = #dnn.kernel<library, data type>`` to an op that runs a kernel."""
+
+    probe: Probe = field(default_factory=Probe)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, DnnOp) or not runs_kernel(op):
@@ -67,19 +73,24 @@ class SelectKernel(RewritePattern):
         data_type = data_type_of(tensor_type(op.operands[0]).get_element_type())
         library = library_of(op)
         if library is KernelLibrary.ONEDNN:
-            data_type = _onednn_data_type(op, data_type)
+            data_type = _onednn_data_type(op, data_type, self.probe)
         op.attributes[KERNEL] = KernelAttr(library, data_type)
         rewriter.notify_op_modified(op)
 
 
-def _onednn_data_type(op: DnnOp, data_type: DataType) -> DataType:
+def _onednn_data_type(op: DnnOp, data_type: DataType, probe: Probe) -> DataType:
     """The data type oneDNN runs `op` in here (module docstring), with a remark on a
     fallback, a reference implementation or none at all."""
-    support = kernel_support(op, data_type)
-    if support is Support.NATIVE or kernel_kind(op) in DATA_MOVEMENT_KINDS:
-        return data_type  # a real kernel, or data movement (no arithmetic to fall back)
+    if kernel_kind(op) in DATA_MOVEMENT_KINDS:
+        return data_type  # no arithmetic to fall back from
+    support = kernel_support(op, data_type, probe)
+    native = support is Support.NATIVE and (
+        data_type not in REDUCED_FLOATS or computes_in(data_type)
+    )
+    if native:
+        return data_type
     isa = target_info().isa
-    if data_type in REDUCED_FLOATS and kernel_support(op, DataType.F32) is Support.NATIVE:
+    if data_type in REDUCED_FLOATS and kernel_support(op, DataType.F32, probe) is Support.NATIVE:
         remark(op, f"computed in f32: oneDNN has no native {data_type} {kernel_kind(op)} "
                    f"on {isa}")
         return DataType.F32  # exact enough: f32 is wider; the casts round once

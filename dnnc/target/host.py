@@ -32,7 +32,7 @@ class TargetInfo:
     cpu_flags: tuple[str, ...]
     """The entries of ISA_FLAGS the CPU has (whatever the cap)."""
     bf16_compute: bool
-    """Whether oneDNN runs convolution, matmul and inner product natively in bf16 here."""
+    """Whether this CPU computes natively in bf16 (dnnc.target.computes_in)."""
     implementations: dict[str, dict[str, str | None]]
     """Per primitive kind and data type: oneDNN's implementation here, None if it has none."""
 
@@ -64,11 +64,25 @@ def isa_name(value: int) -> str:
         return f"isa {value:#x}"
 
 
-def effective_isa() -> str:
-    """oneDNN's effective ISA on this host (the CPU's, or lower under ONEDNN_MAX_CPU_ISA)."""
+@cache
+def _effective_isa_value() -> int:
     from dnnc.runtime.capi import prototype
 
-    return isa_name(prototype("dnnl_get_effective_cpu_isa")())
+    return int(prototype("dnnl_get_effective_cpu_isa")())
+
+
+def effective_isa() -> str:
+    """oneDNN's effective ISA on this host (the CPU's, or lower under ONEDNN_MAX_CPU_ISA)."""
+    return isa_name(_effective_isa_value())
+
+
+def isa_includes(name: str) -> bool:
+    """Whether the effective ISA includes oneDNN's ISA `name` (``avx512_core_bf16``): each
+    ``dnnl_cpu_isa_t`` value is the set of its instruction-set bits."""
+    from dnnc.runtime.capi import dnnl_cpu_isa_t
+
+    wanted = int(dnnl_cpu_isa_t[f"dnnl_cpu_isa_{name}"])
+    return _effective_isa_value() & wanted == wanted
 
 
 def cpu_description(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[str, ...]]:

@@ -128,6 +128,22 @@ COMPUTE_KINDS = ("convolution", "matmul", "inner_product")
 """The primitive kinds that carry a network's arithmetic (what a lower precision is for)."""
 
 
+NATIVE_INSTRUCTIONS: dict[DataType, tuple[str, ...]] = {
+    DataType.BF16: ("avx512_core_bf16", "avx2_vnni_2"),
+}
+"""oneDNN ISAs with instructions that compute in a reduced type. oneDNN 3.2 also has bf16
+kernels on plain avx512_core, emulating bf16 arithmetic with f32 instructions: measured on
+ONEDNN_MAX_CPU_ISA=AVX512_CORE they ran ResNet blocks 4x and a BERT feed-forward layer 600x
+(a ref:any matmul) slower than f32 (bench/precision.py)."""
+
+
 def computes_in(data_type: DataType) -> bool:
-    """Whether oneDNN runs every compute kind (COMPUTE_KINDS) natively in `data_type` here."""
+    """Whether this CPU computes natively in `data_type`: the effective ISA has instructions
+    for it (NATIVE_INSTRUCTIONS, where listed) and oneDNN runs every compute kind
+    (COMPUTE_KINDS) in it with a real kernel."""
+    from dnnc.target.host import isa_includes
+
+    isas = NATIVE_INSTRUCTIONS.get(data_type)
+    if isas is not None and not any(isa_includes(isa) for isa in isas):
+        return False
     return all(runs_natively(kind, data_type) for kind in COMPUTE_KINDS)

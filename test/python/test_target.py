@@ -27,7 +27,7 @@ from dnnc.target import (
     runs_natively,
     target_info,
 )
-from dnnc.target.host import MAX_ISA_VARIABLE, cpu_description
+from dnnc.target.host import MAX_ISA_VARIABLE, cpu_description, isa_includes
 
 ISA_NAMES = {isa.name.removeprefix("dnnl_cpu_isa_") for isa in dnnl_cpu_isa_t}
 
@@ -51,6 +51,13 @@ def test_target_info_is_oneDNNs_answer() -> None:
     assert f"effective ISA: {info.isa}" in info.describe()
 
 
+def test_isa_includes_follows_the_isa_hierarchy() -> None:
+    assert isa_includes("avx2")  # every CPU dnnc supports
+    assert isa_includes(target_info().isa)
+    if isa_includes("avx512_core_bf16"):
+        assert isa_includes("avx512_core")
+
+
 def test_a_cap_lowers_the_effective_isa() -> None:
     """ONEDNN_MAX_CPU_ISA=AVX2 gives avx2 on any x86-64 CPU dnnc supports."""
     assert isa_in_subprocess("AVX2") == "avx2"
@@ -67,18 +74,19 @@ def test_uncapped_isa_follows_the_cpu_flags() -> None:
         assert isa.startswith("avx2"), isa
 
 
-def test_bf16_compute_exactly_where_oneDNN_32_has_it() -> None:
-    """oneDNN 3.2 computes bf16 on AVX-512 (natively with avx512_bf16, emulated on
-    avx512_core) and newer, never on plain AVX2: the target's answer agrees with the ISA."""
+def test_bf16_compute_exactly_where_the_isa_has_bf16_instructions() -> None:
+    """oneDNN 3.2 has bf16 compute kernels on AVX-512 and newer (emulated on avx512_core,
+    native with avx512_bf16 and AMX), none on plain AVX2; dnnc counts only the native ones."""
     info = target_info()
     assert info.bf16_compute == computes_in(DataType.BF16)
     if info.isa == "avx2":
         assert not info.bf16_compute
+        assert not any(runs_natively(kind, DataType.BF16) for kind in COMPUTE_KINDS)
     if info.isa.startswith("avx512_core"):
-        assert info.bf16_compute
+        assert all(runs_natively(kind, DataType.BF16) for kind in COMPUTE_KINDS)
+        assert info.bf16_compute == isa_includes("avx512_core_bf16")
     for kind in COMPUTE_KINDS:
         assert runs_natively(kind, DataType.F32)
-        assert runs_natively(kind, DataType.BF16) == info.bf16_compute
 
 
 def test_casts_between_f32_and_bf16_run_on_every_cpu() -> None:
