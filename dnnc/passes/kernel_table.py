@@ -113,15 +113,20 @@ def kernel_kind(op: DnnOp) -> str:
     return kernel_call(op).kind
 
 
+REDUCED_FLOATS = frozenset({DataType.BF16, DataType.F16})
+"""Data types whose support oneDNN decides per primitive, not per kind (kernel_support)."""
+
+
 def kernel_support(op: DnnOp, data_type: DataType, probe: Probe) -> Support:
-    """How oneDNN implements `op` in `data_type` here: asked with the op's own shapes,
-    parameters and post-ops in plain layouts (oneDNN 3.2 runs a bf16 matmul with a
-    full-shape binary post-op on ``ref:any`` where the plain bf16 matmul is jit); for an op
-    with ``?`` dimensions, which oneDNN cannot be asked about, its kind's answer (dnnc.target)."""
-    if _is_dynamic(op):
-        found = implementation(kernel_kind(op), data_type)
-    else:
+    """How oneDNN implements `op` in `data_type` here. For a reduced float type oneDNN is
+    asked with the op's own shapes, parameters and post-ops in plain layouts (oneDNN 3.2
+    runs a bf16 matmul with a full-shape binary post-op on ``ref:any`` where the plain bf16
+    matmul is jit); otherwise, and for an op with ``?`` or rank-0 values, which oneDNN
+    cannot be asked about as they are, its kind's answer (dnnc.target, once per process)."""
+    if data_type in REDUCED_FLOATS and _has_onednn_shapes(op):
         found = probe.implementation(op, {}, data_type)
+    else:
+        found = implementation(kernel_kind(op), data_type)
     if found is None:
         return Support.NONE
     return Support.REFERENCE if found.startswith("ref") else Support.NATIVE
@@ -152,6 +157,13 @@ def layout_rule(op: DnnOp) -> LayoutRule:
 
 def _is_dynamic(op: DnnOp) -> bool:
     return any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape())
+
+
+def _has_onednn_shapes(op: DnnOp) -> bool:
+    """Whether every value of `op` has a static shape of rank 1 or more, as oneDNN takes."""
+    return not _is_dynamic(op) and all(
+        tensor_type(v).get_shape() for v in (*op.operands, *op.results)
+    )
 
 
 def kernel_of(op: Operation) -> KernelAttr | None:

@@ -44,6 +44,7 @@ from dnnc.kinds import DataType
 from dnnc.passes.kernel_table import (
     DATA_MOVEMENT_KINDS,
     KERNEL,
+    REDUCED_FLOATS,
     Probe,
     Support,
     kernel_kind,
@@ -53,10 +54,6 @@ from dnnc.passes.kernel_table import (
     runs_kernel,
 )
 from dnnc.target import computes_in, target_info
-
-
-REDUCED_FLOATS = frozenset({DataType.BF16, DataType.F16})
-"""Data types an op may compute in f32 instead, between casts, at no loss of accuracy."""
 
 
 @dataclass
