@@ -28,10 +28,14 @@ old buffer, which is then freed); a plan whose Executable was dropped rebuilds i
 lowered function on its next use (``rebinds``), which runs no pass. A plan's bytes, which the
 cache bounds, are what it holds alone: its scratchpad. The arena and the constants are
 shared and reported apart (``stats``).
+
+Threads: the plans share one arena, so a DynamicExecutable runs one call at a time (a lock
+around the plan lookup and the run); concurrent callers get right results, in turn.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -136,6 +140,7 @@ class DynamicExecutable:
         self._constants = PackedConstants()
         self._context = make_context()
         self._arena = aligned_bytes(0)
+        self._lock = threading.Lock()
         self._plans: OrderedDict[Signature, _Plan] = OrderedDict()
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
@@ -168,8 +173,9 @@ class DynamicExecutable:
         for name, dtype, rank, array in zip(self.input_names, self._dtypes, self._ranks, arrays):
             if array.dtype != dtype or array.ndim != rank:
                 raise input_error(name, array, self.signature())
-        executable = self.plan_for(tuple(a.shape for a in arrays))
-        return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+        with self._lock:  # one arena for every plan: one run at a time
+            executable = self.plan_for(tuple(a.shape for a in arrays))
+            return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
 
     def plan_for(self, signature: Signature) -> Executable:
         """The Executable for these input shapes: the cached plan's, else a new plan's."""
@@ -199,7 +205,7 @@ class DynamicExecutable:
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
         executable = self._executable(lowered)
-        return _Plan(lowered, executable, executable.scratchpad.nbytes)
+        return _Plan(lowered, executable, executable.scratchpad_bytes)
 
     def _executable(self, lowered: func.FuncOp) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""

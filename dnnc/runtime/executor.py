@@ -1,25 +1,33 @@
 """The executor: a lowered (``onednn`` dialect) function made runnable, built once.
 
-Building an ``Executable`` reads the function once and keeps no IR:
-* one uint8 arena of ``onednn.arena_bytes`` (64-byte aligned); every ``onednn.arena_view``
-  and ``onednn.reshape`` is a ``Memory`` bound into it at its offset;
+Building an ``Executable`` reads the function once into what every run shares, read-only:
 * every ``onednn.constant`` loaded once (dnnc.runtime.weights) and, when its memory is not
   plain, reordered once into that layout by the reorder primitive;
-* one scratchpad buffer, as large as the largest need of any primitive, shared by all;
-* primitives from the primitive cache, their arguments bound once (``BoundExecution``);
-* ``onednn.reference`` calls as steps that run the numpy kernel on views of the arena
-  (plain layouts; the stream is waited for first).
+* primitives from the primitive cache, and the plan: each step's primitive (or numpy
+  reference kernel) with, per argument, its descriptor and where its bytes are (an offset
+  of the arena, an argument, a constant, the scratchpad).
+
+What one run writes is an execution context's (``_Context``): a uint8 arena of
+``onednn.arena_bytes`` (64-byte aligned) in which every ``onednn.arena_view`` and
+``onednn.reshape`` is a ``Memory`` at its offset, a scratchpad as large as the largest need
+of any primitive, a stream, and the steps with their memories bound (``BoundExecution``;
+``onednn.reference`` calls run the numpy kernel on views of the context's arena after
+waiting for the stream). ``run`` takes an idle context from the executable's pool (a new
+one when every context is busy: the pool holds as many as ever ran at once), so any number
+of threads may call ``run`` on one Executable and each gets its own bytes. The first context
+is made at build time, so a single caller never allocates one in ``run``.
 
 ``run`` validates the inputs against the signature, binds the caller's arrays zero copy
 (``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is, the
 only copy ``run`` makes of an input), allocates and binds the output arrays, calls the
-steps in order on one stream, waits, and returns the outputs. Inputs are never written (the
+steps in order on the context's stream, waits, and returns the outputs. Inputs are never written (the
 lowering guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed``
 fills the bytes of every arena value with 0xFF (NaN in every float type) once its last use
 is over, so that a wrong reuse shows; ``profile`` times each step.
 
 Sharing (dnnc.runtime.dynamic builds one Executable per input shape): ``arena`` runs the
-plan in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one, and
+first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one
+(the caller then runs one call at a time, as DynamicExecutable does), and
 ``constants`` is a ``PackedConstants`` store several Executables take their constants from,
 so each source array is loaded once and packed once per memory descriptor.
 """
@@ -29,8 +37,10 @@ from __future__ import annotations
 import inspect
 import math
 import statistics
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,7 +147,42 @@ class _Storage:
     root: SSAValue
     """The memory that owns the bytes (a reshape shares its source's root)."""
     array: np.ndarray | None = None
-    """The bytes of an arena view or constant (None for arguments: bound per run)."""
+    """The bytes of a constant (None for the arena and arguments: a context's, a run's)."""
+
+    @property
+    def place(self) -> tuple[str, int, int, int]:
+        """Where the bytes start, without the IR: (base, argument index, offset, constant)."""
+        return self.base, self.index, self.offset, 0 if self.array is None else id(self.array)
+
+
+@dataclass(frozen=True)
+class _Binding:
+    """One exec argument of a primitive step: its id, descriptor and bytes."""
+
+    arg: int
+    desc: MemoryDesc
+    storage: _Storage
+    nbytes: int
+    """The size of the memory the argument is over (its descriptor may view part of it)."""
+
+
+@dataclass(frozen=True)
+class _PrimitivePlan:
+    """A primitive step: the primitive and its arguments (the scratchpad included)."""
+
+    primitive: Primitive
+    bindings: tuple[_Binding, ...]
+    scratchpad_arg: int | None
+
+
+@dataclass(frozen=True)
+class _ReferencePlan:
+    """An onednn.reference step: the numpy kernel, its operands and parameters."""
+
+    kernel: Callable[..., object]
+    ins: tuple[tuple[str, _Storage, MemoryType], ...]
+    outs: tuple[tuple[_Storage, MemoryType], ...]
+    params: dict[str, object]
 
 
 class PackedConstants:
@@ -228,36 +273,29 @@ def input_error(name: str, array: np.ndarray, signature: str) -> DnncError:
 
 
 class _ReferenceStep:
-    """One onednn.reference call: the numpy kernel on views of the bound memories."""
+    """One onednn.reference call: the numpy kernel on views of a context's memories."""
 
-    def __init__(
-        self,
-        executable: Executable,
-        kernel: Callable[..., object],
-        ins: list[tuple[str, _Storage, MemoryType]],
-        outs: list[tuple[_Storage, MemoryType]],
-        params: dict[str, object],
-    ) -> None:
-        self.executable = executable
-        self.kernel = kernel
-        self.params = params
-        positional, variadic = self._arrange(kernel, ins)
+    def __init__(self, context: _Context, plan: _ReferencePlan) -> None:
+        self.context = context
+        self.kernel = plan.kernel
+        self.params = plan.params
+        positional, variadic = self._arrange(plan.kernel, plan.ins)
         self.positional = [None if s is None else self._slot(*s) for s in positional]
         self.variadic = [self._slot(*s) for s in variadic]
-        self.outs = [self._slot(*s) for s in outs]
+        self.outs = [self._slot(*s) for s in plan.outs]
 
     def _slot(self, storage: _Storage, memory: MemoryType) -> _Slot:
         """The array itself when its bytes are fixed, else what finds it in a run."""
-        if storage.array is not None:
-            return self.executable.array_of(storage, memory)
+        if storage.base != "argument":
+            return self.context.array_of(storage, memory)
         return storage, memory
 
     def _array(self, slot: _Slot) -> np.ndarray:
-        return slot if isinstance(slot, np.ndarray) else self.executable.array_of(*slot)
+        return slot if isinstance(slot, np.ndarray) else self.context.array_of(*slot)
 
     @staticmethod
     def _arrange(
-        kernel: Callable[..., object], ins: list[tuple[str, _Storage, MemoryType]]
+        kernel: Callable[..., object], ins: Sequence[tuple[str, _Storage, MemoryType]]
     ) -> tuple[list[tuple[_Storage, MemoryType] | None], list[tuple[_Storage, MemoryType]]]:
         """Roles named like a positional parameter go there (an absent one is None); the
         others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
@@ -272,13 +310,88 @@ class _ReferenceStep:
         return positional, list(by_role.values())
 
     def __call__(self) -> None:
-        self.executable.stream.wait()  # the primitives before have written what we read
+        self.context.stream.wait()  # the primitives before have written what we read
         args = [None if s is None else self._array(s) for s in self.positional]
         args += [self._array(s) for s in self.variadic]
         results = self.kernel(*args, **self.params)
         results = results if isinstance(results, tuple) else (results,)
         for slot, result in zip(self.outs, results, strict=True):
             np.copyto(self._array(slot), result)
+
+
+class _Context:
+    """What one run owns (module docstring): arena, scratchpad, stream, bound steps."""
+
+    def __init__(self, executable: Executable, arena: np.ndarray | None = None) -> None:
+        self.engine = executable.engine
+        self.arena = aligned_bytes(executable.planned_bytes) if arena is None else arena
+        self.scratchpad = aligned_bytes(executable.scratchpad_bytes)
+        self.stream = Stream(self.engine)
+        arguments = len(executable.inputs) + len(executable.outputs)
+        self.bound: list[np.ndarray] = [np.empty(0, np.uint8)] * arguments
+        self.argument_memories: list[list[Memory]] = [[] for _ in range(arguments)]
+        self._memories: dict[tuple[object, ...], Memory] = {}
+        self.steps: list[Callable[[], object]] = [
+            self._step(plan) for plan in executable.plan
+        ]
+        self.poison = [[self.arena[lo:hi] for lo, hi in ranges]
+                       for ranges in executable.poison_ranges]
+
+    def _step(self, plan: _PrimitivePlan | _ReferencePlan) -> Callable[[], object]:
+        if isinstance(plan, _ReferencePlan):
+            return _ReferenceStep(self, plan)
+        args = {b.arg: self._memory(b) for b in plan.bindings}
+        if plan.scratchpad_arg is not None:
+            desc = plan.primitive.desc.scratchpad_desc()
+            assert desc is not None  # exec_args lists it only when there is one
+            args[plan.scratchpad_arg] = Memory(desc, self.scratchpad, engine=self.engine)
+        return plan.primitive.bind(args, self.stream)
+
+    def _memory(self, binding: _Binding) -> Memory:
+        """A Memory of the binding's descriptor over its bytes (one per place and
+        descriptor)."""
+        storage, desc = binding.storage, binding.desc
+        key = (*storage.place, desc.key())
+        if key not in self._memories:
+            if storage.base == "argument":  # bound to the caller's array per run
+                memory = Memory(desc, aligned_bytes(binding.nbytes), engine=self.engine)
+                self.argument_memories[storage.index].append(memory)
+            else:
+                base = self.arena if storage.base == "arena" else storage.array
+                memory = Memory(desc, base, storage.offset, engine=self.engine)
+            self._memories[key] = memory
+        return self._memories[key]
+
+    def array_of(self, storage: _Storage, memory: MemoryType) -> np.ndarray:
+        """The logical (plain) array of a memory, over its current bytes."""
+        base = {"argument": None, "arena": self.arena}.get(storage.base, storage.array)
+        if base is None:
+            base = self.bound[storage.index]
+        raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
+        return raw.view(memory.data_type.numpy).reshape(memory.get_shape())
+
+    def bind(self, arrays: Sequence[np.ndarray], outputs: Sequence[TensorSpec]) -> list[np.ndarray]:
+        """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
+        results = [np.empty(spec.shape, spec.dtype) for spec in outputs]
+        for index, array in enumerate([*map(np.ascontiguousarray, arrays), *results]):
+            self.bound[index] = array
+            for memory in self.argument_memories[index]:
+                memory.set_data_handle(array)
+        return results
+
+    def execute(self, poison_freed: bool) -> None:
+        """Every step in order, then wait; with poison_freed, freed bytes get POISON."""
+        if poison_freed:
+            self.arena.fill(POISON)
+            for step, poison in zip(self.steps, self.poison):
+                step()
+                self.stream.wait()
+                for view in poison:
+                    view.fill(POISON)
+        else:
+            for step in self.steps:
+                step()
+        self.stream.wait()
 
 
 class Executable:
@@ -296,7 +409,6 @@ class Executable:
     ) -> None:
         self.name = function.sym_name.data
         self.engine = engine or Engine.default()
-        self.stream = Stream(self.engine)
         self._cache = cache or default_cache()
         self._weights_dir = weights_dir
         arena_bytes = function.attributes.get("onednn.arena_bytes")
@@ -306,7 +418,6 @@ class Executable:
         if arena is not None and arena.nbytes < self.planned_bytes:
             raise error_at(function, f"needs an arena of {self.planned_bytes} bytes, the one "
                            f"given has {arena.nbytes}")
-        self.arena = aligned_bytes(self.planned_bytes) if arena is None else arena
         self._constants = constants or PackedConstants()
         args = function.body.block.args
         input_names = _names(function, "onednn.inputs")
@@ -318,16 +429,22 @@ class Executable:
             self._spec(n, a) for n, a in zip(output_names, args[len(input_names) :])
         )
         self._input_names = tuple(input_names)
-        self._bound: list[np.ndarray] = [np.empty(0, np.uint8)] * len(args)
         self._storage: dict[SSAValue, _Storage] = {
             a: _Storage("argument", a.index, 0, a) for a in args
         }
-        self._memories: dict[tuple[SSAValue, tuple[object, ...]], Memory] = {}
-        self._argument_memories: list[list[Memory]] = [[] for _ in args]
         self._constant_sizes: dict[object, int] = {}
         """Bytes of each constant array this Executable holds, by id (an array it binds)
         or source key (a loaded array, for a reordered constant): a shared one counts once."""
+        self.plan: list[_PrimitivePlan | _ReferencePlan] = []
+        self.poison_ranges: list[list[tuple[int, int]]] = []
+        """Per step, the arena byte ranges poison_freed fills after it."""
         self._build(function)
+        del self._storage  # the plan holds what runs need; no IR is kept
+        self._lock = threading.Lock()
+        self._first = self._new_context(function, arena)
+        self._idle = [self._first]
+        self.contexts = 1
+        """Execution contexts made so far: the most runs that were ever under way at once."""
 
     # --- building ----------------------------------------------------------------------------
 
@@ -341,7 +458,7 @@ class Executable:
         return TensorSpec(name, memory.get_shape(), memory.data_type.numpy)
 
     def _build(self, function: func.FuncOp) -> None:
-        pending: list[tuple[KernelCallOp, Primitive | None, dict[str, int], dict]] = []
+        ops: list[KernelCallOp] = []
         for op in function.body.block.ops:
             if isinstance(op, ArenaViewOp):
                 self._define_view(op)
@@ -356,37 +473,44 @@ class Executable:
                     raise error_at(op, "views part of an argument or constant: only arena bytes")
                 self._storage[op.result] = _Storage(
                     source.base, source.index, source.offset + op.offset.data, source.root,
-                    source.array,
                 )
             elif isinstance(op, MemoryConstantOp):
                 self._define_constant(op)
             elif isinstance(op, PrimitiveOp):
-                pending.append(self._prepare_primitive(op))
+                self.plan.append(self._primitive_plan(op))
+                ops.append(op)
             elif isinstance(op, ReferenceOp):
-                pending.append((op, None, {}, {}))
+                self.plan.append(self._reference_plan(op))
+                ops.append(op)
             elif not isinstance(op, ConstantOp | WeightOp | func.ReturnOp):
                 raise error_at(op, "cannot be executed: not an op of a lowered function")
-        scratchpad_size = max(
-            (p.desc.scratchpad_desc().size_bytes for _, p, ids, _ in pending
-             if p is not None and "scratchpad" in ids),
+        self.scratchpad_bytes = max(
+            (p.primitive.desc.scratchpad_desc().size_bytes for p in self.plan
+             if isinstance(p, _PrimitivePlan) and p.scratchpad_arg is not None),
             default=0,
         )
-        self.scratchpad = aligned_bytes(scratchpad_size)
-        self.steps: list[Callable[[], object]] = []
-        self.step_infos: list[StepInfo] = []
-        for op, primitive, ids, exec_descs in pending:
-            if primitive is None:
-                self.steps.append(self._reference_step(op))
-            else:
-                self.steps.append(self._bind_primitive(op, primitive, ids, exec_descs))
-            self.step_infos.append(_step_info(op, primitive))
-        self._plan_poison([op for op, *_ in pending])
+        self.step_infos = [
+            _step_info(op, p.primitive if isinstance(p, _PrimitivePlan) else None)
+            for op, p in zip(ops, self.plan)
+        ]
+        self._plan_poison(ops)
+
+    def _new_context(
+        self, function: func.FuncOp | None = None, arena: np.ndarray | None = None
+    ) -> _Context:
+        """A context for one run at a time; binding errors name the function when given."""
+        try:
+            return _Context(self, arena)
+        except ValueError as error:
+            if function is None:
+                raise DnncError(f"@{self.name}: cannot bind its memories: {error}") from error
+            raise error_at(function, f"cannot bind its memories: {error}") from error
 
     def _define_view(self, op: ArenaViewOp) -> None:
         offset, memory = op.offset.data, _memory_type(op.result)
-        if offset < 0 or offset + memory.nbytes > self.arena.nbytes:
-            raise error_at(op, f"does not fit the arena of {self.arena.nbytes} bytes")
-        self._storage[op.result] = _Storage("arena", 0, offset, op.result, self.arena)
+        if offset < 0 or offset + memory.nbytes > self.planned_bytes:
+            raise error_at(op, f"does not fit the arena of {self.planned_bytes} bytes")
+        self._storage[op.result] = _Storage("arena", 0, offset, op.result)
 
     def _define_constant(self, op: MemoryConstantOp) -> None:
         source = op.tensor.owner
@@ -420,12 +544,13 @@ class Executable:
         primitive = self._acquire(op, handler)
         buffer = aligned_bytes(packed.size_bytes)
         ids = handler.exec_args(primitive.desc)
+        stream = Stream(self.engine)
         primitive.execute(
-            self.stream,
+            stream,
             {ids["src"]: Memory(plain, data, engine=self.engine),
              ids["dst"]: Memory(packed, buffer, engine=self.engine)},
         )
-        self.stream.wait()
+        stream.wait()
         return buffer
 
     def _acquire(self, op: Operation, handler: object) -> Primitive:
@@ -434,9 +559,7 @@ class Executable:
         except DnnlError as error:
             raise error_at(op, f"oneDNN cannot create this primitive: {error}") from error
 
-    def _prepare_primitive(
-        self, op: PrimitiveOp
-    ) -> tuple[KernelCallOp, Primitive, dict[str, int], dict]:
+    def _primitive_plan(self, op: PrimitiveOp) -> _PrimitivePlan:
         descs = {
             role: _desc_of(_memory_type(value))
             for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items())
@@ -446,46 +569,18 @@ class Executable:
             handler = handler_for(op.kind.data, descs, params)
             primitive = self._acquire(op, handler)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
-            return op, primitive, handler.exec_args(pd), handler.exec_descs(pd)
+            ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise error_at(op, f"({op.kind.data}) {error}") from error
+        bindings = tuple(
+            _Binding(ids[role], exec_descs.get(role) or descs[role], self._storage[value],
+                     _memory_type(value).nbytes)
+            for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items())
+            if role in ids  # a sum post-op's argument is the destination itself
+        )
+        return _PrimitivePlan(primitive, bindings, ids.get("scratchpad"))
 
-    def _bind_primitive(
-        self,
-        op: KernelCallOp,
-        primitive: Primitive,
-        ids: dict[str, int],
-        exec_descs: dict[str, MemoryDesc],
-    ) -> Callable[[], object]:
-        args: dict[int, Memory] = {}
-        for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items()):
-            if role in ids:  # a sum post-op's argument is the destination itself
-                desc = exec_descs.get(role) or _desc_of(_memory_type(value))
-                args[ids[role]] = self._memory(value, desc)
-        if "scratchpad" in ids:
-            desc = primitive.desc.scratchpad_desc()
-            assert desc is not None  # exec_args lists it only when there is one
-            args[ids["scratchpad"]] = Memory(desc, self.scratchpad, engine=self.engine)
-        try:
-            return primitive.bind(args, self.stream)
-        except ValueError as error:
-            raise error_at(op, f"({op.kind.data}) cannot bind its memories: {error}") from error
-
-    def _memory(self, value: SSAValue, desc: MemoryDesc) -> Memory:
-        """A Memory of ``desc`` over ``value``'s bytes (one per value and descriptor)."""
-        key = (value, desc.key())
-        if key not in self._memories:
-            storage = self._storage[value]
-            if storage.array is None:  # an argument: bound to the caller's array per run
-                placeholder = aligned_bytes(_memory_type(value).nbytes)
-                memory = Memory(desc, placeholder, engine=self.engine)
-                self._argument_memories[storage.index].append(memory)
-            else:
-                memory = Memory(desc, storage.array, storage.offset, engine=self.engine)
-            self._memories[key] = memory
-        return self._memories[key]
-
-    def _reference_step(self, op: KernelCallOp) -> _ReferenceStep:
+    def _reference_plan(self, op: ReferenceOp) -> _ReferencePlan:
         kernel = getattr(reference, op.kind.data, None)
         if kernel is None or op.kind.data not in reference.__all__:
             raise error_at(op, f"names no reference kernel '{op.kind.data}'")
@@ -496,13 +591,7 @@ class Executable:
                 raise error_at(op, f"reads or writes layout {memory.layout.name}: reference "
                                "kernels take plain layouts")
         params = {name: attribute_value(attr) for name, attr in op.params.data.items()}
-        return _ReferenceStep(self, kernel, ins, outs, params)
-
-    def array_of(self, storage: _Storage, memory: MemoryType) -> np.ndarray:
-        """The logical (plain) array of a memory, over its current bytes."""
-        base = self._bound[storage.index] if storage.array is None else storage.array
-        raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
-        return raw.view(memory.data_type.numpy).reshape(memory.get_shape())
+        return _ReferencePlan(kernel, tuple(ins), tuple(outs), params)
 
     def _plan_poison(self, ops: list[KernelCallOp]) -> None:
         """Lifetimes of the arena roots, what poison_freed fills after each step, and the
@@ -520,11 +609,10 @@ class Executable:
                    self._storage[root].offset + _memory_type(root).nbytes)
             for root in first
         }
-        self._poison: list[list[np.ndarray]] = []
         for index in range(len(ops)):
             live = [ranges[r] for r in first if first[r] <= index < last[r]]
             freed = [ranges[r] for r in first if last[r] == index]
-            self._poison.append([self.arena[lo:hi] for lo, hi in _subtract(freed, live)])
+            self.poison_ranges.append(_subtract(freed, live))
         self.lower_bound_bytes = lower_bound(
             [Lifetime(root, ranges[root][1] - ranges[root][0], first[root], last[root])
              for root in first]
@@ -546,14 +634,26 @@ class Executable:
                 raise input_error(spec.name, array, self.signature())
         return arrays
 
-    def _bind(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
-        outputs = [np.empty(spec.shape, spec.dtype) for spec in self.outputs]
-        for index, array in enumerate([*map(np.ascontiguousarray, arrays), *outputs]):
-            self._bound[index] = array
-            for memory in self._argument_memories[index]:
-                memory.set_data_handle(array)
-        return outputs
+    @property
+    def arena(self) -> np.ndarray:
+        """The first context's arena (the one a caller running alone always runs in)."""
+        return self._first.arena
+
+    @contextmanager
+    def _context(self) -> Iterator[_Context]:
+        """An idle context for one run, returned to the pool after it (a new one if none
+        is idle: another thread is running in each)."""
+        with self._lock:
+            context = self._idle.pop() if self._idle else None
+        if context is None:
+            context = self._new_context()
+            with self._lock:
+                self.contexts += 1
+        try:
+            yield context
+        finally:
+            with self._lock:
+                self._idle.append(context)
 
     def run(
         self,
@@ -562,7 +662,8 @@ class Executable:
         as_dict: bool = False,
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
-        """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name."""
+        """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name.
+        Safe to call from several threads at once (module docstring)."""
         arrays = self._checked_inputs(inputs)
         return self.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
 
@@ -575,18 +676,9 @@ class Executable:
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
-        outputs = self._bind(arrays)
-        if poison_freed:
-            self.arena.fill(POISON)
-            for step, poison in zip(self.steps, self._poison):
-                step()
-                self.stream.wait()
-                for view in poison:
-                    view.fill(POISON)
-        else:
-            for step in self.steps:
-                step()
-        self.stream.wait()
+        with self._context() as context:
+            outputs = context.bind(arrays, self.outputs)
+            context.execute(poison_freed)
         if as_dict:
             return {spec.name: array for spec, array in zip(self.outputs, outputs)}
         return outputs
@@ -596,15 +688,17 @@ class Executable:
     ) -> list[StepTime]:
         """The median time of each step over ``repeats`` runs (after one warm-up run), each
         step timed up to the end of its work (the stream is waited for after it)."""
-        self._bind(self._checked_inputs(inputs))
-        times: list[list[float]] = [[] for _ in self.steps]
-        for repeat in range(repeats + 1):
-            for step, samples in zip(self.steps, times):
-                start = time.perf_counter()
-                step()
-                self.stream.wait()
-                if repeat:
-                    samples.append(time.perf_counter() - start)
+        arrays = self._checked_inputs(inputs)
+        times: list[list[float]] = [[] for _ in self.plan]
+        with self._context() as context:
+            context.bind(arrays, self.outputs)
+            for repeat in range(repeats + 1):
+                for step, samples in zip(context.steps, times):
+                    start = time.perf_counter()
+                    step()
+                    context.stream.wait()
+                    if repeat:
+                        samples.append(time.perf_counter() - start)
         return [StepTime(info, statistics.median(s)) for info, s in zip(self.step_infos, times)]
 
     def memory_report(self) -> MemoryReport:
@@ -612,7 +706,7 @@ class Executable:
             planned_bytes=self.planned_bytes,
             lower_bound_bytes=self.lower_bound_bytes,
             arena_bytes=self.arena.nbytes,
-            scratchpad_bytes=self.scratchpad.nbytes,
+            scratchpad_bytes=self.scratchpad_bytes,
             constant_bytes=sum(self._constant_sizes.values()),
         )
 

@@ -248,7 +248,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     assert isinstance(outputs, dict)  # as_dict
     result: dict[str, Any] = {
         "function": executable.name,
-        "steps": len(executable.steps),
+        "steps": len(executable.step_infos),
         "outputs": [_summary(name, array) for name, array in outputs.items()],
     }
     if args.check:

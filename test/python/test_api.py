@@ -42,7 +42,7 @@ def test_text_with_weights_dir_folds_batch_norm(weights_dir: Path, tmp_path: Pat
     x = np.random.default_rng(1).standard_normal((1, 4, 8, 8), dtype=np.float32)
     optimized = dnnc.compile(CONV_BN, weights_dir=weights_dir)
     plain = dnnc.compile(CONV_BN, pipeline="", weights_dir=weights_dir)
-    assert (len(optimized.steps), len(plain.steps)) == (1, 2)
+    assert (len(optimized.step_infos), len(plain.step_infos)) == (1, 2)
     assert compare(optimized.run([x])[0], plain.run([x])[0]).ok
 
 

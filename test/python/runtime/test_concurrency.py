@@ -1,0 +1,89 @@
+"""One executable, many threads: every result right, no crash.
+
+An Executable is compiled once and shared read-only (primitives, packed constants, the plan);
+each run takes an execution context (arena, scratchpad, stream, bound memories) from the
+executable's pool, so concurrent runs never share bytes. The test calls one static and one
+dynamic executable from 4 threads, 100 runs each with distinct inputs (different shapes on
+the dynamic one), and compares every output with the same input's single-threaded result.
+The graph mixes oneDNN primitives (convolution with post-ops, pooling, matmul) and a
+reference kernel (top_k), which runs numpy on the context's arena.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import dnnc
+from dnnc.runtime.interpreter import compare
+
+THREADS, RUNS = 4, 100
+
+GRAPH = """
+func.func @f(%x: tensor<BATCHx8x10x10xf32>) -> (tensor<BATCHx16x5x5xf32>, tensor<BATCHx16x3xf32>) {
+  %w = dnn.constant dense<0.05> : tensor<16x8x3x3xf32>
+  %b = dnn.constant dense<0.1> : tensor<16xf32>
+  %c = dnn.conv2d %x, %w, %b {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<BATCHx8x10x10xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<BATCHx16x10x10xf32>
+  %r = dnn.eltwise tanh %c : tensor<BATCHx16x10x10xf32>
+  %p = dnn.pool max %r {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<BATCHx16x10x10xf32>) -> tensor<BATCHx16x5x5xf32>
+  %f = dnn.reshape %p : (tensor<BATCHx16x5x5xf32>) -> tensor<BATCHx16x25xf32>
+  %v, %i = dnn.top_k %f {k = 3 : i64} : (tensor<BATCHx16x25xf32>) -> (tensor<BATCHx16x3xf32>, tensor<BATCHx16x3xi64>)
+  func.return %p, %v : tensor<BATCHx16x5x5xf32>, tensor<BATCHx16x3xf32>
+}
+"""
+
+
+def inputs_for(run: int, batch: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(run)
+    return [rng.uniform(-2, 2, (batch, 8, 10, 10)).astype(np.float32)]
+
+
+def hammer(executable: dnnc.Executable | dnnc.DynamicExecutable, batch_of) -> None:
+    """THREADS threads x RUNS runs on `executable`; each output against the sequential one."""
+    cases = [(run, inputs_for(run, batch_of(run))) for run in range(THREADS * RUNS)]
+    expected = {run: executable.run(inputs) for run, inputs in cases}
+    start = threading.Barrier(THREADS)
+
+    def worker(part: int) -> list[str]:
+        start.wait()  # all threads run at once
+        wrong = []
+        for run, inputs in cases[part::THREADS]:
+            for index, (got, want) in enumerate(zip(executable.run(inputs), expected[run])):
+                if got.shape != want.shape or not compare(got, want).ok:
+                    wrong.append(f"run {run} output {index}")
+        return wrong
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        wrong = [w for part in pool.map(worker, range(THREADS)) for w in part]
+    assert wrong == [], f"{len(wrong)} of {len(cases) * 2} outputs wrong: {wrong[:5]}"
+
+
+def test_static_executable_from_four_threads() -> None:
+    executable = dnnc.compile(GRAPH.replace("BATCH", "2"))
+    hammer(executable, lambda run: 2)
+    assert executable.contexts >= 1
+
+
+def test_dynamic_executable_from_four_threads() -> None:
+    executable = dnnc.compile(GRAPH.replace("BATCH", "?"))
+    assert isinstance(executable, dnnc.DynamicExecutable)
+    hammer(executable, lambda run: 1 + run % 3)
+
+
+def test_the_expected_results_are_distinct() -> None:
+    """The comparison could not pass with another run's outputs (guards the test itself)."""
+    executable = dnnc.compile(GRAPH.replace("BATCH", "2"))
+    first, second = (executable.run(inputs_for(run, 2))[0] for run in (0, 1))
+    assert not compare(first, second).ok
+
+
+@pytest.mark.parametrize("poison", [False, True])
+def test_contexts_are_reused_not_piled_up(poison: bool) -> None:
+    """Sequential runs keep using one context; the pool holds no more than ran at once."""
+    executable = dnnc.compile(GRAPH.replace("BATCH", "1"))
+    for run in range(5):
+        executable.run(inputs_for(run, 1), poison_freed=poison)
+    assert executable.contexts == 1
