@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.diagnostics import DnncError
 from dnnc.dialects.dnn import WeightOp
+from dnnc.dialects.onednn import is_lowered
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir import make_context, parse_module, read_source, verify_module
 from dnnc.lowering.specialize import is_dynamic
@@ -122,9 +123,9 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
             options=dynamic, cache=cache,
         )
-    if "onednn.arena_bytes" not in find_function(module, chosen).attributes:
+    if not is_lowered(find_function(module, chosen)):
         run_passes(make_context(), module, lowering)  # unless `pipeline` already lowered it
     lowered = find_function(module, chosen)
-    if "onednn.arena_bytes" not in lowered.attributes:
+    if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
     return Executable(lowered, weights_dir=weights, cache=cache)

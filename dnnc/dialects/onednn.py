@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -45,6 +45,16 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.dialects.types import data_type_of
 from dnnc.kinds import DataType
 from dnnc.layouts import Layout, LayoutError, parse_layout, plain_layout
+
+
+ARENA_BYTES = "onednn.arena_bytes"
+"""The function attribute of a lowered function: the size of its arena. A function that
+has it is in the onednn dialect (dnn passes refuse it; the executor runs it)."""
+
+
+def is_lowered(function: Operation) -> bool:
+    """Whether `function` has been lowered to the onednn dialect."""
+    return ARENA_BYTES in function.attributes
 
 
 @irdl_attr_definition

@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from dnnc.diagnostics import error_at
 from dnnc.dialects.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
 from dnnc.dialects.dnn.base import ints
+from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
 from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
@@ -227,7 +228,7 @@ def lower_function(function: func.FuncOp) -> None:
     for stale in ("arg_attrs", "res_attrs"):
         function.properties.pop(stale, None)
     attributes = function.attributes
-    attributes["onednn.arena_bytes"] = attributes.pop(ARENA_BYTES)
+    attributes[LOWERED_ARENA_BYTES] = attributes.pop(ARENA_BYTES)
     attributes.pop(LOWER_BOUND_BYTES, None)
     names = [a.name_hint or f"arg{i}" for i, a in enumerate(lowering.block.args)]
     inputs = len(types) - len(lowering.outputs)

@@ -28,6 +28,7 @@ from xdsl.passes import ModulePass
 
 from dnnc.diagnostics import DnncError, error_at, location_of
 from dnnc.dialects.onednn import (
+    is_lowered,
     ArenaViewOp,
     ConstantOp,
     KernelCallOp,
@@ -236,5 +237,5 @@ class VerifyBuffersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.walk():
-            if isinstance(function, func.FuncOp) and "onednn.arena_bytes" in function.attributes:
+            if isinstance(function, func.FuncOp) and is_lowered(function):
                 check_buffers(function)

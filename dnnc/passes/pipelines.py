@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_pipeline as parse_xdsl_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from dnnc.diagnostics import DnncError, running_pass
+from dnnc.dialects.onednn import is_lowered
 from dnnc.ir import verify_module
 from dnnc.registry import get_all_passes
 
@@ -152,6 +154,20 @@ AfterPass = Callable[[ModulePass, ModuleOp], None]
 """Called with each pass and the module once the pass has run and the module verified."""
 
 
+def _check_dialect(module_pass: ModulePass, module: ModuleOp) -> None:
+    """A pass of the dnn dialect (``dnn-*``, ``convert-dnn-to-onednn``) refuses a module
+    whose functions are lowered already: one clear error instead of a failure inside it."""
+    if not module_pass.name.startswith(("dnn-", "convert-dnn-")):
+        return
+    for op in module.body.block.ops:
+        if isinstance(op, func.FuncOp) and is_lowered(op):
+            raise DnncError(
+                f"pass '{module_pass.name}' runs on the dnn dialect, but @{op.sym_name.data} "
+                "is lowered to the onednn dialect already (run it with no passes: "
+                "`-p ''`, `--pipeline ''`, pipeline='')"
+            )
+
+
 def run_passes(
     ctx: Context,
     module: ModuleOp,
@@ -165,6 +181,7 @@ def run_passes(
     IR that stops verifying, become a `DnncError` that names the pass.
     """
     for module_pass in expand_pipelines(passes):
+        _check_dialect(module_pass, module)
         with running_pass(module_pass.name):
             try:
                 module_pass.apply(ctx, module)

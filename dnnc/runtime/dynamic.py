@@ -45,10 +45,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 
-from dnnc import shapes
 from dnnc.diagnostics import DnncError, error_at
 from dnnc.dialects.dnn import shape_of
 from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.onednn import ARENA_BYTES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir import make_context
 from dnnc.lowering.specialize import input_name, specialize, unfuse_invalid_post_ops
@@ -57,6 +57,7 @@ from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.executor import (
     Executable,
     PackedConstants,
+    TensorSpec,
     aligned_bytes,
     input_error,
     ordered_inputs,
@@ -150,14 +151,15 @@ class DynamicExecutable:
             data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
         )
         self._ranks = tuple(len(shape_of(a)) for a in self._args)
+        self.inputs = tuple(
+            TensorSpec(n, tuple(shape_of(a)), d)
+            for n, d, a in zip(self.input_names, self._dtypes, self._args)
+        )
+        """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
 
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
-        inputs = ", ".join(
-            f"{n}: {d}[{', '.join('?' if s == shapes.DYNAMIC else str(s) for s in shape_of(a))}]"
-            for n, d, a in zip(self.input_names, self._dtypes, self._args)
-        )
-        return f"@{self.name}({inputs})"
+        return f"@{self.name}({', '.join(map(str, self.inputs))})"
 
     def run(
         self,
@@ -209,7 +211,7 @@ class DynamicExecutable:
 
     def _executable(self, lowered: func.FuncOp) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""
-        need = lowered.attributes["onednn.arena_bytes"]
+        need = lowered.attributes[ARENA_BYTES]
         assert isinstance(need, IntegerAttr)  # the lowering always sets it
         size = need.value.data
         cap = self.options.max_arena_bytes

@@ -51,6 +51,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from dnnc.diagnostics import DnncError, error_at, location_of
 from dnnc.dialects.dnn import ConstantOp, WeightOp
 from dnnc.dialects.onednn import (
+    ARENA_BYTES,
     ArenaViewOp,
     KernelCallOp,
     MemoryType,
@@ -89,14 +90,15 @@ def aligned_bytes(size: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One input or output of an Executable."""
+    """One input or output of an Executable (a DynamicExecutable's ``?`` dims are -1)."""
 
     name: str
     shape: tuple[int, ...]
     dtype: np.dtype
 
     def __str__(self) -> str:
-        return f"{self.name}: {self.dtype}[{', '.join(map(str, self.shape))}]"
+        dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
+        return f"{self.name}: {self.dtype}[{dims}]"
 
 
 @dataclass(frozen=True)
@@ -252,6 +254,11 @@ def ordered_inputs(
     """The inputs (by name or in order) as arrays in the order of ``names``; DnncError
     for missing or unknown names or a wrong count, quoting ``signature()`` (called only
     then)."""
+    if not isinstance(inputs, Mapping | Sequence) or isinstance(inputs, str | bytes):
+        raise DnncError(
+            f"inputs must be a dict of arrays by name or a list of arrays in order, got "
+            f"{type(inputs).__name__}; expected {signature()}"
+        )
     if isinstance(inputs, Mapping):
         if set(inputs) != set(names):
             missing = sorted(set(names) - set(inputs))
@@ -411,7 +418,7 @@ class Executable:
         self.engine = engine or Engine.default()
         self._cache = cache or default_cache()
         self._weights_dir = weights_dir
-        arena_bytes = function.attributes.get("onednn.arena_bytes")
+        arena_bytes = function.attributes.get(ARENA_BYTES)
         if not isinstance(arena_bytes, IntegerAttr):
             raise error_at(function, "has no onednn.arena_bytes: run the lowering first")
         self.planned_bytes = arena_bytes.value.data

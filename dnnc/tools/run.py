@@ -1,7 +1,7 @@
 """dnnc-run: compile a .mlir file with dnnc.compile and run it on oneDNN.
 
     dnnc-run model.mlir [--function f] [--pipeline dnn-optimize]
-             [--input x=x.npy ...] [--inputs inputs.npz] [--seed 0]
+             [--input x=x.npy ...] [--inputs inputs.npz] [--shape x=1x16 ...] [--seed 0]
              [--check] [--benchmark N] [--profile] [--report-memory] [--json]
     dnnc-run --version [--json]
 
@@ -10,7 +10,8 @@ oneDNN version, CPU, effective ISA, whether bf16 compute is native, and oneDNN's
 implementation of each primitive kind in f32, bf16 and s8) and exits.
 
 Inputs not given by ``--input`` / ``--inputs`` are random, from ``--seed``: floats uniform in
-[-1, 1), integers in [-4, 4] (unsigned: [0, 8]). Prints each output's shape, element type and
+[-1, 1), integers in [-4, 4] (unsigned: [0, 8]), of the shape ``--shape`` gives where the
+function has ``?`` dimensions (the plan of those shapes then runs). Prints each output's shape, element type and
 range, then what the options ask for:
 * ``--check``: runs the unoptimized function with the reference interpreter on the same
   inputs and prints the max abs / rel error of each output; exit 1 when one is over the
@@ -44,6 +45,7 @@ import numpy as np
 from dnnc.api import compile, find_function, load_module
 from dnnc.diagnostics import DnncError, show_warnings_plainly
 from dnnc.kinds import DataType
+from dnnc.runtime.dynamic import DynamicExecutable
 from dnnc.runtime.executor import Executable, TensorSpec
 from dnnc.runtime.interpreter import compare, interpret
 from dnnc.target import target_info
@@ -69,6 +71,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
                         help="an input array from a .npy file (repeatable)")
     parser.add_argument("--inputs", metavar="FILE.npz", help="input arrays by name")
+    parser.add_argument("--shape", action="append", default=[], metavar="NAME=1x3x224x224",
+                        help="the shape of a random input with ? dimensions (repeatable)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument("--check", action="store_true", help="compare with the interpreter")
     parser.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
@@ -78,6 +82,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.file is None and not args.version:
         parser.error("the following arguments are required: file")
+    if args.seed < 0:
+        raise DnncError(f"--seed needs a number >= 0, got {args.seed}")
     if args.benchmark is not None and args.benchmark < 1:
         raise DnncError(f"--benchmark needs a positive number of runs, got {args.benchmark}")
     return args
@@ -118,6 +124,30 @@ def _given_inputs(args: argparse.Namespace, specs: Sequence[TensorSpec]) -> dict
     return given
 
 
+def _shapes(args: argparse.Namespace, specs: Sequence[TensorSpec]) -> dict[str, tuple[int, ...]]:
+    """The --shape options by input name, each checked against the input's declaration."""
+    by_name = {spec.name: spec for spec in specs}
+    chosen: dict[str, tuple[int, ...]] = {}
+    for item in args.shape:
+        name, separator, text = item.partition("=")
+        try:
+            shape = tuple(int(d) for d in text.split("x")) if separator and text else None
+        except ValueError:
+            shape = None
+        if not name or shape is None or min(shape) < 0:
+            raise DnncError(f"--shape '{item}': expected NAME=DxDx... (e.g. x=1x3x224x224)")
+        spec = by_name.get(name)
+        if spec is None:
+            raise DnncError(f"--shape names unknown input '{name}': the inputs are "
+                            f"{', '.join(by_name)}")
+        if len(shape) != len(spec.shape) or any(
+            d >= 0 and d != s for d, s in zip(spec.shape, shape)
+        ):
+            raise DnncError(f"--shape {item} does not fit input {spec}")
+        chosen[name] = shape
+    return chosen
+
+
 def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
     if DataType.of_numpy(spec.dtype) in (DataType.F32, DataType.BF16, DataType.F16):
         return rng.uniform(-1.0, 1.0, spec.shape).astype(np.float32).astype(spec.dtype)
@@ -125,13 +155,23 @@ def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
     return rng.integers(low, high, spec.shape, endpoint=True).astype(spec.dtype)
 
 
-def _inputs(args: argparse.Namespace, executable: Executable) -> dict[str, np.ndarray]:
+def _inputs(
+    args: argparse.Namespace, executable: Executable | DynamicExecutable
+) -> dict[str, np.ndarray]:
     given = _given_inputs(args, executable.inputs)
+    shapes = _shapes(args, executable.inputs)
     rng = np.random.default_rng(args.seed)
-    return {
-        spec.name: given[spec.name] if spec.name in given else _random_array(rng, spec)
-        for spec in executable.inputs
-    }
+    inputs = {}
+    for spec in executable.inputs:
+        if spec.name in given:
+            inputs[spec.name] = given[spec.name]
+            continue
+        shape = shapes.get(spec.name, spec.shape)
+        if min(shape, default=0) < 0:
+            raise DnncError(f"input {spec} has ? dimensions: give its shape with "
+                            f"--shape {spec.name}=..., or an array with --input")
+        inputs[spec.name] = _random_array(rng, TensorSpec(spec.name, shape, spec.dtype))
+    return inputs
 
 
 def _summary(name: str, array: np.ndarray) -> dict[str, object]:
@@ -242,8 +282,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.version:
         _print_version(args.json)
         return 0
-    executable = compile(args.file, args.pipeline, function=args.function)
-    inputs = _inputs(args, executable)
+    compiled = compile(args.file, args.pipeline, function=args.function)
+    inputs = _inputs(args, compiled)
+    executable = (
+        compiled.plan_for(tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs))
+        if isinstance(compiled, DynamicExecutable)
+        else compiled
+    )  # a dynamic function runs the plan of these shapes (checked by run below)
     outputs = executable.run(inputs, as_dict=True)
     assert isinstance(outputs, dict)  # as_dict
     result: dict[str, Any] = {

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,6 +47,9 @@ from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
 from dnnc.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.layouts import Layout, plain_layout
 
+
+MAX_TENSOR_BYTES = 2**47
+"""The largest tensor dnn accepts: 128 TiB, the user address space of x86-64 CPUs."""
 
 _VALUE_TYPES = ", ".join(str(t) for t, d in DATA_TYPES.items() if d is not DataType.S64)
 
@@ -171,6 +175,13 @@ class DnnOp(IRDLOperation):
         elif DATA_TYPES.get(element) in (None, DataType.S64):
             raise VerifyException(
                 f"{name} has element type {element}, expected one of {_VALUE_TYPES}"
+            )
+        static = [d for d in type_.get_shape() if d >= 0]
+        size = math.prod(static) * DATA_TYPES[element].itemsize
+        if size > MAX_TENSOR_BYTES:
+            raise VerifyException(
+                f"{name} ({shapes.format_shape(tuple(type_.get_shape()))}) holds {size} bytes, "
+                f"more than the {MAX_TENSOR_BYTES} (128 TiB) a CPU can address"
             )
         encoding = type_.encoding
         if isinstance(encoding, NoneAttr):

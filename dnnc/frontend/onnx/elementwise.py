@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import AnyFloat
 
 from dnnc.dialects.dnn import CastOp, shape_of
 from dnnc.dialects.types import element_type_of
-from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
 from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 
@@ -127,7 +127,7 @@ def convert_cast(imp: Importer, node: Node) -> Value:
         data_type = None
     if data_type in (None, DataType.S64):
         raise imp.error(
-            node, f"cast to {helper.tensor_dtype_to_string(to)} of a run-time tensor: dnn "
+            node, f"cast to {dtype_name(to)} of a run-time tensor: dnn "
             "tensors are f32, bf16, f16, i8, ui8 or i32"
         )
     src = imp.tensor(node, 0)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper
 
 from dnnc.diagnostics import DnncError
@@ -52,11 +53,20 @@ class Node:
         """An attribute's value (ints, floats, strings as ``str``, lists, tensors as numpy)."""
         for attribute in self.proto.attribute:
             if attribute.name == name:
-                value = helper.get_attribute_value(attribute)
+                try:
+                    value = helper.get_attribute_value(attribute)
+                except ValueError as error:  # a type ONNX itself cannot read
+                    value = None
+                    reason = str(error)
+                else:
+                    reason = f"its type is {attribute.type}"
+                if value is None:
+                    raise DnncError(f"node '{self.label}' ({self.op_type}): attribute "
+                                    f"'{name}' has no value ({reason})")
                 if isinstance(value, bytes):
                     return value.decode()
                 if isinstance(value, onnx.TensorProto):
-                    return numpy_helper.to_array(value)
+                    return tensor_value(value, f"node '{self.label}' attribute '{name}'")
                 return value
         return default
 
@@ -128,6 +138,22 @@ def constant_node_value(node: Node) -> np.ndarray:
     raise DnncError(f"Constant node '{node.label}' has no supported value attribute")
 
 
+def tensor_value(tensor: onnx.TensorProto, what: str) -> np.ndarray:
+    """A TensorProto's array; DnncError naming `what` when its data do not make one."""
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError) as error:
+        raise DnncError(f"{what} cannot be read as a tensor: {error}") from error
+
+
+def dtype_name(elem_type: int) -> str:
+    """ONNX's name of a tensor element type (``FLOAT``), or its number if ONNX has none."""
+    try:
+        return helper.tensor_dtype_to_string(elem_type)
+    except (KeyError, ValueError):
+        return f"element type {elem_type}"
+
+
 def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
     """The shape-inferred graph of a model file or proto; DnncError for unusable models."""
     if not isinstance(model, onnx.ModelProto):
@@ -135,6 +161,11 @@ def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
             model = onnx.load(os.fspath(model))
         except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
             raise DnncError(f"cannot read ONNX model '{os.fspath(model)}': {error}") from error
+        except DecodeError as error:
+            raise DnncError(
+                f"cannot read ONNX model '{os.fspath(model)}': not an ONNX protobuf, or "
+                f"truncated ({error})"
+            ) from error
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
         raise DnncError(
@@ -149,7 +180,7 @@ def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
     nodes = [
         Node(proto, proto.name or f"#{index} (unnamed)") for index, proto in enumerate(graph.node)
     ]
-    initializers = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    initializers = {t.name: tensor_value(t, f"initializer '{t.name}'") for t in graph.initializer}
     value_infos = {
         v.name: v for v in (*graph.input, *graph.value_info, *graph.output)
     }

@@ -49,7 +49,7 @@ from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.gelu import ERF_HINT
-from dnnc.frontend.onnx.graph import Graph, Node
+from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
 from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg
 
 Value = SSAValue | np.ndarray
@@ -135,7 +135,11 @@ class Importer:
         """Input ``index`` as an SSA value; a constant is materialized (with ``rank``: first
         given leading 1s up to that rank, as broadcasting would)."""
         name = node.input(index)
-        value = self.values[name]
+        value = self.values.get(name)
+        if value is None:
+            what = f"'{name}'" if name else "(absent)"
+            raise self.error(node, f"input {index} {what} is required, and no node, initializer "
+                                   "or graph input defines it")
         if isinstance(value, SSAValue):
             return value
         return self.materialize(node, value, name, rank)
@@ -315,9 +319,15 @@ class Importer:
                 f"graph input '{value_info.name}' is of {kind} type: only tensors are supported"
             )
         tensor = value_info.type.tensor_type
+        if not tensor.HasField("shape"):
+            raise DnncError(
+                f"graph input '{value_info.name}' has no shape in the model, not even a rank: "
+                "give the model its input shapes (export with example inputs, or "
+                "onnx.tools.update_model_dims.update_inputs_outputs_dims)"
+            )
         data_type = _data_type(tensor.elem_type)
         if data_type in (None, DataType.S64):
-            name = helper.tensor_dtype_to_string(tensor.elem_type)
+            name = dtype_name(tensor.elem_type)
             raise DnncError(
                 f"graph input '{value_info.name}' has element type {name}: dnn tensors are "
                 "f32, bf16, f16, i8, ui8 or i32"

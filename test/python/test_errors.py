@@ -1,0 +1,139 @@
+"""Every user mistake is one DnncError (the CLIs: one `error:` line, exit 1), never a
+traceback: each case below once gave a Python exception from inside dnnc or a library."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import dnnc
+from dnnc.diagnostics import DnncError
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "residual_block.mlir"
+DYNAMIC = """
+func.func @f(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %r = dnn.eltwise relu %x : tensor<?x16xf32>
+  func.return %r : tensor<?x16xf32>
+}
+"""
+
+
+def relu_model(shape: list[int] | None) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
+                          input=stdin)
+
+
+@pytest.mark.parametrize("content", [b"\x08\x07\xff\xff\x12", b"hello, not a model\n", None],
+                         ids=["random-bytes", "text", "truncated"])
+def test_an_unreadable_onnx_file(content: bytes | None, tmp_path: Path) -> None:
+    if content is None:
+        whole = relu_model([2, 3]).SerializeToString()
+        content = whole[: len(whole) // 2]
+    path = tmp_path / "m.onnx"
+    path.write_bytes(content)
+    with pytest.raises(DnncError, match="cannot read ONNX model .*not an ONNX protobuf"):
+        dnnc.import_onnx(path)
+    result = cli("dnnc.tools.import_onnx", str(path), "-o", str(tmp_path / "m.mlir"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: cannot read ONNX model")
+
+
+def test_an_onnx_input_without_shape_is_refused_at_import() -> None:
+    with pytest.raises(DnncError, match="graph input 'x' has no shape in the model"):
+        dnnc.import_onnx(relu_model(None))
+
+
+def test_impossible_sizes_are_refused_by_the_verifier() -> None:
+    with pytest.raises(DnncError, match=r"holds \d+ bytes, more than the 140737488355328"):
+        dnnc.compile(dnnc.import_onnx(relu_model([2**40, 2**40])))
+
+
+@pytest.mark.parametrize("inputs", [None, 3, "x", np.zeros((2, 3), np.float32)],
+                         ids=["none", "int", "str", "bare-array"])
+def test_run_with_something_that_is_no_inputs(inputs: object) -> None:
+    executable = dnnc.compile(dnnc.import_onnx(relu_model([2, 3])))
+    with pytest.raises(DnncError, match="inputs must be a dict of arrays by name or a list"):
+        executable.run(inputs)  # type: ignore[arg-type]
+
+
+def test_a_lowered_module_is_refused_by_dnn_passes_and_runs_without_them(
+    tmp_path: Path,
+) -> None:
+    lowered = cli("dnnc.tools.opt", str(EXAMPLE), "-p", "dnn-to-onednn")
+    assert lowered.returncode == 0, lowered.stderr
+    path = tmp_path / "lowered.mlir"
+    path.write_text(lowered.stdout)
+    weights = EXAMPLE.with_suffix(".npz")
+    (tmp_path / weights.name).write_bytes(weights.read_bytes())
+    for args in (["dnnc.tools.opt", str(path), "-p", "dnn-optimize"],
+                 ["dnnc.tools.opt", str(EXAMPLE), "-p", "dnn-to-onednn,dnn-optimize"]):
+        result = cli(*args)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert "runs on the dnn dialect, but @residual_block is lowered" in result.stderr
+    with pytest.raises(DnncError, match="is lowered to the onednn dialect already"):
+        dnnc.compile(path)
+    ran = cli("dnnc.tools.run", str(path), "--pipeline", "")
+    assert ran.returncode == 0 and "result0: float32[1, 16, 16, 16]" in ran.stdout, ran.stderr
+
+
+def test_use_before_definition_is_a_verifier_error() -> None:
+    text = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = dnn.eltwise relu %b : tensor<4xf32>
+  %b = dnn.eltwise tanh %x : tensor<4xf32>
+  func.return %a : tensor<4xf32>
+}"""
+    with pytest.raises(DnncError, match=r"3:3: error: .*operand %b is used before it is defined"):
+        dnnc.compile(text)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seed", "-1"], "error: --seed needs a number >= 0, got -1"),
+        (["--shape", "x=3xa"], "error: --shape 'x=3xa': expected NAME=DxDx"),
+    ],
+)
+def test_dnnc_run_option_errors(args: list[str], message: str) -> None:
+    result = cli("dnnc.tools.run", str(EXAMPLE), *args)
+    assert result.returncode == 1 and result.stderr.startswith(message), result.stderr
+
+
+def test_dnnc_run_on_a_dynamic_function(tmp_path: Path) -> None:
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(DYNAMIC)
+    missing = cli("dnnc.tools.run", str(path))
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("error: input x: float32[?, 16] has ? dimensions: give")
+    wrong = cli("dnnc.tools.run", str(path), "--shape", "x=3x15")
+    assert wrong.stderr.startswith("error: --shape x=3x15 does not fit input x: float32[?, 16]")
+    ran = cli("dnnc.tools.run", str(path), "--shape", "x=3x16", "--check", "--profile")
+    assert ran.returncode == 0, ran.stderr
+    assert "result0: float32[3, 16]" in ran.stdout and "check result0" in ran.stdout
+
+
+def test_dnnc_run_into_a_closed_pipe_ends_quietly() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dnnc.tools.run", str(EXAMPLE), "--profile", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(1)
+    process.stdout.close()  # the reader goes away before the output is written
+    stderr = process.stderr.read().decode()
+    assert process.wait() in (0, 1) and "Traceback" not in stderr and "Broken pipe" not in stderr
