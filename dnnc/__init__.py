@@ -3,7 +3,8 @@
 ``dnnc.import_onnx(model) -> ModuleOp`` (see dnnc.frontend.onnx),
 ``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
 with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
-says what oneDNN offers on this CPU (see dnnc.target). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
+runs many inferences at once (throughput mode, see dnnc.runtime.streams). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from dnnc.frontend.onnx import import_onnx
     from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
+    from dnnc.runtime.streams import Streams
     from dnnc.target import TargetInfo, target_info
 
 _EXPORTS = {
@@ -25,6 +27,7 @@ _EXPORTS = {
     "import_onnx": "dnnc.frontend.onnx",
     "DynamicExecutable": "dnnc.runtime.dynamic",
     "DynamicOptions": "dnnc.runtime.dynamic",
+    "Streams": "dnnc.runtime.streams",
     "TargetInfo": "dnnc.target",
     "target_info": "dnnc.target",
 }
@@ -33,6 +36,7 @@ __all__ = [
     "DynamicExecutable",
     "DynamicOptions",
     "Executable",
+    "Streams",
     "TargetInfo",
     "compile",
     "import_onnx",

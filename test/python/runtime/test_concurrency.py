@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import dnnc
+from dnnc.diagnostics import DnncError
 from dnnc.runtime.interpreter import compare
 
 THREADS, RUNS = 4, 100
@@ -87,3 +88,28 @@ def test_contexts_are_reused_not_piled_up(poison: bool) -> None:
     for run in range(5):
         executable.run(inputs_for(run, 1), poison_freed=poison)
     assert executable.contexts == 1
+
+
+def test_streams_map_keeps_the_order_and_the_results() -> None:
+    """dnnc.Streams (throughput mode): N workers over one executable, outputs in input order."""
+    executable = dnnc.compile(GRAPH.replace("BATCH", "2"))
+    cases = [inputs_for(run, 2) for run in range(40)]
+    expected = [executable.run(inputs) for inputs in cases]
+    with dnnc.Streams(executable, streams=3, threads_per_stream=1) as streams:
+        got = list(streams.map(cases))
+        assert streams.run(cases[0])[0].shape == (2, 16, 5, 5)
+    assert len(got) == len(expected)
+    for outputs, wanted in zip(got, expected):
+        for actual, want in zip(outputs, wanted):
+            assert compare(actual, want).ok
+    assert executable.contexts <= 4  # one per stream, plus the one the test ran in
+
+
+def test_streams_refuse_bad_counts_and_closed_use() -> None:
+    executable = dnnc.compile(GRAPH.replace("BATCH", "1"))
+    with pytest.raises(DnncError, match="streams must be >= 1"):
+        dnnc.Streams(executable, streams=0)
+    streams = dnnc.Streams(executable, streams=1)
+    streams.close()
+    with pytest.raises(DnncError, match="closed"):
+        streams.run(inputs_for(0, 1))
