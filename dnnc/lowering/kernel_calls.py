@@ -153,6 +153,32 @@ _REFERENCE_SLICE = KernelCall(
 )
 
 
+_REFERENCE_ANCHORS: dict[type[DnnOp], KernelCall] = {
+    Conv2DOp: KernelCall(
+        "conv2d", (("src", "src"), ("wei", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        CALLS[Conv2DOp].params, ("result",), reference=True,
+    ),
+    MatmulOp: KernelCall(
+        "matmul", (("lhs", "lhs"), ("rhs", "rhs"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS, ("result",), reference=True,
+    ),
+    InnerProductOp: KernelCall(
+        "inner_product", (("src", "src"), ("wei", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS, ("result",), reference=True,
+    ),
+}
+"""Convolution, matmul and inner product as numpy reference kernels (an empty reduction)."""
+
+
+def _empty_reduction(op: DnnOp) -> bool:
+    """A convolution, matmul or inner product that sums over nothing (a zero-sized operand
+    dimension) into a non-empty result: oneDNN 3.2 then writes no output at all, where the
+    result is its bias and post-ops applied to zeros (ONNX: MatMul with K = 0 gives zeros)."""
+    if type(op) not in _REFERENCE_ANCHORS or 0 in shape_of(op.results[0]):
+        return False
+    return any(0 in shape_of(v) for v in op.operands[:2])
+
+
 def kernel_call(op: DnnOp) -> KernelCall:
     """The call that runs `op`: the table's, except where oneDNN cannot run the case.
 
@@ -160,8 +186,10 @@ def kernel_call(op: DnnOp) -> KernelCall:
     of a commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
     (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory, so
-    it runs the reference kernel.
+    it runs the reference kernel, and so does an empty reduction (_empty_reduction).
     """
+    if _empty_reduction(op):
+        return _REFERENCE_ANCHORS[type(op)]
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
             return _SWAPPED_BINARY

@@ -304,17 +304,19 @@ class _ReferenceStep:
     def _arrange(
         kernel: Callable[..., object], ins: Sequence[tuple[str, _Storage, MemoryType]]
     ) -> tuple[list[tuple[_Storage, MemoryType] | None], list[tuple[_Storage, MemoryType]]]:
-        """Roles named like a positional parameter go there (an absent one is None); the
-        others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
+        """Roles named like a positional parameter go there (an absent one is None, passed
+        as such when ``*args`` follow: a matmul without bias but with post-op arguments);
+        the others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
         by_role = {role: (storage, memory) for role, storage, memory in ins}
         positional: list[tuple[_Storage, MemoryType] | None] = []
         for parameter in inspect.signature(kernel).parameters.values():
             if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
                 break
             positional.append(by_role.pop(parameter.name, None))
-        while positional and positional[-1] is None:
+        variadic = list(by_role.values())
+        while positional and positional[-1] is None and not variadic:
             positional.pop()
-        return positional, list(by_role.values())
+        return positional, variadic
 
     def __call__(self) -> None:
         self.context.stream.wait()  # the primitives before have written what we read

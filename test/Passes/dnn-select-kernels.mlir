@@ -102,3 +102,16 @@ func.func @negative_concat_bf16_kept(%a: tensor<1x16x4x4xbf16>, %b: tensor<1x16x
   %c = dnn.concat %a, %b {axis = 1 : i64} : (tensor<1x16x4x4xbf16>, tensor<1x16x4x4xbf16>) -> tensor<1x32x4x4xbf16>
   func.return %c : tensor<1x32x4x4xbf16>
 }
+
+// -----
+
+/// A matmul over an empty reduction (K = 0) runs the reference kernel: oneDNN would write
+/// no output, where the result is zeros; with K > 0, oneDNN.
+// CHECK-LABEL: func.func @matmul_empty_reduction_reference
+// CHECK:         dnn.matmul {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+// CHECK:         dnn.matmul {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+func.func @matmul_empty_reduction_reference(%a: tensor<3x0xf32>, %b: tensor<0x4xf32>, %c: tensor<3x2xf32>, %d: tensor<2x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %e = dnn.matmul %a, %b : (tensor<3x0xf32>, tensor<0x4xf32>) -> tensor<3x4xf32>
+  %f = dnn.matmul %c, %d : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  func.return %e, %f : tensor<3x4xf32>, tensor<3x4xf32>
+}

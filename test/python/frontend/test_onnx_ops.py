@@ -20,6 +20,7 @@ from onnx_helpers import (
 )
 
 from dnnc.diagnostics import DnncError
+import dnnc
 from dnnc.frontend.onnx import import_onnx
 
 RNG = np.random.default_rng(0)
@@ -281,3 +282,23 @@ def test_ceil_mode_of_a_dynamic_image_is_refused() -> None:
     made.graph.input[0].CopyFrom(value_info("x", [1, 4, "h", "w"]))
     with pytest.raises(DnncError, match="ceil_mode needs static spatial dimensions"):
         import_onnx(made)
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["plain", "with-fused-add"])
+def test_matmul_over_an_empty_reduction_gives_zeros(fused: bool) -> None:
+    """K = 0: ONNX (and ONNX Runtime) give zeros (plus what follows); oneDNN 3.2 writes no
+    output at all, so dnnc runs the reference kernel. The output buffers are first filled
+    with garbage by freeing arrays of 7s, which an unwritten output would show."""
+    nodes = [helper.make_node("MatMul", ["a", "b"], ["m" if fused else "y"])]
+    inputs = {"a": np.zeros((3, 0), np.float32), "b": np.zeros((0, 4), np.float32)}
+    if fused:
+        nodes.append(helper.make_node("Add", ["m", "c"], ["y"]))
+        inputs["c"] = np.arange(12, dtype=np.float32).reshape(3, 4)
+    made = model(nodes, inputs)
+    check(made, inputs)
+    executable = dnnc.compile(import_onnx(made))
+    for _ in range(3):
+        garbage = np.full((3, 4), 7.0, np.float32)
+        del garbage
+        assert np.array_equal(executable.run(list(inputs.values()))[0],
+                              inputs.get("c", np.zeros((3, 4), np.float32)))
