@@ -57,6 +57,7 @@ from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.executor import (
     Executable,
     PackedConstants,
+    StepTime,
     TensorSpec,
     aligned_bytes,
     input_error,
@@ -171,13 +172,26 @@ class DynamicExecutable:
         """The outputs for ``inputs`` (by name or in order), as ``Executable.run``. The
         inputs are checked once, here: element types and ranks, and the plan of their
         shapes takes exactly those shapes."""
+        arrays = self._checked_inputs(inputs)
+        with self._lock:  # one arena for every plan: one run at a time
+            executable = self.plan_for(tuple(a.shape for a in arrays))
+            return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+
+    def profile(
+        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+    ) -> list[StepTime]:
+        """The step times of the plan of these inputs' shapes (as ``Executable.profile``)."""
+        arrays = self._checked_inputs(inputs)
+        with self._lock:
+            return self.plan_for(tuple(a.shape for a in arrays)).profile(arrays, repeats)
+
+    def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
+        """The inputs in order, each of its declared element type and rank."""
         arrays = ordered_inputs(inputs, self.input_names, self.signature)
         for name, dtype, rank, array in zip(self.input_names, self._dtypes, self._ranks, arrays):
             if array.dtype != dtype or array.ndim != rank:
                 raise input_error(name, array, self.signature())
-        with self._lock:  # one arena for every plan: one run at a time
-            executable = self.plan_for(tuple(a.shape for a in arrays))
-            return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+        return arrays
 
     def plan_for(self, signature: Signature) -> Executable:
         """The Executable for these input shapes: the cached plan's, else a new plan's."""

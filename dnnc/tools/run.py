@@ -3,6 +3,7 @@
     dnnc-run model.mlir [--function f] [--pipeline dnn-optimize]
              [--input x=x.npy ...] [--inputs inputs.npz] [--shape x=1x16 ...] [--seed 0]
              [--check] [--benchmark N] [--profile] [--report-memory] [--json]
+             [--threads N] [--save-outputs DIR]
     dnnc-run --version [--json]
 
 ``--version`` prints dnnc's version and what it found on this host (dnnc.target_info():
@@ -16,12 +17,16 @@ range, then what the options ask for:
 * ``--check``: runs the unoptimized function with the reference interpreter on the same
   inputs and prints the max abs / rel error of each output; exit 1 when one is over the
   tolerance of its element type (dnnc.runtime.interpreter.TOLERANCES);
-* ``--benchmark N``: N timed runs after 3 warm-up runs: median, min and max latency;
+* ``--benchmark N``: N timed runs after 3 warm-up runs: median (p50), p90, p99, min and max
+  latency;
 * ``--profile``: median time of every step (primitive kind, location, operand shapes and
   layouts, oneDNN's implementation, share of the total), each step waited for, then the
   count, bytes and time of the reorder steps (the data transforms);
 * ``--report-memory``: planned arena vs its lower bound vs the bytes allocated;
-* ``--json``: all of it as one JSON object on stdout instead of text.
+* ``--json``: all of it as one JSON object on stdout instead of text;
+* ``--threads N``: oneDNN's OpenMP threads (default: OMP_NUM_THREADS, else every core);
+* ``--save-outputs DIR``: each output as ``DIR/<index>.npy``, with ``DIR/outputs.json``
+  mapping the model's output names (any characters) to those files.
 Every user error (unreadable or invalid input, bad option, wrong input array) is one line
 ``error: ...`` (or ``file:line:col: error: ...``) on stderr and exit status 1.
 """
@@ -38,6 +43,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict
 from importlib.metadata import version as package_version
+from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
@@ -47,6 +53,7 @@ from dnnc.diagnostics import DnncError, show_warnings_plainly
 from dnnc.kinds import DataType
 from dnnc.runtime.dynamic import DynamicExecutable
 from dnnc.runtime.executor import Executable, TensorSpec
+from dnnc.runtime.streams import set_thread_count
 from dnnc.runtime.interpreter import compare, interpret
 from dnnc.target import target_info
 
@@ -79,6 +86,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", action="store_true", help="time every step")
     parser.add_argument("--report-memory", action="store_true", help="arena bytes")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--threads", type=int, metavar="N", help="oneDNN's OpenMP threads")
+    parser.add_argument("--save-outputs", metavar="DIR", help="write the outputs as .npy files")
     args = parser.parse_args(argv)
     if args.file is None and not args.version:
         parser.error("the following arguments are required: file")
@@ -86,6 +95,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         raise DnncError(f"--seed needs a number >= 0, got {args.seed}")
     if args.benchmark is not None and args.benchmark < 1:
         raise DnncError(f"--benchmark needs a positive number of runs, got {args.benchmark}")
+    if args.threads is not None and args.threads < 1:
+        raise DnncError(f"--threads needs a positive number, got {args.threads}")
     return args
 
 
@@ -208,8 +219,9 @@ def _benchmark(executable: Executable, inputs: dict[str, np.ndarray], runs: int)
         start = time.perf_counter()
         executable.run(inputs)
         times.append(time.perf_counter() - start)
-    return {"runs": runs, "median_ms": statistics.median(times) * 1e3,
-            "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
+    p90, p99 = (float(np.percentile(times, q)) * 1e3 for q in (90, 99))
+    return {"runs": runs, "median_ms": statistics.median(times) * 1e3, "p90_ms": p90,
+            "p99_ms": p99, "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
 
 
 def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str, object]:
@@ -248,6 +260,7 @@ def _print_text(result: dict[str, Any]) -> None:
     if "benchmark" in result:
         b = result["benchmark"]
         print(f"benchmark ({b['runs']} runs after {WARMUP_RUNS} warm-up): median {b['median_ms']:.4f} ms, "
+              f"p90 {b['p90_ms']:.4f} ms, p99 {b['p99_ms']:.4f} ms, "
               f"min {b['min_ms']:.4f} ms, max {b['max_ms']:.4f} ms")
     if "profile" in result:
         print(f"{'#':>3}  {'kind':<28} {'us':>10} {'share':>6}  location / operands")
@@ -258,12 +271,29 @@ def _print_text(result: dict[str, Any]) -> None:
         r = result["profile"]["reorders"]
         print(f"reorders: {r['count']} steps moving {r['bytes']} bytes (read + written), "
               f"{r['us']:.1f} us, {r['share']:.1%} of the run")
+    if "saved" in result:
+        print(f"outputs saved in {result['saved']} (outputs.json maps names to files)")
     if "memory" in result:
         m = result["memory"]
         excess = m["planned_bytes"] / m["lower_bound_bytes"] - 1 if m["lower_bound_bytes"] else 0.0
         print(f"memory: planned {m['planned_bytes']} bytes, lower bound {m['lower_bound_bytes']} "
               f"(+{excess:.1%}), arena allocated {m['arena_bytes']}, scratchpad "
               f"{m['scratchpad_bytes']}, constants {m['constant_bytes']}")
+
+
+def _save_outputs(directory: str, outputs: dict[str, np.ndarray]) -> str:
+    """Each output as ``<index>.npy`` in `directory`, its name in ``outputs.json``."""
+    target = Path(directory)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        files = {}
+        for index, (name, array) in enumerate(outputs.items()):
+            np.save(target / f"{index}.npy", array)
+            files[name] = f"{index}.npy"
+        (target / "outputs.json").write_text(json.dumps(files, indent=2) + "\n")
+    except OSError as error:
+        raise DnncError(f"cannot save the outputs in '{directory}': {error.strerror or error}") from None
+    return str(target)
 
 
 def _print_version(as_json: bool) -> None:
@@ -282,6 +312,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.version:
         _print_version(args.json)
         return 0
+    if args.threads is not None:
+        set_thread_count(args.threads)
     compiled = compile(args.file, args.pipeline, function=args.function)
     inputs = _inputs(args, compiled)
     executable = (
@@ -304,6 +336,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         result["profile"] = _profile(executable, inputs)
     if args.report_memory:
         result["memory"] = asdict(executable.memory_report())
+    if args.save_outputs:
+        result["saved"] = _save_outputs(args.save_outputs, outputs)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()

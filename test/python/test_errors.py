@@ -3,6 +3,7 @@ traceback: each case below once gave a Python exception from inside dnnc or a li
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
     [
         (["--seed", "-1"], "error: --seed needs a number >= 0, got -1"),
         (["--shape", "x=3xa"], "error: --shape 'x=3xa': expected NAME=DxDx"),
+        (["--threads", "0"], "error: --threads needs a positive number, got 0"),
     ],
 )
 def test_dnnc_run_option_errors(args: list[str], message: str) -> None:
@@ -137,3 +139,15 @@ def test_dnnc_run_into_a_closed_pipe_ends_quietly() -> None:
     process.stdout.close()  # the reader goes away before the output is written
     stderr = process.stderr.read().decode()
     assert process.wait() in (0, 1) and "Traceback" not in stderr and "Broken pipe" not in stderr
+
+
+def test_dnnc_run_saves_outputs_by_name_and_reports_percentiles(tmp_path: Path) -> None:
+    result = cli("dnnc.tools.run", str(EXAMPLE), "--benchmark", "5", "--threads", "1",
+                 "--save-outputs", str(tmp_path / "out"), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {"median_ms", "p90_ms", "p99_ms"} <= set(report["benchmark"])
+    files = json.loads((tmp_path / "out" / "outputs.json").read_text())
+    saved = np.load(tmp_path / "out" / files["result0"])
+    assert list(saved.shape) == report["outputs"][0]["shape"]
+    assert float(saved.max()) == pytest.approx(report["outputs"][0]["max"])
