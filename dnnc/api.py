@@ -13,11 +13,19 @@ specializes, lowers and caches a plan per input signature, within ``dynamic`` (i
 ``weights_dir`` when given: the paths are then made absolute in the compiled copy, so that
 constant folding reads the same files as the executor).
 Every problem is a DnncError.
+
+Executables pickle (to ship to worker processes: multiprocessing, Ray) as the recipe that
+compiled them, ``CompileRecipe``: the source (a file path, or IR text), the pipeline, the
+function and the weights directory; unpickling compiles again in the receiving process,
+whose CPU may differ (its own kernels and layouts). A source given as a ModuleOp or an
+``onnx.ModelProto`` object has no such recipe: pickling it is a DnncError that says to
+compile from a path or text.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
@@ -99,6 +107,33 @@ def _anchor_weights(module: ModuleOp, directory: str) -> None:
             op.file = StringAttr(str(weight_path(op, directory)))
 
 
+@dataclass(frozen=True)
+class CompileRecipe:
+    """What ``compile`` was given, enough to compile again elsewhere (module docstring)."""
+
+    source: str
+    """An absolute path (``.mlir`` or ``.onnx``), or IR text."""
+    pipeline: str
+    function: str
+    weights_dir: str | None
+    dynamic: DynamicOptions | None
+
+    def compile(self) -> Executable | DynamicExecutable:
+        return compile(self.source, self.pipeline, function=self.function,
+                       weights_dir=self.weights_dir, dynamic=self.dynamic)
+
+
+def _recipe(source: Source, pipeline: str, function: str, weights_dir: str | None,
+            dynamic: DynamicOptions | None) -> CompileRecipe | None:
+    """The recipe of a path or text source; None for objects (module docstring)."""
+    if isinstance(source, ModuleOp | onnx.ModelProto):
+        return None
+    text = os.fspath(source) if isinstance(source, os.PathLike) else source
+    if isinstance(source, os.PathLike) or _is_path(text) or text.endswith(".onnx"):
+        text = str(Path(text).resolve())
+    return CompileRecipe(text, pipeline, function, weights_dir, dynamic)
+
+
 def compile(  # noqa: A001 - the API's name (dnnc.compile)
     source: Source,
     pipeline: str = "dnn-optimize",
@@ -117,15 +152,20 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
         _anchor_weights(module, weights)
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     dynamic_shapes = is_dynamic(find_function(module, chosen))
+    recipe = _recipe(source, pipeline, chosen, weights, dynamic)
     run_passes(make_context(), module, optimize)
     if dynamic_shapes:
-        return DynamicExecutable(
+        executable = DynamicExecutable(
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
             options=dynamic, cache=cache,
         )
+        executable.recipe = recipe
+        return executable
     if not is_lowered(find_function(module, chosen)):
         run_passes(make_context(), module, lowering)  # unless `pipeline` already lowered it
     lowered = find_function(module, chosen)
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
-    return Executable(lowered, weights_dir=weights, cache=cache)
+    executable = Executable(lowered, weights_dir=weights, cache=cache)
+    executable.recipe = recipe
+    return executable

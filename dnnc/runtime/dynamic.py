@@ -57,6 +57,7 @@ from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.executor import (
     Executable,
     PackedConstants,
+    ShippedByRecipe,
     StepTime,
     TensorSpec,
     aligned_bytes,
@@ -120,7 +121,7 @@ class _Plan:
     bytes: int
 
 
-class DynamicExecutable:
+class DynamicExecutable(ShippedByRecipe):
     """A dynamic function ready to run with any valid input shapes (module docstring)."""
 
     def __init__(

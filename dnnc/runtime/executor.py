@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from xdsl.dialects import func
@@ -403,7 +404,28 @@ class _Context:
         self.stream.wait()
 
 
-class Executable:
+class Recipe(Protocol):
+    """How an executable was compiled: enough to compile it again (dnnc.api.CompileRecipe)."""
+
+    def compile(self) -> object: ...
+
+
+class ShippedByRecipe:
+    """Pickles as its ``recipe``: unpickling compiles again in the receiving process."""
+
+    recipe: Recipe | None = None
+
+    def __reduce__(self) -> tuple[object, tuple[()]]:
+        if self.recipe is None:
+            raise DnncError(
+                "this executable cannot be pickled: it was compiled from a ModuleOp or an "
+                "onnx.ModelProto object, which leave nothing to compile again from; compile "
+                "from a file path or IR text to ship it to other processes"
+            )
+        return self.recipe.compile, ()
+
+
+class Executable(ShippedByRecipe):
     """A lowered function ready to run (module docstring). Build with ``dnnc.compile``."""
 
     def __init__(
