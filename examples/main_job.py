@@ -123,7 +123,7 @@ def main() -> int:
     compiled = time.perf_counter()
     print(f"imported {onnx_path} -> {mlir_path} in {(imported - start) * 1e3:.0f} ms")
     print(f"compiled with dnn-optimize in {(compiled - imported) * 1e3:.0f} ms, "
-          f"{len(executable.steps)} steps")
+          f"{len(executable.step_infos)} steps")
 
     image = np.random.default_rng(1).standard_normal(INPUT_SHAPE, dtype=np.float32)
     (result,) = executable.run([image])
