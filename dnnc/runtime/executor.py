@@ -147,10 +147,15 @@ class _Storage:
     base: str  # "arena", "argument" or "constant"
     index: int  # argument index; 0 otherwise
     offset: int
-    root: SSAValue
-    """The memory that owns the bytes (a reshape shares its source's root)."""
+    root: SSAValue | None
+    """The memory that owns the bytes (a reshape shares its source's root); None once in
+    the plan (``detached``), which keeps no IR."""
     array: np.ndarray | None = None
     """The bytes of a constant (None for the arena and arguments: a context's, a run's)."""
+
+    def detached(self) -> _Storage:
+        """The same place without its IR value (what the plan keeps)."""
+        return _Storage(self.base, self.index, self.offset, None, self.array)
 
     @property
     def place(self) -> tuple[str, int, int, int]:
@@ -604,8 +609,8 @@ class Executable(ShippedByRecipe):
         except (ValueError, DnnlError) as error:
             raise error_at(op, f"({op.kind.data}) {error}") from error
         bindings = tuple(
-            _Binding(ids[role], exec_descs.get(role) or descs[role], self._storage[value],
-                     _memory_type(value).nbytes)
+            _Binding(ids[role], exec_descs.get(role) or descs[role],
+                     self._storage[value].detached(), _memory_type(value).nbytes)
             for role, value in (*op.inputs_by_role().items(), *op.outputs_by_role().items())
             if role in ids  # a sum post-op's argument is the destination itself
         )
@@ -615,8 +620,9 @@ class Executable(ShippedByRecipe):
         kernel = getattr(reference, op.kind.data, None)
         if kernel is None or op.kind.data not in reference.__all__:
             raise error_at(op, f"names no reference kernel '{op.kind.data}'")
-        ins = [(role, self._storage[v], _memory_type(v)) for role, v in op.inputs_by_role().items()]
-        outs = [(self._storage[v], _memory_type(v)) for v in op.outs]
+        ins = [(role, self._storage[v].detached(), _memory_type(v))
+               for role, v in op.inputs_by_role().items()]
+        outs = [(self._storage[v].detached(), _memory_type(v)) for v in op.outs]
         for _, memory in [(s, m) for _, s, m in ins] + outs:
             if not memory.layout.is_plain:
                 raise error_at(op, f"reads or writes layout {memory.layout.name}: reference "

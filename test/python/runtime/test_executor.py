@@ -4,6 +4,8 @@ caller arrays left untouched, poison_freed, profiling and the memory report."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import ml_dtypes
@@ -15,7 +17,9 @@ from dnnc.api import find_function, load_module
 from dnnc.diagnostics import DnncError
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dnnl import PrimitiveDesc
-from dnnc.runtime.executor import POISON
+from dnnc.ir import make_context
+from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.runtime.executor import POISON, Executable
 from dnnc.runtime.interpreter import compare, interpret
 
 T4 = "tensor<1x8x6x6xf32>"
@@ -314,3 +318,17 @@ func.func @f(%x: {t}) -> {t} {{
   func.return %z : {t}
 }}""", pipeline="")
     assert executable.memory_report().constant_bytes == 8 * 6 * 6 * 4
+
+
+def test_an_executable_keeps_no_ir() -> None:
+    """Once built, the plan holds primitives, constants and byte places: the lowered module
+    can be freed (what runs needs nothing of it)."""
+    module, weights_dir = load_module(GRAPHS["conv2d_bias_post_ops"])
+    run_passes(make_context(), module, parse_pipeline("dnn-optimize,dnn-to-onednn"))
+    function = find_function(module)
+    alive = weakref.ref(function)
+    executable = Executable(function, weights_dir=weights_dir)
+    del function, module
+    gc.collect()
+    assert alive() is None
+    assert executable.run(random_inputs(executable))[0].shape == (1, 4, 3, 3)
