@@ -4,7 +4,9 @@
 ``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
 with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
 says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
-runs many inferences at once (throughput mode, see dnnc.runtime.streams). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+runs many inferences at once (throughput mode, see dnnc.runtime.streams). Every user
+mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
+import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dnnc.api import compile
+    from dnnc.diagnostics import DnncError, InputError, ModelError
     from dnnc.frontend.onnx import import_onnx
     from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
@@ -22,6 +25,9 @@ if TYPE_CHECKING:
     from dnnc.target import TargetInfo, target_info
 
 _EXPORTS = {
+    "DnncError": "dnnc.diagnostics",
+    "InputError": "dnnc.diagnostics",
+    "ModelError": "dnnc.diagnostics",
     "compile": "dnnc.api",
     "Executable": "dnnc.runtime.executor",
     "import_onnx": "dnnc.frontend.onnx",
@@ -33,9 +39,12 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "DnncError",
     "DynamicExecutable",
     "DynamicOptions",
     "Executable",
+    "InputError",
+    "ModelError",
     "Streams",
     "TargetInfo",
     "compile",

@@ -1,6 +1,8 @@
 """Diagnostics: one error type with MLIR-style locations, and remarks emitted by passes.
 
-Every user-facing error is a `DnncError` whose text is what mlir-opt would print:
+Every user-facing error is a `DnncError` (subclasses: `ModelError` for ONNX models dnnc
+cannot read or import, `InputError` for run-time inputs that do not fit) whose text is what
+mlir-opt would print:
 
     f.mlir:12:3: error: 'dnn.reorder' op result layout equals the source layout
       %1 = dnn.reorder %0 : ...
@@ -64,11 +66,19 @@ class DnncError(DiagnosticException):
         if self.location is None or self.snippet:
             return self
         snippet = source_snippet(text, self.location.line, self.location.col)
-        return DnncError(self.message, self.location, snippet, self.notes)
+        return type(self)(self.message, self.location, snippet, self.notes)
 
     def with_note(self, note: str) -> "DnncError":
         """This error with one more note line."""
-        return DnncError(self.message, self.location, self.snippet, (*self.notes, note))
+        return type(self)(self.message, self.location, self.snippet, (*self.notes, note))
+
+
+class ModelError(DnncError):
+    """An ONNX model dnnc cannot read or import (the file, a node, an attribute, a type)."""
+
+
+class InputError(DnncError):
+    """Inputs given to ``run`` that do not fit the executable (names, count, dtype, shape)."""
 
 
 def source_snippet(text: str, line: int, col: int, length: int = 1) -> str:

@@ -49,7 +49,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from dnnc.diagnostics import DnncError, error_at, location_of
+from dnnc.diagnostics import DnncError, InputError, error_at, location_of
 from dnnc.dialects.dnn import ConstantOp, WeightOp
 from dnnc.dialects.onednn import (
     ARENA_BYTES,
@@ -261,7 +261,7 @@ def ordered_inputs(
     for missing or unknown names or a wrong count, quoting ``signature()`` (called only
     then)."""
     if not isinstance(inputs, Mapping | Sequence) or isinstance(inputs, str | bytes):
-        raise DnncError(
+        raise InputError(
             f"inputs must be a dict of arrays by name or a list of arrays in order, got "
             f"{type(inputs).__name__}; expected {signature()}"
         )
@@ -269,20 +269,20 @@ def ordered_inputs(
         if set(inputs) != set(names):
             missing = sorted(set(names) - set(inputs))
             unknown = sorted(set(map(str, inputs)) - set(names))
-            raise DnncError(
+            raise InputError(
                 f"inputs: missing {missing}, unknown {unknown}; expected {signature()}"
             )
         return [np.asarray(inputs[name]) for name in names]
     values = list(inputs)
     if len(values) != len(names):
-        raise DnncError(f"{len(values)} inputs given; expected {signature()}")
+        raise InputError(f"{len(values)} inputs given; expected {signature()}")
     return [np.asarray(value) for value in values]
 
 
-def input_error(name: str, array: np.ndarray, signature: str) -> DnncError:
+def input_error(name: str, array: np.ndarray, signature: str) -> InputError:
     """The error for an input of the wrong element type, rank or shape."""
     got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
-    return DnncError(f"input '{name}' is {got}; expected {signature}")
+    return InputError(f"input '{name}' is {got}; expected {signature}")
 
 
 class _ReferenceStep:

@@ -47,7 +47,7 @@ def test_an_unreadable_onnx_file(content: bytes | None, tmp_path: Path) -> None:
         content = whole[: len(whole) // 2]
     path = tmp_path / "m.onnx"
     path.write_bytes(content)
-    with pytest.raises(DnncError, match="cannot read ONNX model .*not an ONNX protobuf"):
+    with pytest.raises(dnnc.ModelError, match="cannot read ONNX model .*not an ONNX protobuf"):
         dnnc.import_onnx(path)
     result = cli("dnnc.tools.import_onnx", str(path), "-o", str(tmp_path / "m.mlir"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
@@ -55,7 +55,7 @@ def test_an_unreadable_onnx_file(content: bytes | None, tmp_path: Path) -> None:
 
 
 def test_an_onnx_input_without_shape_is_refused_at_import() -> None:
-    with pytest.raises(DnncError, match="graph input 'x' has no shape in the model"):
+    with pytest.raises(dnnc.ModelError, match="graph input 'x' has no shape in the model"):
         dnnc.import_onnx(relu_model(None))
 
 
@@ -68,7 +68,7 @@ def test_impossible_sizes_are_refused_by_the_verifier() -> None:
                          ids=["none", "int", "str", "bare-array"])
 def test_run_with_something_that_is_no_inputs(inputs: object) -> None:
     executable = dnnc.compile(dnnc.import_onnx(relu_model([2, 3])))
-    with pytest.raises(DnncError, match="inputs must be a dict of arrays by name or a list"):
+    with pytest.raises(dnnc.InputError, match="inputs must be a dict of arrays by name or a list"):
         executable.run(inputs)  # type: ignore[arg-type]
 
 
@@ -151,3 +151,14 @@ def test_dnnc_run_saves_outputs_by_name_and_reports_percentiles(tmp_path: Path) 
     saved = np.load(tmp_path / "out" / files["result0"])
     assert list(saved.shape) == report["outputs"][0]["shape"]
     assert float(saved.max()) == pytest.approx(report["outputs"][0]["max"])
+
+
+def test_the_error_classes_are_one_family() -> None:
+    """Catching dnnc.DnncError catches every user mistake; the subclasses say which kind."""
+    assert issubclass(dnnc.ModelError, DnncError) and issubclass(dnnc.InputError, DnncError)
+    assert dnnc.DnncError is DnncError
+    executable = dnnc.compile(dnnc.import_onnx(relu_model([2, 3])))
+    with pytest.raises(dnnc.InputError, match="input 'x' is float64"):
+        executable.run([np.zeros((2, 3))])
+    with pytest.raises(dnnc.InputError, match="missing \\['x'\\]"):
+        executable.run({"y": np.zeros((2, 3), np.float32)})

@@ -18,7 +18,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper
 
-from dnnc.diagnostics import DnncError
+from dnnc.diagnostics import ModelError
 
 MIN_OPSET = 11
 MAX_OPSET = 21
@@ -61,7 +61,7 @@ class Node:
                 else:
                     reason = f"its type is {attribute.type}"
                 if value is None:
-                    raise DnncError(f"node '{self.label}' ({self.op_type}): attribute "
+                    raise ModelError(f"node '{self.label}' ({self.op_type}): attribute "
                                     f"'{name}' has no value ({reason})")
                 if isinstance(value, bytes):
                     return value.decode()
@@ -135,15 +135,15 @@ def constant_node_value(node: Node) -> np.ndarray:
         if value is not None:
             dtype = np.float32 if name.startswith("value_float") else np.int64
             return value if isinstance(value, np.ndarray) else np.asarray(value, dtype=dtype)
-    raise DnncError(f"Constant node '{node.label}' has no supported value attribute")
+    raise ModelError(f"Constant node '{node.label}' has no supported value attribute")
 
 
 def tensor_value(tensor: onnx.TensorProto, what: str) -> np.ndarray:
-    """A TensorProto's array; DnncError naming `what` when its data do not make one."""
+    """A TensorProto's array; ModelError naming `what` when its data do not make one."""
     try:
         return numpy_helper.to_array(tensor)
     except (ValueError, TypeError, KeyError) as error:
-        raise DnncError(f"{what} cannot be read as a tensor: {error}") from error
+        raise ModelError(f"{what} cannot be read as a tensor: {error}") from error
 
 
 def dtype_name(elem_type: int) -> str:
@@ -155,27 +155,27 @@ def dtype_name(elem_type: int) -> str:
 
 
 def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
-    """The shape-inferred graph of a model file or proto; DnncError for unusable models."""
+    """The shape-inferred graph of a model file or proto; ModelError for unusable models."""
     if not isinstance(model, onnx.ModelProto):
         try:
             model = onnx.load(os.fspath(model))
         except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
-            raise DnncError(f"cannot read ONNX model '{os.fspath(model)}': {error}") from error
+            raise ModelError(f"cannot read ONNX model '{os.fspath(model)}': {error}") from error
         except DecodeError as error:
-            raise DnncError(
+            raise ModelError(
                 f"cannot read ONNX model '{os.fspath(model)}': not an ONNX protobuf, or "
                 f"truncated ({error})"
             ) from error
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
-        raise DnncError(
+        raise ModelError(
             f"ONNX opset {opset} is not supported: the importer handles opsets "
             f"{MIN_OPSET} to {MAX_OPSET} of the default domain"
         )
     try:
         model = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as error:
-        raise DnncError(f"ONNX shape inference failed: {error}") from error
+        raise ModelError(f"ONNX shape inference failed: {error}") from error
     graph = model.graph
     nodes = [
         Node(proto, proto.name or f"#{index} (unnamed)") for index, proto in enumerate(graph.node)

@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dnnc import shapes
-from dnnc.diagnostics import DnncError
+from dnnc.diagnostics import ModelError
 from dnnc.dialects.dnn import (
     BinaryOp,
     ConstantOp,
@@ -108,9 +108,9 @@ class Importer:
         """``node 'name', opset N`` for messages."""
         return f"node '{node.label}', opset {self.graph.opset}"
 
-    def error(self, node: Node, message: str) -> DnncError:
+    def error(self, node: Node, message: str) -> ModelError:
         """A user error about a node: ``ONNX Conv (node 'c1', opset 17): message``."""
-        return DnncError(f"ONNX {node.op_type} ({self.where(node)}): {message}")
+        return ModelError(f"ONNX {node.op_type} ({self.where(node)}): {message}")
 
     # -- reading operands ---------------------------------------------------------------------
     def has_input(self, node: Node, index: int) -> bool:
@@ -315,12 +315,12 @@ class Importer:
     def _input_type(self, value_info: onnx.ValueInfoProto) -> TensorType:
         if not value_info.type.HasField("tensor_type"):
             kind = value_info.type.WhichOneof("value")
-            raise DnncError(
+            raise ModelError(
                 f"graph input '{value_info.name}' is of {kind} type: only tensors are supported"
             )
         tensor = value_info.type.tensor_type
         if not tensor.HasField("shape"):
-            raise DnncError(
+            raise ModelError(
                 f"graph input '{value_info.name}' has no shape in the model, not even a rank: "
                 "give the model its input shapes (export with example inputs, or "
                 "onnx.tools.update_model_dims.update_inputs_outputs_dims)"
@@ -328,7 +328,7 @@ class Importer:
         data_type = _data_type(tensor.elem_type)
         if data_type in (None, DataType.S64):
             name = dtype_name(tensor.elem_type)
-            raise DnncError(
+            raise ModelError(
                 f"graph input '{value_info.name}' has element type {name}: dnn tensors are "
                 "f32, bf16, f16, i8, ui8 or i32"
             )
@@ -362,10 +362,10 @@ class Importer:
                 value.name_hint = ssa_name(node.outputs[0])
         self.values[node.outputs[0]] = value
 
-    def unsupported(self, node: Node, converters: dict[str, Converter]) -> DnncError:
+    def unsupported(self, node: Node, converters: dict[str, Converter]) -> ModelError:
         """The error for an op type the importer has no converter for."""
         domain = f" of domain '{node.domain}'" if node.domain not in ("", "ai.onnx") else ""
-        return DnncError(
+        return ModelError(
             f"unsupported ONNX op '{node.op_type}'{domain} ({self.where(node)}); supported: "
             f"{', '.join(sorted(converters))} (any op whose inputs are all constant is "
             "folded at import)"
