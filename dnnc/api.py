@@ -128,8 +128,8 @@ def _recipe(source: Source, pipeline: str, function: str, weights_dir: str | Non
     """The recipe of a path or text source; None for objects (module docstring)."""
     if isinstance(source, ModuleOp | onnx.ModelProto):
         return None
-    text = os.fspath(source) if isinstance(source, os.PathLike) else source
-    if isinstance(source, os.PathLike) or _is_path(text) or text.endswith(".onnx"):
+    text = os.fspath(source)
+    if _is_path(text):
         text = str(Path(text).resolve())
     return CompileRecipe(text, pipeline, function, weights_dir, dynamic)
 

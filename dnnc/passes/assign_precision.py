@@ -50,7 +50,7 @@ from dnnc.passes.kernel_table import (
     kernel_of,
     kernel_support,
 )
-from dnnc.target import computes_in, target_info
+from dnnc.target import computes_in, effective_isa, onednn_version
 
 LOWER_PRECISIONS = (DataType.BF16,)
 """The data types ``dtype`` may name."""
@@ -79,7 +79,7 @@ class LowerKernelPrecision(RewritePattern):
         if support is not Support.NATIVE:
             what = "only a reference" if support is Support.REFERENCE else "no"
             remark(op, f"kept f32: oneDNN has {what} {self.dtype} {kernel_kind(op)} on "
-                       f"{target_info().isa}")
+                       f"{effective_isa()}")
             return  # a reference kernel would be far slower than f32; none would fail
         op.attributes[KERNEL] = KernelAttr(KernelLibrary.ONEDNN, self.dtype)
         rewriter.notify_op_modified(op)
@@ -102,9 +102,8 @@ class AssignPrecisionPass(ModulePass):
             )
         dtype = DataType(self.dtype)
         if not computes_in(dtype):
-            info = target_info()
-            warn(f"dnn-assign-precision: oneDNN {info.onednn_version} has no native {dtype} "
+            warn(f"dnn-assign-precision: oneDNN {onednn_version()} has no native {dtype} "
                  f"convolution, matmul or inner product on this CPU (effective ISA "
-                 f"{info.isa}): the graph stays f32")
+                 f"{effective_isa()}): the graph stays f32")
             return  # lowering eltwise alone would add casts and gain nothing
         PatternRewriteWalker(LowerKernelPrecision(dtype), apply_recursively=False).rewrite_module(op)

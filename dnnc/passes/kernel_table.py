@@ -1,8 +1,9 @@
 """The kernel table: what runs each dnn op, in which data types and which layouts.
 
-Data types are the target's answer (``dnnc.target``): oneDNN is asked, for the primitive
-kind an op lowers to, whether it implements a data type on this CPU and with a real kernel
-(``kernel_support``); nothing here assumes an ISA. One table (``LAYOUT_RULES``) says how
+Data types are the target's answer: oneDNN is asked whether it implements a data type on
+this CPU and with a real kernel (``kernel_support``: per primitive kind through
+``dnnc.target``, per op for bf16/f16, where the answer depends on shapes and post-ops);
+nothing here assumes an ISA. One table (``LAYOUT_RULES``) says how
 each op class stands to layouts:
 
 - ``PREFERRED``: the primitive has a layout of its own choice (convolution, matmul, inner

@@ -53,7 +53,7 @@ from dnnc.passes.kernel_table import (
     library_of,
     runs_kernel,
 )
-from dnnc.target import computes_in, target_info
+from dnnc.target import computes_in, effective_isa
 
 
 @dataclass
@@ -86,7 +86,7 @@ def _onednn_data_type(op: DnnOp, data_type: DataType, probe: Probe) -> DataType:
     )
     if native:
         return data_type
-    isa = target_info().isa
+    isa = effective_isa()
     if data_type in REDUCED_FLOATS and kernel_support(op, DataType.F32, probe) is Support.NATIVE:
         remark(op, f"computed in f32: oneDNN has no native {data_type} {kernel_kind(op)} "
                    f"on {isa}")

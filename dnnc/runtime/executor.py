@@ -39,8 +39,7 @@ import math
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -676,21 +675,18 @@ class Executable(ShippedByRecipe):
         """The first context's arena (the one a caller running alone always runs in)."""
         return self._first.arena
 
-    @contextmanager
-    def _context(self) -> Iterator[_Context]:
-        """An idle context for one run, returned to the pool after it (a new one if none
-        is idle: another thread is running in each)."""
+    def _take_context(self) -> _Context:
+        """An idle context for one run (a new one if none is idle: another thread is
+        running in each); give it back with ``_return_context``."""
         with self._lock:
-            context = self._idle.pop() if self._idle else None
-        if context is None:
-            context = self._new_context()
-            with self._lock:
-                self.contexts += 1
-        try:
-            yield context
-        finally:
-            with self._lock:
-                self._idle.append(context)
+            if self._idle:
+                return self._idle.pop()
+            self.contexts += 1
+        return self._new_context()
+
+    def _return_context(self, context: _Context) -> None:
+        with self._lock:
+            self._idle.append(context)
 
     def run(
         self,
@@ -713,9 +709,12 @@ class Executable(ShippedByRecipe):
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
-        with self._context() as context:
+        context = self._take_context()
+        try:
             outputs = context.bind(arrays, self.outputs)
             context.execute(poison_freed)
+        finally:
+            self._return_context(context)
         if as_dict:
             return {spec.name: array for spec, array in zip(self.outputs, outputs)}
         return outputs
@@ -727,7 +726,8 @@ class Executable(ShippedByRecipe):
         step timed up to the end of its work (the stream is waited for after it)."""
         arrays = self._checked_inputs(inputs)
         times: list[list[float]] = [[] for _ in self.plan]
-        with self._context() as context:
+        context = self._take_context()
+        try:
             context.bind(arrays, self.outputs)
             for repeat in range(repeats + 1):
                 for step, samples in zip(context.steps, times):
@@ -736,6 +736,8 @@ class Executable(ShippedByRecipe):
                     context.stream.wait()
                     if repeat:
                         samples.append(time.perf_counter() - start)
+        finally:
+            self._return_context(context)
         return [StepTime(info, statistics.median(s)) for info, s in zip(self.step_infos, times)]
 
     def memory_report(self) -> MemoryReport:

@@ -14,7 +14,7 @@ here.
 The answers hold for the whole process: oneDNN fixes its ISA on first use.
 """
 
-from dnnc.target.host import TargetInfo, target_info
+from dnnc.target.host import TargetInfo, effective_isa, onednn_version, target_info
 from dnnc.target.implementations import (
     COMPUTE_KINDS,
     PROBED_KINDS,
@@ -29,7 +29,9 @@ __all__ = [
     "PROBED_KINDS",
     "TargetInfo",
     "computes_in",
+    "effective_isa",
     "implementation",
+    "onednn_version",
     "runs_natively",
     "target_info",
     "weights_layout",

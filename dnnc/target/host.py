@@ -76,6 +76,13 @@ def effective_isa() -> str:
     return isa_name(_effective_isa_value())
 
 
+def onednn_version() -> str:
+    """The loaded oneDNN's version, ``3.2.0``."""
+    from dnnc.runtime.capi import version
+
+    return ".".join(map(str, version()))
+
+
 def isa_includes(name: str) -> bool:
     """Whether the effective ISA includes oneDNN's ISA `name` (``avx512_core_bf16``): each
     ``dnnl_cpu_isa_t`` value is the set of its instruction-set bits."""
@@ -104,14 +111,14 @@ def cpu_description(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[s
 
 @cache
 def target_info() -> TargetInfo:
-    """This host, found once per process (module docstring of dnnc.target)."""
-    from dnnc.runtime.capi import version
+    """This host, found once per process (module docstring of dnnc.target). It probes every
+    kind in three data types (about 0.25 s): passes ask for what they need instead."""
     from dnnc.target.implementations import PROBED_KINDS, computes_in, implementation
 
     cpu, flags = cpu_description()
     types = (DataType.F32, DataType.BF16, DataType.S8)
     return TargetInfo(
-        onednn_version=".".join(map(str, version())),
+        onednn_version=onednn_version(),
         isa=effective_isa(),
         max_isa=os.environ.get(MAX_ISA_VARIABLE) or None,
         cpu=cpu,
