@@ -25,7 +25,15 @@ class DataType(StrEnum):
     U8 = "u8"
     S32 = "s32"
     S64 = "s64"
-    """Indices of top_k only: no oneDNN primitive reads or writes it."""
+    """64-bit integers (token ids, positions, indices, shapes): oneDNN 3.2 has no primitive
+    for them, so only reference kernels compute on them."""
+    BOOL = "boolean"
+    """Booleans (masks, comparison results), one byte each: reference kernels only."""
+
+    @property
+    def is_onednn(self) -> bool:
+        """Whether oneDNN's primitives compute in this type (s64 and boolean: no)."""
+        return self not in (DataType.S64, DataType.BOOL)
 
     @property
     def numpy(self) -> np.dtype:
@@ -53,6 +61,7 @@ _NUMPY: dict[DataType, type] = {
     DataType.U8: np.uint8,
     DataType.S32: np.int32,
     DataType.S64: np.int64,
+    DataType.BOOL: np.bool_,
 }
 
 

@@ -1,7 +1,8 @@
 """Element types of tensors and memories, and their dnnc data types (kinds.DataType).
 
 `i8` is oneDNN's s8 (MLIR's signless integers are signed in every ML dialect), `ui8` is u8,
-`i32` is s32 and `i64` (top_k indices only) is s64.
+`i32` is s32, `i64` is s64 and `i1` is boolean; oneDNN computes on neither of the last two,
+so ops on them run reference kernels (lowering.kernel_calls).
 """
 
 from xdsl.dialects.builtin import (
@@ -24,6 +25,7 @@ _ELEMENT_TYPES: dict[DataType, Attribute] = {
     DataType.U8: IntegerType(8, Signedness.UNSIGNED),
     DataType.S32: IntegerType(32),
     DataType.S64: IntegerType(64),
+    DataType.BOOL: IntegerType(1),
 }
 DATA_TYPES: dict[Attribute, DataType] = {t: d for d, t in _ELEMENT_TYPES.items()}
 """Element types the dialects accept and the oneDNN data type of each."""

@@ -78,7 +78,10 @@ class _FunctionLowering:
         return op
 
     def copy(self, src: SSAValue, dst: SSAValue, origin: Operation) -> None:
-        self.add(PrimitiveOp("reorder", [("src", src)], [("dst", dst)]), origin)
+        """dst := src: oneDNN's reorder, or the reference one for types oneDNN lacks."""
+        assert isinstance(src.type, MemoryType)  # the lowering's memories
+        kernel = PrimitiveOp if src.type.data_type.is_onednn else ReferenceOp
+        self.add(kernel("reorder", [("src", src)], [("dst", dst)]), origin)
 
     def view(self, memory: SSAValue, type_: MemoryType, origin: Operation) -> SSAValue:
         """`memory` seen as `type_` (itself, or an onednn.reshape of it)."""

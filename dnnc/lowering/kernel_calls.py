@@ -12,7 +12,7 @@ reference kernels take roles named like the dnn operands and results.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute
+from xdsl.irdl import VarOperandDef
 
 from dnnc.dialects.dnn import (
     BatchNormOp,
@@ -45,11 +46,11 @@ from dnnc.dialects.dnn import (
     SliceOp,
     SoftmaxOp,
     SumOp,
-    TopKOp,
     TransposeOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import i64_array, ints
+from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.lowering.buffer_classes import inplace_requests
 from dnnc.passes.post_op_rules import COMMUTATIVE
 
@@ -134,70 +135,81 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     CastOp: _REORDER,
     TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
     SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
-    TopKOp: KernelCall(
-        "top_k", (("src", "src"),), ("k", "axis", "largest", "sorted"), ("values", "indices"),
-        reference=True,
-    ),
 }
-"""The kernel call of every dnn op that runs one (not constant, weight, reshape)."""
+"""The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
+and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
 
 _SWAPPED_BINARY = KernelCall(
     "binary", (("src_0", "rhs"), ("src_1", "lhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
 )
-_REFERENCE_BINARY = KernelCall(
-    "binary", (("lhs", "lhs"), ("rhs", "rhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops"),
-    ("result",), reference=True,
-)
-_REFERENCE_SLICE = KernelCall(
-    "slice", (("src", "src"),), ("starts", "ends", "steps"), ("result",), reference=True
-)
+
+_NOT_PARAMETERS = frozenset({"operandSegmentSizes"})
 
 
-_REFERENCE_ANCHORS: dict[type[DnnOp], KernelCall] = {
-    Conv2DOp: KernelCall(
-        "conv2d", (("src", "src"), ("wei", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
-        CALLS[Conv2DOp].params, ("result",), reference=True,
-    ),
-    MatmulOp: KernelCall(
-        "matmul", (("lhs", "lhs"), ("rhs", "rhs"), ("bias", "bias"), _ANCHOR_POST_ARGS),
-        _ANCHOR_PARAMS, ("result",), reference=True,
-    ),
-    InnerProductOp: KernelCall(
-        "inner_product", (("src", "src"), ("wei", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
-        _ANCHOR_PARAMS, ("result",), reference=True,
-    ),
-}
-"""Convolution, matmul and inner product as numpy reference kernels (an empty reduction)."""
+def _result_data_type(op: DnnOp) -> dict[str, Attribute]:
+    """dnn.cast's target type, which its result type holds: the reference kernel's dtype."""
+    return {"dtype": StringAttr(data_type_of(tensor_type(op.results[0]).get_element_type()))}
+
+
+def reference_call(op: DnnOp) -> KernelCall:
+    """The numpy reference kernel named like `op`, by the interpreter's contract: operands
+    as roles of their own names (variadic ones enumerated), every property a parameter,
+    results in definition order."""
+    definition = op.get_irdl_definition()
+    call = KernelCall(
+        op.name.removeprefix("dnn."),
+        tuple(
+            (f"{name}_" if isinstance(d, VarOperandDef) else name, name)
+            for name, d in definition.operands
+        ),
+        tuple(name for name in definition.properties if name not in _NOT_PARAMETERS),
+        tuple(name for name, _ in definition.results),
+        reference=True,
+    )
+    return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
+
+
+_REFERENCE_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp)
 
 
 def _empty_reduction(op: DnnOp) -> bool:
     """A convolution, matmul or inner product that sums over nothing (a zero-sized operand
     dimension) into a non-empty result: oneDNN 3.2 then writes no output at all, where the
     result is its bias and post-ops applied to zeros (ONNX: MatMul with K = 0 gives zeros)."""
-    if type(op) not in _REFERENCE_ANCHORS or 0 in shape_of(op.results[0]):
+    if not isinstance(op, _REFERENCE_ANCHORS) or 0 in shape_of(op.results[0]):
         return False
     return any(0 in shape_of(v) for v in op.operands[:2])
 
 
-def kernel_call(op: DnnOp) -> KernelCall:
-    """The call that runs `op`: the table's, except where oneDNN cannot run the case.
+def _onednn_types(op: DnnOp) -> bool:
+    """Whether every value of `op` has a type oneDNN computes on (not s64, not boolean)."""
+    return all(
+        data_type_of(tensor_type(v).get_element_type()).is_onednn
+        for v in (*op.operands, *op.results)
+    )
 
-    oneDNN binary broadcasts only its second source, so a broadcast LHS swaps the operands
-    of a commutative algorithm and falls back to the reference kernel otherwise; it writes in
+
+def kernel_call(op: DnnOp) -> KernelCall:
+    """The call that runs `op`: the table's, except where oneDNN cannot run the case, which
+    runs the op's numpy reference kernel (reference_call).
+
+    oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values. Its
+    binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
+    commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
-    (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory, so
-    it runs the reference kernel, and so does an empty reduction (_empty_reduction).
+    (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory,
+    so it runs the reference kernel, and so does an empty reduction (_empty_reduction).
     """
-    if _empty_reduction(op):
-        return _REFERENCE_ANCHORS[type(op)]
+    if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
+        return reference_call(op)
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
             return _SWAPPED_BINARY
-        return _REFERENCE_BINARY
+        return reference_call(op)
     if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
         return _SWAPPED_BINARY
     if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
-        return _REFERENCE_SLICE
+        return reference_call(op)
     return CALLS[type(op)]
 
 

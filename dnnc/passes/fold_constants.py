@@ -309,7 +309,7 @@ class EvaluateConstantOp(RewritePattern):
         if isinstance(op, (ConstantOp, WeightOp)) or not op.operands:
             return  # already a source
         if len(op.results) != 1:
-            return  # top_k: a dnn.constant has one result, and no i64 elements
+            return  # top_k: a dnn.constant has one result
         arrays = [self.sources.constant_of(v) for v in op.operands]
         if any(a is None for a in arrays):
             return  # something is only known at run time

@@ -119,8 +119,8 @@ def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
             types.append(retyped(old, element=src.get_element_type()))
         elif isinstance(op, CastOp):
             types.append(retyped(old, encoding=src.encoding))
-        elif any(value is getattr(op, name) for name in op.INDEX_RESULTS):
-            types.append(old)  # top_k indices stay i64 and plain
+        elif any(value is getattr(op, name) for name in op.RESULT_TYPES):
+            types.append(old)  # a fixed type (top_k indices, comparisons) on reference kernels
         elif old.get_num_dims() == src.get_num_dims():
             types.append(retyped(old, element=src.get_element_type(), encoding=src.encoding))
         else:

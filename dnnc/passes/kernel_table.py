@@ -10,9 +10,9 @@ each op class stands to layouts:
   product); it runs in a layout oneDNN picks when asked with format ``any``;
 - ``AGNOSTIC``: the primitive computes the same in any layout oneDNN supports for it (eltwise,
   binary, pooling, batch norm, sum, concat, LRN, softmax): it takes its producer's layout;
-- ``PLAIN``: plain (row-major) layouts only: reference kernels (top_k, a slice with steps, a
-  binary broadcasting its left operand without swapping), layer norm, reduce, transpose,
-  slices and reshape (a view of plain data).
+- ``PLAIN``: plain (row-major) layouts only: reference kernels (top_k, every op on s64 or
+  boolean values, a slice with steps, a binary broadcasting its left operand without
+  swapping), layer norm, reduce, transpose, slices and reshape (a view of plain data).
 
 Whether an op runs a reference kernel is the lowering's decision (``kernel_calls.kernel_call``),
 taken from there so that the two never disagree. ``Probe`` asks oneDNN itself: the layouts it
@@ -33,6 +33,7 @@ from dnnc.dialects.dnn import (
     BinaryOp,
     CastOp,
     ConcatOp,
+    ConstantOp,
     Conv2DOp,
     DnnOp,
     EltwiseOp,
@@ -46,11 +47,12 @@ from dnnc.dialects.dnn import (
     PoolOp,
     ReduceOp,
     ReorderOp,
+    ReshapeOp,
     SliceOp,
     SoftmaxOp,
     SumOp,
-    TopKOp,
     TransposeOp,
+    WeightOp,
 )
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
@@ -90,9 +92,9 @@ LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     ReduceOp: LayoutRule.PLAIN,
     TransposeOp: LayoutRule.PLAIN,
     SliceOp: LayoutRule.PLAIN,
-    TopKOp: LayoutRule.PLAIN,
 }
-"""Per op class that runs a kernel: how it stands to layouts (module docstring)."""
+"""Per op class that runs a oneDNN primitive: how it stands to layouts (module docstring);
+the ops that run reference kernels only are plain."""
 
 DATA_MOVEMENT_KINDS = frozenset({"reorder", "concat"})
 """Primitive kinds that move data without arithmetic: they run in their operand's type."""
@@ -139,7 +141,7 @@ KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
 
 def runs_kernel(op: Operation) -> bool:
     """Whether an op runs a kernel (every dnn op but sources and dnn.reshape, a view)."""
-    return isinstance(op, DnnOp) and type(op) in LAYOUT_RULES
+    return isinstance(op, DnnOp) and not isinstance(op, ConstantOp | WeightOp | ReshapeOp)
 
 
 def is_reference(op: DnnOp) -> bool:

@@ -191,8 +191,8 @@ class FoldReorderIntoConsumer(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReorderOp, rewriter: PatternRewriter, /) -> None:
-        if data_type_of(tensor_type(op.src).get_element_type()) is DataType.S64:
-            return  # nothing but top_k reads i64
+        if not data_type_of(tensor_type(op.src).get_element_type()).is_onednn:
+            return  # only reference kernels, which read plain layouts, read i64 and i1
         for use in list(op.result.uses):
             reader = use.operation
             if not isinstance(reader, DnnOp) or layout_rule(reader) is LayoutRule.PLAIN:

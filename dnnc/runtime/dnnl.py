@@ -92,18 +92,19 @@ def set_verbose(level: int) -> None:
 _DATA_TYPES: dict[DataType, capi.dnnl_data_type_t] = {
     data_type: capi.dnnl_data_type_t[f"dnnl_{data_type}"]
     for data_type in DataType
-    if f"dnnl_{data_type}" in capi.dnnl_data_type_t.__members__
+    if data_type.is_onednn
 }
 """DataType is spelled as oneDNN spells it (kinds.py), so its names find the constants;
-s64 has none."""
+s64 has none, and no primitive computes on boolean."""
 
 
 def to_dnnl_data_type(data_type: DataType) -> capi.dnnl_data_type_t:
-    """oneDNN's constant for a data type; ValueError for s64, which oneDNN lacks."""
+    """oneDNN's constant for a data type; ValueError for s64 and boolean, on which no
+    oneDNN primitive computes."""
     if data_type not in _DATA_TYPES:
         raise ValueError(
-            f"data type {data_type} has no oneDNN equivalent (only the reference kernels "
-            "handle it, e.g. the indices of top_k)"
+            f"data type {data_type} has no oneDNN primitives (only the reference kernels "
+            "compute on it)"
         )
     return _DATA_TYPES[data_type]
 

@@ -557,7 +557,7 @@ class Executable(ShippedByRecipe):
         else:
             key = ("constant", source.value)
         data = self._constants.get(
-            (*key, _desc_of(memory).key()), lambda: self._constant_data(op, source, memory)
+            (*key, memory), lambda: self._constant_data(op, source, memory)
         )
         self._constant_sizes[id(data)] = data.nbytes  # kept alive by _storage: ids are stable
         if not memory.layout.is_plain:  # the loaded array stays cached by weights.py

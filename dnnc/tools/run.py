@@ -162,6 +162,8 @@ def _shapes(args: argparse.Namespace, specs: Sequence[TensorSpec]) -> dict[str, 
 def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
     if DataType.of_numpy(spec.dtype) in (DataType.F32, DataType.BF16, DataType.F16):
         return rng.uniform(-1.0, 1.0, spec.shape).astype(np.float32).astype(spec.dtype)
+    if spec.dtype == np.bool_:
+        return rng.random(spec.shape) < 0.5
     low, high = (0, 8) if spec.dtype.kind == "u" else (-4, 4)
     return rng.integers(low, high, spec.shape, endpoint=True).astype(spec.dtype)
 

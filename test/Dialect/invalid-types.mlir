@@ -4,8 +4,8 @@
 // RUN: dnnc-opt %s --split-input-file --verify-diagnostics | filecheck %s --check-prefix=NOMODULE
 // NOMODULE-NOT: builtin.module
 
-/// f64 is not a oneDNN data type.
-// CHECK: src has element type f64, expected one of f32, bf16, f16, i8, ui8, i32
+/// f64 is not a dnn element type.
+// CHECK: src has element type f64, expected one of f32, bf16, f16, i8, ui8, i32, i64, i1
 func.func @negative_eltwise_f64(%src: tensor<4xf64>) -> tensor<4xf64> {
   %y = dnn.eltwise relu %src : tensor<4xf64>
   func.return %y : tensor<4xf64>
@@ -13,11 +13,11 @@ func.func @negative_eltwise_f64(%src: tensor<4xf64>) -> tensor<4xf64> {
 
 // -----
 
-/// i64 is only for top_k indices.
-// CHECK: src has element type i64, expected one of f32, bf16, f16, i8, ui8, i32
-func.func @negative_eltwise_i64(%src: tensor<4xi64>) -> tensor<4xi64> {
-  %y = dnn.eltwise abs %src : tensor<4xi64>
-  func.return %y : tensor<4xi64>
+/// Nor is i16 (ONNX's int16): no oneDNN primitive and no reference kernel computes on it.
+// CHECK: src has element type i16, expected one of f32, bf16, f16, i8, ui8, i32, i64, i1
+func.func @negative_eltwise_i16(%src: tensor<4xi16>) -> tensor<4xi16> {
+  %y = dnn.eltwise abs %src : tensor<4xi16>
+  func.return %y : tensor<4xi16>
 }
 
 // -----
@@ -146,7 +146,7 @@ func.func @negative_kernel_unknown_library(%src: tensor<4xf32>) -> tensor<4xf32>
 // -----
 
 /// A kernel type's data type is spelled as oneDNN spells it (s8, not i8).
-// CHECK: Expected `f32`, `bf16`, `f16`, `s8`, `u8`, `s32`, or `s64`.
+// CHECK: Expected `f32`, `bf16`, `f16`, `s8`, `u8`, `s32`, `s64`, or `boolean`.
 func.func @negative_kernel_mlir_type_name(%src: tensor<4xi8>) -> tensor<4xi8> {
   %y = dnn.eltwise relu %src {dnn.kernel = #dnn.kernel<onednn, i8>} : tensor<4xi8>
   func.return %y : tensor<4xi8>

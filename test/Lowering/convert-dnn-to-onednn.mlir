@@ -205,6 +205,20 @@ func.func @top_k(%src: tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
 
 // -----
 
+/// Ops on i64 run reference kernels named like the op, roles named like its operands and
+/// results; an i64 input returned as a result is copied by the reference reorder.
+// CHECK-LABEL: func.func @i64_reference
+// CHECK:         onednn.reference binary ins(lhs = %ids : !onednn.memory<2x3xi64>, rhs = %ids : !onednn.memory<2x3xi64>) outs(result = %{{.*}} : !onednn.memory<2x3xi64>) {alg = "add", post_ops = []}
+// CHECK:         onednn.reference cast ins(src = %{{.*}} : !onednn.memory<2x3xi64>) outs(result = %result0 : !onednn.memory<2x3xf32>) {dtype = "f32"}
+// CHECK-NEXT:    onednn.reference reorder ins(src = %ids : !onednn.memory<2x3xi64>) outs(dst = %result1 : !onednn.memory<2x3xi64>)
+func.func @i64_reference(%ids: tensor<2x3xi64>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+  %s = dnn.binary add %ids, %ids : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+  %f = dnn.cast %s : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  func.return %f, %ids : tensor<2x3xf32>, tensor<2x3xi64>
+}
+
+// -----
+
 /// Results that cannot be written directly are copied at the end: an input, a constant, and a
 /// value returned twice (written into its first result, copied into the second).
 // CHECK-LABEL: func.func @copies_into_results

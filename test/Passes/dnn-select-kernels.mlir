@@ -25,6 +25,25 @@ func.func @top_k_reference(%src: tensor<6x10xf32>) -> tensor<6x3xf32> {
 
 // -----
 
+/// oneDNN computes on neither i64 nor i1: every op on them runs its reference kernel, in
+/// their type; a cast from f32 to i64 too, while f32 ops beside them stay on oneDNN.
+// CHECK-LABEL: func.func @i64_and_i1_reference
+// CHECK:         dnn.binary add {{.*}}dnn.kernel = #dnn.kernel<reference, s64>
+// CHECK-NEXT:    dnn.cast {{.*}}dnn.kernel = #dnn.kernel<reference, s64>
+// CHECK-NEXT:    dnn.binary mul {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// CHECK-NEXT:    dnn.cast {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+// CHECK-NEXT:    dnn.concat {{.*}}dnn.kernel = #dnn.kernel<reference, boolean>
+func.func @i64_and_i1_reference(%ids: tensor<2x3xi64>, %x: tensor<2x3xf32>, %m: tensor<2x3xi1>) -> (tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x6xi1>) {
+  %s = dnn.binary add %ids, %ids : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+  %f = dnn.cast %s : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  %y = dnn.binary mul %f, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %i = dnn.cast %y : (tensor<2x3xf32>) -> tensor<2x3xi64>
+  %c = dnn.concat %m, %m {axis = 1 : i64} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x6xi1>
+  func.return %y, %i, %c : tensor<2x3xf32>, tensor<2x3xi64>, tensor<2x6xi1>
+}
+
+// -----
+
 /// A slice with steps is no sub-memory: the reference kernel; with steps 1, a oneDNN reorder.
 // CHECK-LABEL: func.func @slice_steps_reference
 // CHECK:         dnn.slice {{.*}}dnn.kernel = #dnn.kernel<reference, f32>

@@ -1,13 +1,14 @@
 """What every dnn op shares: tensor type rules, shape-function calls, post-op checks.
 
 ``DnnOp.verify_`` runs, in order:
-1. the type rules of every operand and result: an element type of docs/dialect.md (``i64``
-   only for top_k indices) and, if there is an encoding, a ``#dnn.layout`` of the tensor's
-   rank that is not the implied plain layout;
+1. the type rules of every operand and result: an element type of docs/dialect.md (the
+   fixed type of a result in ``RESULT_TYPES``) and, if there is an encoding, a
+   ``#dnn.layout`` of the tensor's rank that is not the implied plain layout;
 2. the op's own rules, ``verify_op``, mostly a call of its dnnc.shapes function whose
    ``ShapeError`` becomes a ``VerifyException`` (dnnc-opt prefixes the op name);
-3. ``verify_result_types``: results keep the first operand's element type and layout (a
-   result of another rank is plain). dnn.cast and dnn.reorder override it.
+3. ``verify_result_types``: results keep the first operand's element type (but those in
+   ``RESULT_TYPES``) and layout (a result of another rank is plain). dnn.cast and
+   dnn.reorder override it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc import shapes
-from dnnc.dialects.types import DATA_TYPES
+from dnnc.dialects.types import DATA_TYPES, element_type_of
 from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
 from dnnc.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.layouts import Layout, plain_layout
@@ -51,7 +52,7 @@ from dnnc.layouts import Layout, plain_layout
 MAX_TENSOR_BYTES = 2**47
 """The largest tensor dnn accepts: 128 TiB, the user address space of x86-64 CPUs."""
 
-_VALUE_TYPES = ", ".join(str(t) for t, d in DATA_TYPES.items() if d is not DataType.S64)
+_VALUE_TYPES = ", ".join(str(t) for t in DATA_TYPES)
 
 
 @contextmanager
@@ -139,8 +140,9 @@ def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:
 class DnnOp(IRDLOperation):
     """Base of every dnn op (see the module docstring for the verification order)."""
 
-    INDEX_RESULTS: ClassVar[tuple[str, ...]] = ()
-    """Results that hold i64 indices (only top_k has one)."""
+    RESULT_TYPES: ClassVar[dict[str, DataType]] = {}
+    """Results whose element type the op fixes, whatever its operands' (top_k's indices are
+    s64, a comparison's result boolean); the others follow the first operand."""
 
     def named_values(self) -> Iterator[tuple[str, SSAValue, bool]]:
         """Every operand and result with its name (``post_args[1]``) and whether it is a result."""
@@ -167,12 +169,13 @@ class DnnOp(IRDLOperation):
 
     def _verify_tensor_type(self, name: str, type_: TensorType) -> None:
         element = type_.get_element_type()
-        if name in self.INDEX_RESULTS:
-            if element != i64:
+        fixed = self.RESULT_TYPES.get(name)
+        if fixed is not None:
+            if DATA_TYPES.get(element) is not fixed:
                 raise VerifyException(
-                    f"{name} must have element type i64, got {element}"
+                    f"{name} must have element type {element_type_of(fixed)}, got {element}"
                 )
-        elif DATA_TYPES.get(element) in (None, DataType.S64):
+        elif element not in DATA_TYPES:
             raise VerifyException(
                 f"{name} has element type {element}, expected one of {_VALUE_TYPES}"
             )
@@ -213,7 +216,7 @@ class DnnOp(IRDLOperation):
         for name, value, is_result in self.named_values():
             if not is_result:
                 continue
-            if name not in self.INDEX_RESULTS:
+            if name not in self.RESULT_TYPES:
                 self.expect_element_type(name, value, src)
             self.expect_layout(name, value, src)
 

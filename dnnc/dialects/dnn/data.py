@@ -38,6 +38,7 @@ from xdsl.traits import ConstantLike, Pure
 
 from dnnc import shapes
 from dnnc.dialects.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
+from dnnc.kinds import DataType
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 
@@ -127,7 +128,7 @@ class TopKOp(DnnOp):
     best first when ``sorted`` (no oneDNN primitive: reference kernel only)."""
 
     name = "dnn.top_k"
-    INDEX_RESULTS: ClassVar[tuple[str, ...]] = ("indices",)
+    RESULT_TYPES: ClassVar[dict[str, DataType]] = {"indices": DataType.S64}
     src = operand_def(TensorType)
     values = result_def(TensorType)
     indices = result_def(TensorType)

@@ -16,7 +16,13 @@ from xdsl.dialects.builtin import AnyFloat
 from dnnc.dialects.dnn import CastOp, shape_of
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.graph import Node, dtype_name
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.frontend.onnx.importer import (
+    VALUE_TYPE_NAMES,
+    Importer,
+    Value,
+    element_of,
+    tensor_type,
+)
 from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
@@ -125,10 +131,10 @@ def convert_cast(imp: Importer, node: Node) -> Value:
         data_type = DataType.of_numpy(np.dtype(helper.tensor_dtype_to_np_dtype(to)))
     except (KeyError, TypeError, ValueError):
         data_type = None
-    if data_type in (None, DataType.S64):
+    if data_type is None:
         raise imp.error(
-            node, f"cast to {dtype_name(to)} of a run-time tensor: dnn "
-            "tensors are f32, bf16, f16, i8, ui8 or i32"
+            node, f"cast to {dtype_name(to)} of a run-time tensor: dnn tensors are "
+            f"{VALUE_TYPE_NAMES}"
         )
     src = imp.tensor(node, 0)
     element = element_type_of(data_type)

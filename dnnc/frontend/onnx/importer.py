@@ -58,6 +58,9 @@ Value = SSAValue | np.ndarray
 Converter = Callable[["Importer", Node], Value]
 """Emits the dnn ops of one node and returns its (first) output."""
 
+VALUE_TYPE_NAMES = "float32, bfloat16, float16, int8, uint8, int32, int64 or bool"
+"""The ONNX element types dnn tensors hold, for error messages."""
+
 INLINE_LIMIT = 64
 """Arrays with fewer elements are written inline as dnn.constant even with a weights file."""
 
@@ -167,10 +170,10 @@ class Importer:
             data_type = DataType.of_numpy(array.dtype)
         except ValueError:
             data_type = None
-        if data_type in (None, DataType.S64):
+        if data_type is None:
             raise self.error(
                 node, f"a {array.dtype} tensor computed at run time is not supported: dnn "
-                "tensors are f32, bf16, f16, i8, ui8 or i32 (fold it or cast it to one of them)"
+                f"tensors are {VALUE_TYPE_NAMES} (fold it or cast it to one of them)"
             )
         type_ = tensor_type(element_type_of(data_type), array.shape)
         inline = (
@@ -326,11 +329,11 @@ class Importer:
                 "onnx.tools.update_model_dims.update_inputs_outputs_dims)"
             )
         data_type = _data_type(tensor.elem_type)
-        if data_type in (None, DataType.S64):
+        if data_type is None:
             name = dtype_name(tensor.elem_type)
             raise ModelError(
                 f"graph input '{value_info.name}' has element type {name}: dnn tensors are "
-                "f32, bf16, f16, i8, ui8 or i32"
+                f"{VALUE_TYPE_NAMES}"
             )
         dims = [
             d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC

@@ -60,8 +60,10 @@ def to_dtype(values: np.ndarray, dtype: DataType | str | np.dtype | type) -> np.
         if target is DataType.BF16:
             return round_to_bf16(f32).astype(ml_dtypes.bfloat16)
         return f32.astype(target.numpy)
-    if target is DataType.S64:
-        raise ValueError("s64 holds top_k indices only: no kernel converts values to it")
+    if target is DataType.BOOL:
+        return np.asarray(values) != 0  # NaN is true, as in C and ONNX Runtime
     info = np.iinfo(target.numpy)
-    saturated = np.clip(np.nan_to_num(values, nan=0.0), float(info.min), float(info.max))
+    # the largest float64 values inside the range: float(2**63 - 1) itself rounds up out of it
+    low, high = (np.nextafter(float(b), 0.0) for b in (info.min, info.max))
+    saturated = np.clip(np.nan_to_num(values, nan=0.0), low, high)
     return np.rint(saturated).astype(target.numpy)

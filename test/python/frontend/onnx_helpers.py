@@ -19,8 +19,10 @@ from dnnc.runtime.interpreter import interpret
 RTOL = 1e-5
 """fp32 relative tolerance of every comparison with ONNX Runtime (atol the same, for zeros)."""
 
-_ONNX_TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float16): TensorProto.FLOAT16,
-               np.dtype(np.int32): TensorProto.INT32}
+_ONNX_TYPES = {
+    np.dtype(t): helper.np_dtype_to_tensor_dtype(np.dtype(t))
+    for t in (np.float32, np.float16, np.int8, np.uint8, np.int32, np.int64, np.bool_)
+}
 
 
 def value_info(name: str, array_or_shape: np.ndarray | Sequence[int | str], dtype=np.float32):

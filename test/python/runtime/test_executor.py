@@ -115,6 +115,17 @@ func.func @f(%x: tensor<3x10xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>) {
   %v, %i = dnn.top_k %x {k = 4 : i64, largest = false} : (tensor<3x10xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)
   func.return %v, %i : tensor<3x4xf32>, tensor<3x4xi64>
 }""",
+    "i64_and_bool_on_reference_kernels": """
+func.func @f(%ids: tensor<2x3xi64>, %m: tensor<2x3xi1>, %x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x6xi64>, tensor<3x2xi64>, tensor<2x6xi1>, tensor<2x3xi64>) {
+  %c = dnn.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %s = dnn.binary add %ids, %c : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x3xi64>
+  %f = dnn.cast %s : (tensor<2x3xi64>) -> tensor<2x3xf32>
+  %y = dnn.binary mul %f, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %cat = dnn.concat %s, %ids {axis = 1 : i64} : (tensor<2x3xi64>, tensor<2x3xi64>) -> tensor<2x6xi64>
+  %t = dnn.transpose %s {permutation = array<i64: 1, 0>} : (tensor<2x3xi64>) -> tensor<3x2xi64>
+  %mm = dnn.concat %m, %m {axis = 1 : i64} : (tensor<2x3xi1>, tensor<2x3xi1>) -> tensor<2x6xi1>
+  func.return %y, %cat, %t, %mm, %ids : tensor<2x3xf32>, tensor<2x6xi64>, tensor<3x2xi64>, tensor<2x6xi1>, tensor<2x3xi64>
+}""",
     "cast_bf16_roundtrip": """
 func.func @f(%x: tensor<4x8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xf32>) {
   %b = dnn.cast %x : (tensor<4x8xf32>) -> tensor<4x8xbf16>
@@ -134,7 +145,11 @@ func.func @f(%x: {T4}) -> ({T4}, {T4}, {T4}) {{
 
 def random_inputs(executable: dnnc.Executable, seed: int = 0) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    return [rng.uniform(-2, 2, spec.shape).astype(spec.dtype) for spec in executable.inputs]
+    return [
+        rng.random(spec.shape) < 0.5 if spec.dtype == np.bool_
+        else rng.uniform(-2, 2, spec.shape).astype(spec.dtype)
+        for spec in executable.inputs
+    ]
 
 
 def check_against_interpreter(source: str | Path) -> None:
