@@ -7,7 +7,8 @@ its own worker process (this script with ``--worker``) so that the peak RSS is t
 alone (it includes the engine's libraries and the Python interpreter). All engines get the
 same thread count: ``OMP_NUM_THREADS`` for dnnc's oneDNN and PyTorch, ``intra_op_num_threads``
 for ONNX Runtime (all graph optimizations on), ``INFERENCE_NUM_THREADS`` for OpenVINO (CPU,
-latency hint), ``torch.set_num_threads`` under ``torch.inference_mode``. dnnc compiles the
+latency hint, f32 precision: its default is bf16 on CPUs with bf16 instructions),
+``torch.set_num_threads`` under ``torch.inference_mode``. Every engine computes in f32. dnnc compiles the
 imported module with the default pipeline (dnn-optimize, then dnn-to-onednn).
 
 One table: latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
@@ -65,9 +66,10 @@ def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
 def _openvino(path: Path, name: str, threads: int) -> Runner:
     import openvino as ov
 
-    compiled = ov.Core().compile_model(
-        str(path), "CPU", {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"}
-    )
+    compiled = ov.Core().compile_model(str(path), "CPU", {
+        "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
+    })
     request = compiled.create_infer_request()
     return lambda x: request.infer({INPUT_NAME: x})
 

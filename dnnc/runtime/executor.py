@@ -34,6 +34,7 @@ so each source array is loaded once and packed once per memory descriptor.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import math
 import statistics
@@ -218,6 +219,20 @@ class PackedConstants:
             self._arrays[key] = make()
             self.packs += 1
         return self._arrays[key]
+
+
+_DIGEST_BYTES = 4096
+"""dnn.constant values larger than this are keyed by a digest of their bytes, not by the IR
+attribute, which would keep the IR's copy of every packed weight alive."""
+
+
+def _constant_key(source: ConstantOp) -> tuple[object, ...]:
+    """What identifies a dnn.constant's value in PackedConstants: its type and its bytes (a
+    SHA-256 digest of them when large: 0.06 s per 100 MB, once per compile)."""
+    data = source.value.data.data
+    if len(data) <= _DIGEST_BYTES:
+        return ("constant", source.value)
+    return ("constant", source.value.type, hashlib.sha256(data).digest())
 
 
 _Slot = np.ndarray | tuple[_Storage, MemoryType]
@@ -555,7 +570,7 @@ class Executable(ShippedByRecipe):
         if isinstance(source, WeightOp):
             key = ("weight", str(weight_path(source, self._weights_dir).resolve()), source.key)
         else:
-            key = ("constant", source.value)
+            key = _constant_key(source)
         data = self._constants.get(
             (*key, memory), lambda: self._constant_data(op, source, memory)
         )

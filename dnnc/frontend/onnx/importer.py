@@ -182,7 +182,7 @@ class Importer:
             or np.issubdtype(array.dtype, np.integer)
         )
         if inline:
-            data = BytesAttr(np.ascontiguousarray(array).tobytes())
+            data = BytesAttr(_bytes_of(array))
             op: Operation = ConstantOp(DenseIntOrFPElementsAttr(type_, data))
         else:
             assert self.weights_file is not None  # inline otherwise
@@ -389,6 +389,22 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def _bytes_of(array: np.ndarray) -> bytes:
+    """The bytes of a C-contiguous array: the very bytes object it views when it views all
+    of one (an initializer read by graph.load_graph), else a copy."""
+    base = array
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    if (
+        isinstance(base, bytes)
+        and array.flags.c_contiguous
+        and array.nbytes == len(base)
+        and array.ctypes.data == np.frombuffer(base, np.uint8).ctypes.data
+    ):
+        return base
+    return np.ascontiguousarray(array).tobytes()
 
 
 def _data_type(elem_type: int) -> DataType | None:

@@ -347,3 +347,26 @@ def test_an_executable_keeps_no_ir() -> None:
     gc.collect()
     assert alive() is None
     assert executable.run(random_inputs(executable))[0].shape == (1, 4, 3, 3)
+
+
+def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
+    """PackedConstants must not keep the IR's copy of a packed weight alive: a large
+    dnn.constant is keyed by its type and a digest of its bytes (equal values share one
+    entry, different ones never do); a small one by its value."""
+    from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
+
+    from dnnc.dialects.dnn import ConstantOp
+    from dnnc.runtime.executor import _DIGEST_BYTES, _constant_key
+
+    def constant(values: np.ndarray) -> ConstantOp:
+        type_ = TensorType(f32, values.shape)
+        return ConstantOp(DenseIntOrFPElementsAttr(type_, BytesAttr(values.tobytes())))
+
+    big = np.arange(_DIGEST_BYTES, dtype=np.float32)
+    other = big.copy()
+    other[-1] = -1.0
+    a, b, c = constant(big), constant(big.copy()), constant(other)
+    assert _constant_key(a) == _constant_key(b) != _constant_key(c)
+    assert all(part is not a.value and part is not a.value.data for part in _constant_key(a))
+    small = constant(np.ones(4, np.float32))
+    assert _constant_key(small) == ("constant", small.value)

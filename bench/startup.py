@@ -1,0 +1,125 @@
+"""Start-up and memory, side by side: from an ONNX file to the first result, per engine.
+
+For each model of bench/model_zoo.py (exported once to a temporary directory) and each engine,
+a fresh worker process (this script with ``--worker``) measures, in order:
+
+- ``import s``: importing the engine's Python package;
+- ``ready s``: the ONNX file to something that runs (dnnc: ``dnnc.compile(path)``, i.e. import,
+  passes, lowering, primitives and packed weights; ONNX Runtime: ``InferenceSession``;
+  OpenVINO: ``compile_model`` on the CPU in f32 — its default is bf16 on CPUs with bf16
+  instructions);
+- ``first ms``: the first inference;
+- ``peak MiB``: the process's peak resident set (VmHWM), Python and libraries included.
+
+The last columns divide dnnc's peak RSS by the lower of the peers' (the goal of the
+memory issue is <= 0.8) and dnnc's ready time by ONNX Runtime's. Every engine runs with
+``--threads`` threads, f32. Timings on a shared VM are noisy: compare ratios, repeat runs.
+
+    .venv/bin/python bench/startup.py [--models resnet50 bert_layer] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository
+from bench.models import RUNNERS, peak_rss_kib  # noqa: E402
+
+ENGINES = ("dnnc", "onnxruntime", "openvino")
+PACKAGES = {"dnnc": "dnnc", "onnxruntime": "onnxruntime", "openvino": "openvino"}
+
+
+def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -> dict:
+    """The start-up figures of one engine on one model, measured in this process."""
+    start = time.perf_counter()
+    __import__(PACKAGES[engine])
+    imported = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run = RUNNERS[engine](path, name, threads)
+    ready = time.perf_counter()
+    run(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    first = time.perf_counter()
+    return {
+        "import_s": imported - start, "ready_s": ready - imported,
+        "first_ms": (first - ready) * 1e3, "peak_mib": peak_rss_kib() / 1024,
+    }
+
+
+def measure(path: Path, name: str, engine: str, shape: tuple[int, ...], threads: int) -> dict | str:
+    """One worker process's figures, or the last line of its error."""
+    import subprocess
+
+    command = [sys.executable, __file__, "--worker", str(path), name, engine,
+               "--shape", "x".join(map(str, shape)), "--threads", str(threads)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        return ((done.stderr.strip() or "failed").splitlines())[-1][:60]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def table(results: dict[str, dict[str, dict | str]]) -> str:
+    """One row per model and engine, then dnnc's ratios per model."""
+    rows = [["model", "engine", "import s", "ready s", "first ms", "peak MiB"]]
+    for name, by_engine in results.items():
+        for engine, r in by_engine.items():
+            if isinstance(r, str):
+                rows.append([name, engine, "error: " + r, "", "", ""])
+                continue
+            rows.append([name, engine, f"{r['import_s']:.2f}", f"{r['ready_s']:.2f}",
+                         f"{r['first_ms']:.1f}", f"{r['peak_mib']:.0f}"])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
+    for name, by_engine in results.items():
+        ours, peers = by_engine["dnnc"], [r for e, r in by_engine.items() if e != "dnnc"]
+        peers = [r for r in peers if isinstance(r, dict)]
+        ort = by_engine.get("onnxruntime")
+        if isinstance(ours, dict) and peers:
+            lowest = min(r["peak_mib"] for r in peers)
+            line = f"{name}: dnnc peak RSS / lowest peer's = {ours['peak_mib'] / lowest:.2f}"
+            if isinstance(ort, dict):
+                line += f"; dnnc ready / ONNX Runtime's = {ours['ready_s'] / ort['ready_s']:.2f}"
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    names = ("resnet50", "mobilenet_v2", "bert_layer")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="+", choices=names, default=list(names))
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"),
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--shape", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        path, name, engine = options.worker
+        shape = [int(d) for d in options.shape.split("x")]
+        print(json.dumps(worker(Path(path), name, engine, shape, options.threads)))
+        return
+    from bench.model_zoo import MODELS, build
+
+    print(f"threads {options.threads}, f32, each engine in a fresh process")
+    results: dict[str, dict[str, dict | str]] = {}
+    with tempfile.TemporaryDirectory() as directory:
+        for name in options.models:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                path = build(name, directory)
+            shape = MODELS[name].input_shape
+            results[name] = {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

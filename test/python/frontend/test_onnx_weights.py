@@ -1,0 +1,70 @@
+"""How the importer holds an ONNX model's weights: out of the proto before shape inference,
+as arrays over the bytes read from the file, and into dnn.constant without another copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from dnnc.dialects.dnn import ConstantOp
+from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
+from dnnc.frontend.onnx.importer import _bytes_of
+
+RNG = np.random.default_rng(0)
+
+
+def _matmul_model() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
+    """y = x @ w + b with a large w (detached) and a small b (kept in the proto)."""
+    w = RNG.standard_normal((64, 32)).astype(np.float32)
+    b = RNG.standard_normal(32).astype(np.float32)
+    assert w.nbytes > DETACHED_BYTES >= b.nbytes
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 64])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 32])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), w, b
+
+
+def test_a_file_s_large_initializers_are_read_only_arrays_of_its_values(tmp_path: Path) -> None:
+    made, w, b = _matmul_model()
+    onnx.save(made, tmp_path / "m.onnx")
+    graph = load_graph(tmp_path / "m.onnx")
+    np.testing.assert_array_equal(graph.initializers["w"], w)
+    np.testing.assert_array_equal(graph.initializers["b"], b)
+    assert not graph.initializers["w"].flags.writeable  # a view of the bytes read
+    sizes = {t.name: len(t.raw_data) for t in graph.model.graph.initializer}
+    assert sizes == {"w": 0, "b": b.nbytes}  # w left the proto, b stays for data propagation
+
+
+def test_a_caller_s_proto_is_left_as_it_was() -> None:
+    made, w, _ = _matmul_model()
+    before = made.SerializeToString()
+    graph = load_graph(made)
+    np.testing.assert_array_equal(graph.initializers["w"], w)
+    assert made.SerializeToString() == before
+
+
+def test_the_constant_holds_the_initializer_s_bytes_themselves(tmp_path: Path) -> None:
+    made, w, _ = _matmul_model()
+    onnx.save(made, tmp_path / "m.onnx")
+    module = import_onnx(tmp_path / "m.onnx")
+    values = [op.value for op in module.walk() if isinstance(op, ConstantOp)]
+    weight = next(v for v in values if len(v.data.data) == w.nbytes)
+    assert weight.data.data == w.tobytes()
+
+
+def test_bytes_of_shares_a_whole_buffer_and_copies_anything_else() -> None:
+    raw = RNG.standard_normal(24).astype(np.float32).tobytes()
+    whole = np.frombuffer(raw, np.float32).reshape(2, 3, 4)
+    assert _bytes_of(whole) is raw
+    part = whole[:, 1:]
+    assert _bytes_of(part) == np.ascontiguousarray(part).tobytes()
+    transposed = whole.transpose(2, 1, 0)
+    assert _bytes_of(transposed) == np.ascontiguousarray(transposed).tobytes()
+    assert _bytes_of(transposed) is not raw
