@@ -39,7 +39,7 @@ from dnnc.dialects.onednn import is_lowered
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir import make_context, parse_module, read_source, verify_module
 from dnnc.lowering.specialize import is_dynamic
-from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.passes.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.executor import Executable
@@ -153,7 +153,8 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     dynamic_shapes = is_dynamic(find_function(module, chosen))
     recipe = _recipe(source, pipeline, chosen, weights, dynamic)
-    run_passes(make_context(), module, optimize)
+    verify_each = verify_each_pass()
+    run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:
         executable = DynamicExecutable(
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
@@ -162,7 +163,8 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
         executable.recipe = recipe
         return executable
     if not is_lowered(find_function(module, chosen)):
-        run_passes(make_context(), module, lowering)  # unless `pipeline` already lowered it
+        # unless `pipeline` already lowered it
+        run_passes(make_context(), module, lowering, verify_each=verify_each)
     lowered = find_function(module, chosen)
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")

@@ -7,6 +7,7 @@ each step is verified and shows up in `--print-ir-after-all` and remarks under i
 Adding a pass to a pipeline is one line in its `steps`, e.g. `"dnn-fuse-post-ops{max-post-ops=4}"`.
 """
 
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -168,19 +169,33 @@ def _check_dialect(module_pass: ModulePass, module: ModuleOp) -> None:
             )
 
 
+VERIFY_EACH_VARIABLE = "DNNC_VERIFY_EACH"
+"""Set to 1, dnnc.compile verifies the IR after every pass (the tests do), as dnnc-opt does."""
+
+
+def verify_each_pass() -> bool:
+    """Whether dnnc.compile verifies after every pass rather than once at the end (the
+    verifier takes 45% of compiling ResNet-50 when run after each of its 16 passes)."""
+    return os.environ.get(VERIFY_EACH_VARIABLE) == "1"
+
+
 def run_passes(
     ctx: Context,
     module: ModuleOp,
     passes: Sequence[ModulePass],
     *,
     after_pass: AfterPass | None = None,
+    verify_each: bool = True,
 ) -> None:
-    """Run `passes` (pipelines expanded) on `module`, verifying the module after each.
+    """Run `passes` (pipelines expanded) on `module`, verifying the module after each (as
+    mlir-opt does), or with `verify_each` false once after the last.
 
     Remarks emitted by a pass are tagged with its name. A pass that raises an xDSL diagnostic, and
-    IR that stops verifying, become a `DnncError` that names the pass.
+    IR that stops verifying, become a `DnncError` that names the pass (the passes, when
+    verified once: DNNC_VERIFY_EACH=1 then finds which).
     """
-    for module_pass in expand_pipelines(passes):
+    expanded = list(expand_pipelines(passes))
+    for module_pass in expanded:
         _check_dialect(module_pass, module)
         with running_pass(module_pass.name):
             try:
@@ -189,10 +204,17 @@ def run_passes(
                 raise
             except DiagnosticException as error:
                 raise DnncError(f"pass '{module_pass.name}' failed: {error}") from error
-        try:
-            verify_module(module)
-        except DnncError as error:
-            note = f"the IR does not verify after pass '{module_pass.name}'"
-            raise error.with_note(note) from error
+        if verify_each or after_pass is not None:
+            _verify_after(module, f"pass '{module_pass.name}'")
         if after_pass is not None:
             after_pass(module_pass, module)
+    if expanded and not (verify_each or after_pass is not None):
+        names = ",".join(p.name for p in expanded)
+        _verify_after(module, f"passes '{names}' (set {VERIFY_EACH_VARIABLE}=1 to verify after each)")
+
+
+def _verify_after(module: ModuleOp, what: str) -> None:
+    try:
+        verify_module(module)
+    except DnncError as error:
+        raise error.with_note(f"the IR does not verify after {what}") from error

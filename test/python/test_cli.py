@@ -163,6 +163,19 @@ def test_invalid_ir_after_a_pass_names_the_pass() -> None:
     )
 
 
+def test_verified_once_invalid_ir_names_the_passes_and_the_variable() -> None:
+    """dnnc.compile verifies at the end of a pipeline unless DNNC_VERIFY_EACH=1: broken IR is
+    still refused, naming every pass that ran and how to find the one that broke it."""
+    module = parse_module(GOOD, "f.mlir")
+    with pytest.raises(DnncError) as caught:
+        run_passes(make_context(), module, (BreakReturnTypePass(), WithOptionPass()),
+                   verify_each=False)
+    assert str(caught.value).endswith(
+        "note: the IR does not verify after passes 'test-break-return-type,test-with-option' "
+        "(set DNNC_VERIFY_EACH=1 to verify after each)"
+    )
+
+
 def test_a_failing_pass_becomes_a_dnnc_error() -> None:
     module = parse_module(GOOD, "f.mlir")
     with pytest.raises(DnncError, match="pass 'test-refuse' failed: cannot handle this module"):
