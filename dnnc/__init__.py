@@ -4,7 +4,9 @@
 ``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
 with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
 says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
-runs many inferences at once (throughput mode, see dnnc.runtime.streams). Every user
+runs many inferences at once (throughput mode, see dnnc.runtime.streams);
+``dnnc.compile(..., save_to=DIR)`` writes a compiled model that ``dnnc.load(DIR)`` reads
+without compiling (see dnnc.runtime.saved). Every user
 mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
 import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
 load the oneDNN library or onnx.
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from dnnc.frontend.onnx import import_onnx
     from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
+    from dnnc.runtime.saved import load
     from dnnc.runtime.streams import Streams
     from dnnc.target import TargetInfo, target_info
 
@@ -31,6 +34,7 @@ _EXPORTS = {
     "compile": "dnnc.api",
     "Executable": "dnnc.runtime.executor",
     "import_onnx": "dnnc.frontend.onnx",
+    "load": "dnnc.runtime.saved",
     "DynamicExecutable": "dnnc.runtime.dynamic",
     "DynamicOptions": "dnnc.runtime.dynamic",
     "Streams": "dnnc.runtime.streams",
@@ -49,6 +53,7 @@ __all__ = [
     "TargetInfo",
     "compile",
     "import_onnx",
+    "load",
     "target_info",
 ]
 

@@ -42,6 +42,7 @@ from dnnc.lowering.specialize import is_dynamic
 from dnnc.passes.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.runtime import saved
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.weights import weight_path
 
@@ -107,6 +108,42 @@ def _anchor_weights(module: ModuleOp, directory: str) -> None:
             op.file = StringAttr(str(weight_path(op, directory)))
 
 
+def _weights_of(source: Source, weights_dir: str | os.PathLike[str] | None) -> str | None:
+    """The directory dnn.weight files are relative to (see load_module)."""
+    if weights_dir is not None:
+        return os.fspath(weights_dir)
+    if isinstance(source, ModuleOp | onnx.ModelProto) or not _is_path(source):
+        return None
+    return None if str(source).endswith(".onnx") else str(Path(source).resolve().parent)
+
+
+def _cache_material(source: Source, pipeline: str, function: str | None,
+                    weights_dir: str | os.PathLike[str] | None) -> list[bytes]:
+    """What identifies a compilation for the compile cache: the source's bytes, the options,
+    and the name, size and modification time of every dnn.weight file it reads."""
+    options = repr((pipeline, function, None if weights_dir is None else os.fspath(weights_dir)))
+    if isinstance(source, onnx.ModelProto):
+        return [source.SerializeToString(), options.encode()]
+    if isinstance(source, ModuleOp):
+        module, text = source, str(source).encode()
+    elif _is_path(source):
+        text = Path(source).read_bytes()
+        if str(source).endswith(".onnx"):
+            return [text, options.encode()]
+        module = parse_module(text.decode(), os.fspath(source), make_context())
+    else:
+        text = str(source).encode()
+        module = parse_module(str(source), "<string>", make_context())
+    directory = _weights_of(source, weights_dir)
+    files = []
+    for op in module.walk():
+        if isinstance(op, WeightOp):
+            path = weight_path(op, directory)
+            stat = path.stat() if path.is_file() else None
+            files.append((str(path.resolve()), stat and (stat.st_size, stat.st_mtime_ns)))
+    return [text, options.encode(), repr(files).encode()]
+
+
 @dataclass(frozen=True)
 class CompileRecipe:
     """What ``compile`` was given, enough to compile again elsewhere (module docstring)."""
@@ -142,8 +179,27 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     weights_dir: str | os.PathLike[str] | None = None,
     dynamic: DynamicOptions | None = None,
     cache: PrimitiveCache | None = None,
+    save_to: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable | DynamicExecutable:
-    """Optimize, lower and build ``source`` (module docstring)."""
+    """Optimize, lower and build ``source`` (module docstring); with ``save_to``, also write
+    the compiled model to that directory for ``dnnc.load`` (dnnc.runtime.saved). With
+    ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
+    source, options and weight files on this target is loaded from there instead, and
+    saved there otherwise."""
+    if cache_dir is not None and save_to is None:
+        entry = saved.cache_entry(cache_dir, _cache_material(source, pipeline, function,
+                                                             weights_dir))
+        if (entry / saved.MANIFEST).is_file():
+            try:
+                executable = saved.load(entry, cache=cache)
+            except DnncError:
+                pass  # unreadable: compiled again below, and replaced
+            else:
+                executable.recipe = _recipe(source, pipeline, executable.name,
+                                            _weights_of(source, weights_dir), dynamic)
+                return executable
+        save_to = entry
     module, source_dir = load_module(source)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
@@ -156,6 +212,9 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     verify_each = verify_each_pass()
     run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:
+        if save_to is not None and cache_dir is None:
+            raise DnncError(f"@{chosen} has ? dimensions: save_to saves static functions only "
+                            "(fix the input shapes, e.g. dnnc-run --shape, to save one)")
         executable = DynamicExecutable(
             find_function(module, chosen), optimize, lowering, weights_dir=weights,
             options=dynamic, cache=cache,
@@ -170,4 +229,6 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
     executable = Executable(lowered, weights_dir=weights, cache=cache)
     executable.recipe = recipe
+    if save_to is not None:
+        saved.save(lowered, executable, save_to)
     return executable

@@ -47,7 +47,7 @@ from typing import Protocol
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from dnnc.diagnostics import DnncError, InputError, error_at, location_of
 from dnnc.dialects.dnn import ConstantOp, WeightOp
@@ -213,12 +213,21 @@ class PackedConstants:
     def bytes(self) -> int:
         return sum(a.nbytes for a in self._arrays.values())
 
+    def preload(self, source: tuple[object, ...], memory: MemoryType, array: np.ndarray) -> None:
+        """Store ``array`` as the data of ``source`` (Executable.constant_key) in ``memory``:
+        a saved model's constants, packed already (dnnc.runtime.saved)."""
+        self._arrays[(*source, memory)] = array
+
     def get(self, key: tuple[object, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
         """The array stored under ``key``, made (and stored) by ``make`` the first time."""
         if key not in self._arrays:
             self._arrays[key] = make()
             self.packs += 1
         return self._arrays[key]
+
+
+def _missing(name: str, source: Operation) -> np.ndarray:
+    raise DnncError(f"@{name} binds no constant of {source.name} in that memory")
 
 
 _DIGEST_BYTES = 4096
@@ -567,10 +576,7 @@ class Executable(ShippedByRecipe):
         if not isinstance(source, ConstantOp | WeightOp):
             raise error_at(op, "must wrap a dnn.constant or dnn.weight of the same function")
         memory = _memory_type(op.result)
-        if isinstance(source, WeightOp):
-            key = ("weight", str(weight_path(source, self._weights_dir).resolve()), source.key)
-        else:
-            key = _constant_key(source)
+        key = self.constant_key(source, self._weights_dir)
         data = self._constants.get(
             (*key, memory), lambda: self._constant_data(op, source, memory)
         )
@@ -578,6 +584,22 @@ class Executable(ShippedByRecipe):
         if not memory.layout.is_plain:  # the loaded array stays cached by weights.py
             self._constant_sizes[key] = math.prod(memory.get_shape()) * memory.data_type.itemsize
         self._storage[op.result] = _Storage("constant", 0, 0, op.result, data)
+
+    @staticmethod
+    def constant_key(source: ConstantOp | WeightOp, weights_dir: str | None) -> tuple[object, ...]:
+        """What identifies a source's data in PackedConstants: a dnn.weight's resolved file
+        and key, a dnn.constant's value (_constant_key)."""
+        if isinstance(source, WeightOp):
+            return ("weight", str(weight_path(source, weights_dir).resolve()), source.key)
+        return _constant_key(source)
+
+    def constant_data(self, source: Operation, memory: Attribute) -> np.ndarray:
+        """The array this Executable binds for ``source`` (an op of the function it was
+        built from) in ``memory``, e.g. a weight packed for its convolution."""
+        if not isinstance(source, ConstantOp | WeightOp) or not isinstance(memory, MemoryType):
+            raise DnncError(f"{source} in {memory} is no constant of @{self.name}")
+        key = self.constant_key(source, self._weights_dir)
+        return self._constants.get((*key, memory), lambda: _missing(self.name, source))
 
     def _constant_data(
         self, op: MemoryConstantOp, source: ConstantOp | WeightOp, memory: MemoryType
