@@ -7,8 +7,9 @@ A saved model is a directory:
   effective ISA: packed weights and kernel choices are theirs), the function's name;
 - ``model.mlir``: the lowered function (onednn dialect), every constant it binds turned into
   ``dnn.weight "constants.npz", "c<n>"``;
-- ``constants.npz`` (uncompressed): each ``c<n>`` as the executor binds it, weights already
-  packed in the layout oneDNN chose on that target, so loading packs nothing.
+- ``constants.npz`` (uncompressed, each array's data on a page boundary): each ``c<n>`` as
+  the executor binds it, weights already packed in the layout oneDNN chose on that target, so
+  loading packs nothing, and maps rather than reads them.
 
 ``load`` refuses, naming both sides, a directory of another format version or one compiled
 for another oneDNN version or ISA (compile again there: the packed layouts would not fit).
@@ -19,8 +20,10 @@ runs.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
+import mmap
 import os
 import shutil
 import struct
@@ -100,7 +103,7 @@ def _write(function: func.FuncOp, executable: Executable, path: Path) -> None:
             op.erase()
     module = ModuleOp([saved])
     verify_module(module)
-    np.savez(path / CONSTANTS, **arrays)
+    _write_arrays(path / CONSTANTS, arrays)
     (path / MODEL).write_text(str(module) + "\n")
     manifest = {"format": FORMAT, "function": saved.sym_name.data, **target_identity()}
     (path / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
@@ -160,13 +163,42 @@ def load(
 _LOCAL_HEADER = struct.Struct("<4s5H3I2H")
 """A zip member's local file header; its last two fields are the name and extra lengths."""
 
+PAGE = 4096
+"""Array data in constants.npz starts on a page boundary, so that loading maps it."""
+
+_PADDING_ID = 0xD935
+"""The zip extra-field id of alignment padding (as Android's zipalign writes it)."""
+
+
+def _write_arrays(npz: Path, arrays: dict[str, np.ndarray]) -> None:
+    """An uncompressed .npz (np.load reads it) whose every array's data starts on a page:
+    each member's local header carries an extra field that pads it there."""
+    with zipfile.ZipFile(npz, "w", zipfile.ZIP_STORED) as archive:
+        for name, array in arrays.items():
+            array = np.ascontiguousarray(array)
+            header = io.BytesIO()
+            np.lib.format.write_array_header_1_0(
+                header, np.lib.format.header_data_from_array_1_0(array))
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            zip64 = array.nbytes + len(header.getvalue()) >= zipfile.ZIP64_LIMIT
+            fixed = _LOCAL_HEADER.size + len(info.filename) + (20 if zip64 else 0) + 4
+            start = archive.fp.tell() + fixed + len(header.getvalue())  # type: ignore[union-attr]
+            padding = -start % PAGE
+            info.extra = struct.pack("<HH", _PADDING_ID, padding) + bytes(padding)
+            with archive.open(info, "w", force_zip64=zip64) as member:
+                member.write(header.getvalue())
+                member.write(array.reshape(-1).view(np.uint8).data)
+
 
 def _read_arrays(npz: Path) -> dict[str, np.ndarray]:
-    """Every array of an uncompressed .npz, each read straight from the file into a new
-    64-byte aligned buffer (oneDNN reads packed weights with aligned loads where it can):
-    zipfile only locates the members, so no per-chunk CRC pass runs over 100 MB."""
+    """Every array of an uncompressed .npz, read-only: a view of one read-only mapping of the
+    file where the data starts on a page (as _write_arrays puts it: loading reads nothing
+    until a kernel does, and processes that load one model share its pages), a copy into
+    a 64-byte aligned buffer otherwise (oneDNN reads packed weights with aligned loads).
+    zipfile only locates the members."""
     arrays: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(npz) as archive, npz.open("rb") as file:
+        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         for info in archive.infolist():
             if info.compress_type != zipfile.ZIP_STORED or not info.filename.endswith(".npy"):
                 raise ValueError(f"{info.filename} is compressed or not an array")
@@ -179,11 +211,15 @@ def _read_arrays(npz: Path) -> dict[str, np.ndarray]:
             shape, fortran, dtype = read_header(file)
             if fortran:
                 raise ValueError(f"{info.filename} is in Fortran order")
-            size = math.prod(shape) * dtype.itemsize
-            array = aligned_bytes(size)
-            if file.readinto(memoryview(array)) != size:
-                raise ValueError(f"{info.filename} is truncated")
-            array = array.view(dtype).reshape(shape)
+            count, offset = math.prod(shape), file.tell()
+            if offset % PAGE == 0:
+                array = np.frombuffer(mapped, dtype, count, offset)
+            else:
+                array = aligned_bytes(count * dtype.itemsize)
+                if file.readinto(memoryview(array)) != array.nbytes:
+                    raise ValueError(f"{info.filename} is truncated")
+                array = array.view(dtype)
+            array = array.reshape(shape)
             array.setflags(write=False)
             arrays[info.filename.removesuffix(".npy")] = array
     return arrays
