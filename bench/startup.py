@@ -5,9 +5,10 @@ a fresh worker process (this script with ``--worker``) measures, in order:
 
 - ``import s``: importing the engine's Python package;
 - ``ready s``: the ONNX file to something that runs (dnnc: ``dnnc.compile(path)``, i.e. import,
-  passes, lowering, primitives and packed weights; ONNX Runtime: ``InferenceSession``;
-  OpenVINO: ``compile_model`` on the CPU in f32 — its default is bf16 on CPUs with bf16
-  instructions);
+  passes, lowering, primitives and packed weights; ``dnnc-load``: ``dnnc.load`` of the model
+  saved by ``dnnc.compile(path, save_to=...)`` beforehand, in another process; ONNX Runtime:
+  ``InferenceSession``; OpenVINO: ``compile_model`` on the CPU in f32 — its default is bf16 on
+  CPUs with bf16 instructions);
 - ``first ms``: the first inference;
 - ``peak MiB``: the process's peak resident set (VmHWM), Python and libraries included.
 
@@ -23,19 +24,33 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository
-from bench.models import RUNNERS, peak_rss_kib  # noqa: E402
+from bench.models import RUNNERS as MODEL_RUNNERS  # noqa: E402
+from bench.models import peak_rss_kib  # noqa: E402
 
-ENGINES = ("dnnc", "onnxruntime", "openvino")
-PACKAGES = {"dnnc": "dnnc", "onnxruntime": "onnxruntime", "openvino": "openvino"}
+ENGINES = ("dnnc", "dnnc-load", "onnxruntime", "openvino")
+PACKAGES = {"dnnc": "dnnc", "dnnc-load": "dnnc", "onnxruntime": "onnxruntime",
+            "openvino": "openvino"}
+
+
+def _dnnc_load(path: Path, name: str, threads: int) -> Callable[[np.ndarray], object]:
+    import dnnc
+
+    executable = dnnc.load(path.with_suffix(".dnnc"))
+    return lambda x: executable.run([x])
+
+
+RUNNERS = {**MODEL_RUNNERS, "dnnc-load": _dnnc_load}
 
 
 def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -> dict:
@@ -57,8 +72,6 @@ def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -
 
 def measure(path: Path, name: str, engine: str, shape: tuple[int, ...], threads: int) -> dict | str:
     """One worker process's figures, or the last line of its error."""
-    import subprocess
-
     command = [sys.executable, __file__, "--worker", str(path), name, engine,
                "--shape", "x".join(map(str, shape)), "--threads", str(threads)]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -81,14 +94,18 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
     for name, by_engine in results.items():
-        ours, peers = by_engine["dnnc"], [r for e, r in by_engine.items() if e != "dnnc"]
-        peers = [r for r in peers if isinstance(r, dict)]
+        peers = [r for e, r in by_engine.items() if not e.startswith("dnnc") and isinstance(r, dict)]
         ort = by_engine.get("onnxruntime")
-        if isinstance(ours, dict) and peers:
+        for engine in ("dnnc", "dnnc-load"):
+            ours = by_engine[engine]
+            if not isinstance(ours, dict) or not peers:
+                continue
             lowest = min(r["peak_mib"] for r in peers)
-            line = f"{name}: dnnc peak RSS / lowest peer's = {ours['peak_mib'] / lowest:.2f}"
+            line = f"{name}: {engine} peak RSS / lowest peer's = {ours['peak_mib'] / lowest:.2f}"
             if isinstance(ort, dict):
-                line += f"; dnnc ready / ONNX Runtime's = {ours['ready_s'] / ort['ready_s']:.2f}"
+                total = ours["import_s"] + ours["ready_s"]
+                line += (f"; import + ready / ONNX Runtime's = "
+                         f"{total / (ort['import_s'] + ort['ready_s']):.2f}")
             lines.append(line)
     return "\n".join(lines)
 
@@ -117,6 +134,8 @@ def main() -> None:
                 warnings.simplefilter("ignore")
                 path = build(name, directory)
             shape = MODELS[name].input_shape
+            save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={str(path.with_suffix('.dnnc'))!r})"
+            subprocess.run([sys.executable, "-c", save], check=True)
             results[name] = {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
     print(table(results))
 
