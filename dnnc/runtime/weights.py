@@ -3,8 +3,9 @@
 ``dnn.weight "w.npz", "conv1.wei"`` names an array in an ``.npz`` archive (or a whole
 ``.npy`` file when there is no key). A relative path is resolved against an explicit base
 directory when one is given, else against the directory of the IR file the op was parsed
-from (its ``FileLineColLoc``), else against the current directory. Arrays are loaded once
-per (resolved path, key) for the process and are read-only, so every user shares them.
+from (its ``FileLineColLoc``), else against the current directory. Arrays are read-only and
+shared by every user while one holds them (a weak cache: nothing keeps an array alive after
+its last user, e.g. a weight the executor packed).
 
 Each op checks what it gets against its result type: the shape exactly, the element type
 exactly (``np.save`` writes ``ml_dtypes.bfloat16`` arrays as 2-byte voids, which are taken
@@ -13,8 +14,9 @@ as bf16). Any problem is a DnncError located at the op.
 
 from __future__ import annotations
 
-import functools
 import os
+import threading
+import weakref
 import zipfile
 from pathlib import Path
 
@@ -44,17 +46,30 @@ def weight_path(op: WeightOp, base_dir: str | os.PathLike[str] | None = None) ->
     return Path(base_dir if base_dir is not None else Path.cwd()) / path
 
 
-@functools.cache
+_LOADED: weakref.WeakValueDictionary[tuple[Path, str | None, int], np.ndarray] = (
+    weakref.WeakValueDictionary()
+)
+"""Loaded arrays while something still uses them: passes and executables share one copy,
+and an array nobody holds (a weight the executor packed into a layout of its own) is freed,
+not kept beside its packed copy."""
+_LOADED_LOCK = threading.Lock()
+
+
 def _load(path: Path, key: str | None, modified_ns: int) -> np.ndarray:
     """The array stored at (path, key), read-only; OSError / KeyError / ValueError if absent.
-    ``modified_ns`` only keys the cache."""
+    ``modified_ns`` keys _LOADED, so that a rewritten file is read again."""
+    with _LOADED_LOCK:
+        array = _LOADED.get((path, key, modified_ns))
+    if array is not None:
+        return array
     if key is None:
         array = np.load(path, allow_pickle=False)
     else:
         with np.load(path, allow_pickle=False) as archive:
             array = archive[key]
     array.setflags(write=False)
-    return array
+    with _LOADED_LOCK:
+        return _LOADED.setdefault((path, key, modified_ns), array)
 
 
 def load_weight(op: WeightOp, base_dir: str | os.PathLike[str] | None = None) -> np.ndarray:
