@@ -80,6 +80,11 @@ def moved_bytes(value: SSAValue, src: Layout, dst: Layout) -> int:
     return (src.num_elements(shape) + dst.num_elements(shape)) * itemsize
 
 
+def _fallback(implementation: str) -> bool:
+    """Whether oneDNN runs a kernel with its fallback: gemm (im2col) or reference."""
+    return implementation.startswith("ref") or "gemm:" in implementation
+
+
 def _plain(value: SSAValue) -> Layout:
     return plain_layout(tensor_type(value).get_num_dims())
 
@@ -93,6 +98,8 @@ class _Node:
     tied: set[int]
     """Operand indices read in the op's layout."""
     weights: dict[Layout, dict[int, Layout]] = field(default_factory=dict)
+    implementations: dict[Layout, str] = field(default_factory=dict)
+    """oneDNN's implementation per candidate of a preferred op (``brgconv:avx512_core``)."""
 
     def result_layout(self, k: Layout, value: SSAValue) -> Layout:
         """The layout the op writes `value` in when it runs in `k`."""
@@ -118,6 +125,8 @@ class _Graph:
             for k in node.candidates:
                 if k not in pool.setdefault(k.rank, []):
                     pool[k.rank].append(k)
+        for node in preferred.values():
+            self._adopt(node, pool)
         self.nodes: dict[Operation, _Node] = {}
         """In program order, which the DP needs (producers first)."""
         for op in ops:
@@ -132,19 +141,46 @@ class _Graph:
 
     def _preferred(self, op: DnnOp) -> _Node:
         node = _Node(op, [], _tied(op))
-        tied_roles = [r for r, i in roles_of(op) if i in node.tied] + self._dst_role(op)
         choice = self.probe.choose(op, {}, ("src", "weights", *self._dst_role(op))) or {}
         for k in [choice.get("src"), *[choice.get(r) for r in self._dst_role(op)]]:
-            if k is None or k in node.candidates or k.rank != _plain(op.operands[0]).rank:
-                continue  # no layout, a repeat, or a layout of another rank
-            packed = self.probe.choose(op, {r: k for r in tied_roles}, ("weights",))
-            if packed is not None:
-                node.candidates.append(k)
-                wei = weight_indices(op)
-                node.weights[k] = {i: packed["weights"] for i in wei if packed["weights"]}
+            if k is not None and k.rank == _plain(op.operands[0]).rank:
+                self._try(node, k)
         if not node.candidates:
             node.candidates.append(_plain(op.operands[0]))  # oneDNN chose nothing usable
         return node
+
+    def _adopt(self, node: _Node, pool: dict[int, list[Layout]]) -> None:
+        """Where oneDNN runs a preferred op only on a fallback kernel (gemm or reference) in
+        its candidates, try the layouts it picks for the other ops, and keep only those with
+        a direct kernel if there are any: oneDNN's own pick for a convolution on 3 channels
+        reads nchw and writes nChw16c, which one dnn layout cannot say, and the plain
+        fallback runs gemm (13x slower than the direct kernel in nhwc with a fused clip:
+        MobileNetV2's stem on AVX-512). Bytes alone cannot see that."""
+        if any(not _fallback(i) for i in node.implementations.values()):
+            return  # a direct kernel already
+        for k in pool.get(_plain(node.op.operands[0]).rank, []):
+            self._try(node, k)
+        direct = [k for k in node.candidates if not _fallback(node.implementations[k])]
+        if direct:
+            node.candidates = direct
+
+    def _try(self, node: _Node, k: Layout) -> None:
+        """Make `k` a candidate of `node` if oneDNN runs its op in `k`, weights packed as it
+        likes, with a real (non-reference) kernel, or any kernel when it has no other."""
+        if k in node.candidates:
+            return
+        op = node.op
+        tied = {r: k for r, i in roles_of(op) if i in node.tied} | {r: k for r in self._dst_role(op)}
+        packed = self.probe.choose(op, tied, ("weights",))
+        if packed is None:
+            return  # oneDNN cannot run the op so
+        weights = {i: packed["weights"] for i in weight_indices(op) if packed["weights"]}
+        implementation = self.probe.implementation(op, tied | {"weights": packed["weights"]})
+        if implementation is None or (implementation.startswith("ref") and node.candidates):
+            return  # only oneDNN's reference kernel: orders of magnitude slower
+        node.candidates.append(k)
+        node.weights[k] = weights
+        node.implementations[k] = implementation
 
     def _agnostic(self, op: DnnOp, pool: dict[int, list[Layout]]) -> _Node:
         node = _Node(op, [_plain(op.operands[0])], _tied(op))

@@ -70,3 +70,21 @@ func.func @matmul_plain(%lhs: tensor<4x8xf32>, %bias: tensor<16xf32>) -> tensor<
   %m = dnn.matmul %lhs, %rhs, %bias : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   func.return %m : tensor<4x16xf32>
 }
+
+// -----
+
+/// A convolution on 3 channels (a network's stem): oneDNN's own pick reads nchw and writes
+/// nChw16c, which one dnn layout cannot say, and plain runs its gemm fallback (13x slower with
+/// a fused clip); its direct kernel in nhwc, the depthwise convolution's layout, wins: the
+/// input is reordered once (3 channels) instead of the 32-channel result.
+// CHECK-LABEL: func.func @stem_runs_a_direct_kernel
+// CHECK:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<nhwc>,
+// CHECK:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<nhwc>,
+func.func @stem_runs_a_direct_kernel(%x: tensor<1x3x64x64xf32>) -> tensor<1x32x32x32xf32> {
+  %w = dnn.weight "w.npz", "stem" : tensor<32x3x3x3xf32>
+  %b = dnn.weight "w.npz", "bias" : tensor<32xf32>
+  %c = dnn.conv2d %x, %w, %b {strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<clip, 0.0, 6.0>]} : (tensor<1x3x64x64xf32>, tensor<32x3x3x3xf32>, tensor<32xf32>) -> tensor<1x32x32x32xf32>
+  %dw = dnn.weight "w.npz", "dw" : tensor<32x1x3x3xf32>
+  %d = dnn.conv2d %c, %dw {groups = 32 : i64, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x32x32x32xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x32x32xf32>
+  func.return %d : tensor<1x32x32x32xf32>
+}
