@@ -175,7 +175,8 @@ class _Graph:
         if packed is None:
             return  # oneDNN cannot run the op so
         weights = {i: packed["weights"] for i in weight_indices(op) if packed["weights"]}
-        implementation = self.probe.implementation(op, tied | {"weights": packed["weights"]})
+        # weights as oneDNN likes them: the descriptor `choose` created, asked again (cached)
+        implementation = self.probe.implementation(op, tied | {"weights": None})
         if implementation is None or (implementation.startswith("ref") and node.candidates):
             return  # only oneDNN's reference kernel: orders of magnitude slower
         node.candidates.append(k)

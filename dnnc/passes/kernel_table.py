@@ -241,11 +241,11 @@ class Probe:
         }
 
     def implementation(
-        self, op: DnnOp, fixed: Mapping[str, Layout], data_type: DataType | None = None
+        self, op: DnnOp, fixed: Mapping[str, Layout | None], data_type: DataType | None = None
     ) -> str | None:
         """oneDNN's implementation name for `op` with the roles in `fixed` (plain when not
-        given), computing in `data_type` (default: its compute_type), e.g.
-        ``brg:avx512_core``; None when it has none."""
+        given, oneDNN's choice when None), computing in `data_type` (default: its
+        compute_type), e.g. ``brg:avx512_core``; None when it has none."""
         created = self._create(op, fixed, data_type)
         return None if created is None else created[1].impl_info
 
