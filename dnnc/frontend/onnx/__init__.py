@@ -1,6 +1,7 @@
 """ONNX models in: ``import_onnx(model) -> ModuleOp`` with one dnn function.
 
-The pipeline: ``graph.load_graph`` (read, ONNX shape inference, opset 11-21 check) ->
+The pipeline: ``graph.load_graph`` (read, opset check and upgrade of opsets before 11, ONNX
+shape inference) -> ``converters.check_versions`` (each node's op version) ->
 ``gelu.fuse_erf_gelu`` (decomposed erf-GELU -> one node; dnn has no erf) -> ``importer.Importer``
 (one converter per op type from ``converters.CONVERTERS``, constant subgraphs folded) ->
 ``dnnc.ir.verify_module``. The function is named after the ONNX graph; its arguments keep the
@@ -21,7 +22,7 @@ import numpy as np
 import onnx
 from xdsl.dialects.builtin import ModuleOp
 
-from dnnc.frontend.onnx.converters import CONVERTERS
+from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import load_graph
 from dnnc.frontend.onnx.importer import Importer, ssa_name
@@ -36,6 +37,7 @@ def convert(
     """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
     ``weights_file`` (empty when ``weights_file`` is None: every array is inline)."""
     graph = load_graph(model)
+    check_versions(graph)
     fuse_erf_gelu(graph)
     importer = Importer(graph, weights_file)
     name = re.sub(r"_+$", "", ssa_name(graph.graph.name or "main"))

@@ -1,8 +1,13 @@
-"""The one table of ONNX op type -> converter function (see ``importer.Converter``)."""
+"""The one table of ONNX op type -> converter function (see ``importer.Converter``), and the
+newest version of each op the converter implements."""
 
 from __future__ import annotations
 
+import onnx
+
+from dnnc.diagnostics import ModelError
 from dnnc.frontend.onnx import elementwise, nn, tensor
+from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter
 
 CONVERTERS: dict[str, Converter] = {
@@ -36,3 +41,37 @@ CONVERTERS: dict[str, Converter] = {
 }
 """Every ONNX op type (default domain) the importer converts at run time; ``Constant`` and
 any node with only constant inputs are folded instead (``Importer.fold``)."""
+
+NEWEST_VERSIONS: dict[str, int] = {
+    "Abs": 13, "Add": 14, "AveragePool": 22, "BatchNormalization": 15, "Cast": 28, "Clip": 13,
+    "Concat": 13, "Conv": 22, "Div": 14, "Dropout": 22, "Elu": 22, "Exp": 13, "Flatten": 25,
+    "Gelu": 20, "Gemm": 13, "GlobalAveragePool": 22, "GlobalMaxPool": 22, "HardSigmoid": 22,
+    "HardSwish": 22, "Identity": 25, "LayerNormalization": 17, "LeakyRelu": 16, "Log": 13,
+    "LogSoftmax": 13, "MatMul": 13, "Max": 13, "MaxPool": 22, "Min": 13, "Mish": 22, "Mul": 14,
+    "Neg": 13, "Pow": 15, "ReduceMax": 20, "ReduceMean": 18, "ReduceMin": 20, "ReduceSum": 13,
+    "Relu": 14, "Reshape": 25, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
+    "Softplus": 22, "Sqrt": 13, "Squeeze": 25, "Sub": 14, "Tanh": 13, "Transpose": 25,
+    "Unsqueeze": 25,
+}
+"""Per op type, the newest ONNX version (schema ``since_version``) whose semantics its
+converter implements. Every version from opset 22 on up to 28 of these ops only adds element
+types (bf16, 4-bit and 8-bit floats and ints) or attributes of such types (Cast's
+``round_mode`` for float8e8m0), which the converters refuse as types; a model whose node has a
+newer version is refused naming it (check_versions). A test ties the table to CONVERTERS and
+to the installed onnx's schemas."""
+
+
+def check_versions(graph: Graph) -> None:
+    """ModelError for the first node whose op version is newer than NEWEST_VERSIONS says."""
+    for node in graph.nodes:
+        newest = NEWEST_VERSIONS.get(node.op_type)
+        if node.domain not in ("", "ai.onnx") or newest is None:
+            continue  # folded, or refused by the importer with the list of supported ops
+        version = onnx.defs.get_schema(node.op_type, graph.opset).since_version
+        if version > newest:
+            raise ModelError(
+                f"ONNX {node.op_type} (node '{node.label}', opset {graph.opset}) is "
+                f"{node.op_type}-{version}, whose semantics dnnc does not implement (it "
+                f"converts {node.op_type} up to version {newest}): export the model at an "
+                f"opset where {node.op_type} is version {newest} or older"
+            )

@@ -92,8 +92,8 @@ def convert_binary(imp: Importer, node: Node) -> Value:
 
 
 def _bound(imp: Importer, node: Node, name: str, index: int, default: float) -> float:
-    """A Clip bound: an optional constant input (opsets 11+; the attribute form of opset 6 is
-    below the importer's range)."""
+    """A Clip bound: an optional constant input (opsets 11+; graph.load_graph upgrades models
+    of older opsets, whose Clip takes attributes)."""
     if not imp.has_input(node, index):
         return default
     return float(imp.require_const(node, index, name))

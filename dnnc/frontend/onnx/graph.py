@@ -1,7 +1,9 @@
 """The importer's view of an ONNX graph: loaded, shape-inferred, checked, with named nodes.
 
-``load_graph`` accepts a path or a ``ModelProto``, runs ``onnx.shape_inference`` (strict, with
-data propagation) and checks the default-domain opset (11 to 21). ``Graph`` keeps the nodes
+``load_graph`` accepts a path or a ``ModelProto``, checks the default-domain opset (7 to the
+newest the installed onnx defines; below 11 the model is upgraded to 13 by
+``onnx.version_converter``) and runs ``onnx.shape_inference`` (strict, with data
+propagation). ``Graph`` keeps the nodes
 in topological order (ONNX requires it) as ``Node`` wrappers, the initializers as numpy arrays
 and the consumers of every value, so that graph-level rewrites (``gelu.fuse_erf_gelu``) can
 replace nodes before any dnn op is emitted.
@@ -17,12 +19,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
-from onnx import helper, numpy_helper
+from onnx import helper, numpy_helper, version_converter
 
 from dnnc.diagnostics import ModelError
 
-MIN_OPSET = 11
-MAX_OPSET = 21
+MIN_OPSET = 7
+"""The oldest default-domain opset read; models below UPGRADE_FROM are upgraded first."""
+MAX_OPSET = onnx.defs.onnx_opset_version()
+"""The newest opset the installed onnx defines; converters.NEWEST_VERSIONS says, op by op,
+which versions of an op's semantics the importer implements."""
+UPGRADE_FROM = 11
+"""Models of older opsets are converted to UPGRADED_OPSET by onnx.version_converter, so that
+the converters see one form of each op (Slice, Squeeze, Clip, Pad ... take attributes before)."""
+UPGRADED_OPSET = 13
 
 
 @dataclass
@@ -139,6 +148,23 @@ def constant_node_value(node: Node) -> np.ndarray:
     raise ModelError(f"Constant node '{node.label}' has no supported value attribute")
 
 
+def default_opset(model: onnx.ModelProto) -> int | None:
+    """The model's opset of the default (ai.onnx) domain, None if it imports none."""
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+
+
+def _upgraded(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
+    """The model converted from `opset` to UPGRADED_OPSET; ModelError naming what failed."""
+    try:
+        return version_converter.convert_version(model, UPGRADED_OPSET)
+    except (RuntimeError, onnx.checker.ValidationError, ValueError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ModelError(
+            f"cannot upgrade the model from ONNX opset {opset} to {UPGRADED_OPSET} "
+            f"(onnx.version_converter: {reason}); export it at opset {UPGRADE_FROM} or newer"
+        ) from error
+
+
 DETACHED_BYTES = 4096
 """Initializers with more raw bytes than this leave the proto before shape inference."""
 
@@ -215,13 +241,15 @@ def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
                 f"cannot read ONNX model '{os.fspath(model)}': not an ONNX protobuf, or "
                 f"truncated ({error})"
             ) from error
-    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    opset = default_opset(model)
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
         raise ModelError(
             f"ONNX opset {opset} is not supported: the importer handles opsets "
             f"{MIN_OPSET} to {MAX_OPSET} of the default domain"
         )
     model, weights = _detach_weights(model, owned)
+    if opset < UPGRADE_FROM:
+        model, opset = _upgraded(model, opset), UPGRADED_OPSET
     try:
         model = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as error:

@@ -7,12 +7,15 @@ import math
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from onnx import helper
 from onnx_helpers import check, function, model, op_names, run_dnnc, value_info
 
 from dnnc.diagnostics import DnncError
 from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx.converters import CONVERTERS, NEWEST_VERSIONS
+from dnnc.frontend.onnx.graph import MAX_OPSET
 from dnnc.frontend.onnx.importer import ssa_name
 from dnnc.tools.import_onnx import main as dnnc_import
 
@@ -73,8 +76,50 @@ def test_unsupported_op_names_op_node_and_opset() -> None:
 
 def test_opset_out_of_range_is_an_error() -> None:
     relu = helper.make_node("Relu", ["x"], ["y"])
-    with pytest.raises(DnncError, match="ONNX opset 10 is not supported: .* opsets 11 to 21"):
-        import_onnx(model([relu], X, opset=10))
+    with pytest.raises(DnncError, match=f"ONNX opset 6 is not supported: .* opsets 7 to {MAX_OPSET}"):
+        import_onnx(model([relu], X, opset=6))
+
+
+@pytest.mark.parametrize("opset", [7, 9, 10])
+def test_an_old_opset_is_upgraded_and_computes_what_onnx_runtime_does(opset: int) -> None:
+    """Before opset 11 Clip, Squeeze and Slice take attributes: version_converter turns them
+    into the forms the converters read."""
+    nodes = [
+        helper.make_node("Clip", ["x"], ["c"], min=-0.5, max=0.5),
+        helper.make_node("Unsqueeze", ["c"], ["u"], axes=[0]),
+        helper.make_node("Squeeze", ["u"], ["s"], axes=[0]),
+        helper.make_node("Slice", ["s"], ["y"], starts=[0, 2], ends=[2, 10], axes=[0, 1])
+        if opset >= 10 else helper.make_node("Slice", ["s"], ["y"], starts=[0, 2], ends=[2, 10]),
+    ]
+    if opset >= 10:  # Slice-10 takes inputs already
+        nodes[-1] = helper.make_node("Slice", ["s", "st", "en"], ["y"])
+    made = model(nodes, X, opset=opset,
+                 initializers={"st": np.array([0, 2], np.int64), "en": np.array([2, 10], np.int64)}
+                 if opset >= 10 else None)
+    check(made, X)
+
+
+def test_a_newer_op_version_than_implemented_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(NEWEST_VERSIONS, "Relu", 6)
+    relu = helper.make_node("Relu", ["x"], ["y"], name="act")
+    with pytest.raises(DnncError, match=r"ONNX Relu \(node 'act', opset 17\) is Relu-14, whose "
+                       r"semantics dnnc does not implement \(it converts Relu up to version 6\)"):
+        import_onnx(model([relu], X))
+
+
+def test_the_newest_opset_imports() -> None:
+    """onnx defines opsets ONNX Runtime does not load yet (it stops at 26): numpy is the oracle."""
+    relu = helper.make_node("Relu", ["x"], ["y"])
+    (y,) = run_dnnc(import_onnx(model([relu], X, opset=MAX_OPSET)), X)
+    np.testing.assert_array_equal(y, np.maximum(X["x"], 0))
+
+
+def test_every_converter_states_the_newest_version_it_implements() -> None:
+    """A converter without an entry, or an onnx with a newer version of an op, fails here:
+    someone must read the new version's semantics and raise the entry (or refuse it)."""
+    assert set(NEWEST_VERSIONS) == set(CONVERTERS)
+    for op_type, newest in NEWEST_VERSIONS.items():
+        assert onnx.defs.get_schema(op_type, MAX_OPSET).since_version == newest, op_type
 
 
 def test_run_time_axes_are_an_error_naming_the_input() -> None:
