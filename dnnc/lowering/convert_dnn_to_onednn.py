@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from dnnc.diagnostics import error_at
 from dnnc.dialects.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
 from dnnc.dialects.dnn.base import ints
+from dnnc.dialects.names import input_names, output_names
 from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
 from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
@@ -220,6 +221,7 @@ def lower_function(function: func.FuncOp) -> None:
         raise error_at(
             refusal.op, f"has an unplanned dnn.inplace ({refusal.reason}): run dnn-plan-memory"
         )
+    inputs, outputs = input_names(function), output_names(function)
     lowering = _FunctionLowering(function, classes)
     for op in function.body.block.ops:
         lowering.lower(op)
@@ -233,10 +235,8 @@ def lower_function(function: func.FuncOp) -> None:
     attributes = function.attributes
     attributes[LOWERED_ARENA_BYTES] = attributes.pop(ARENA_BYTES)
     attributes.pop(LOWER_BOUND_BYTES, None)
-    names = [a.name_hint or f"arg{i}" for i, a in enumerate(lowering.block.args)]
-    inputs = len(types) - len(lowering.outputs)
-    attributes["onednn.inputs"] = ArrayAttr([StringAttr(n) for n in names[:inputs]])
-    attributes["onednn.outputs"] = ArrayAttr([StringAttr(n) for n in names[inputs:]])
+    attributes["onednn.inputs"] = ArrayAttr([StringAttr(n) for n in inputs])
+    attributes["onednn.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
 
 
 @dataclass(frozen=True)

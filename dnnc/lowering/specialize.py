@@ -48,14 +48,10 @@ from dnnc.dialects.dnn import (
     shape_of,
 )
 from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
+from dnnc.dialects.names import input_name
 from dnnc.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
 from dnnc.passes.fuse_post_ops import post_op_attr
 from dnnc.passes.post_op_rules import anchor_rule, broadcast_kind
-
-
-def input_name(arg: SSAValue) -> str:
-    """An argument's name as written (``x``), else ``arg<index>``."""
-    return arg.name_hint or f"arg{arg.index}"  # type: ignore[attr-defined]
 
 
 def is_dynamic(function: func.FuncOp) -> bool:
@@ -258,5 +254,5 @@ def unfuse_invalid_post_ops(function: func.FuncOp) -> list[DnnOp]:
     return split
 
 
-__all__ = ["input_name", "is_dynamic", "specialize", "unfuse_invalid_post_ops"]
+__all__ = ["is_dynamic", "specialize", "unfuse_invalid_post_ops"]
 

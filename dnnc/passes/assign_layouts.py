@@ -160,7 +160,10 @@ class _Graph:
             return  # a direct kernel already
         for k in pool.get(_plain(node.op.operands[0]).rank, []):
             self._try(node, k)
-        direct = [k for k in node.candidates if not _fallback(node.implementations[k])]
+        direct = [
+            k for k in node.candidates
+            if k in node.implementations and not _fallback(node.implementations[k])
+        ]
         if direct:
             node.candidates = direct
 

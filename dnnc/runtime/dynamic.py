@@ -49,9 +49,10 @@ from dnnc.diagnostics import DnncError, error_at
 from dnnc.dialects.dnn import shape_of
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.onednn import ARENA_BYTES
+from dnnc.dialects.names import input_names, output_names
 from dnnc.dialects.types import data_type_of
 from dnnc.ir import make_context
-from dnnc.lowering.specialize import input_name, specialize, unfuse_invalid_post_ops
+from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
 from dnnc.passes.pipelines import run_passes
 from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.executor import (
@@ -61,6 +62,7 @@ from dnnc.runtime.executor import (
     StepTime,
     TensorSpec,
     aligned_bytes,
+    chosen_outputs,
     input_error,
     ordered_inputs,
 )
@@ -148,7 +150,7 @@ class DynamicExecutable(ShippedByRecipe):
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._args = list(function.body.block.args)
-        self.input_names = tuple(input_name(a) for a in self._args)
+        self.input_names = tuple(input_names(function))
         self._dtypes = tuple(
             data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
         )
@@ -158,6 +160,13 @@ class DynamicExecutable(ShippedByRecipe):
             for n, d, a in zip(self.input_names, self._dtypes, self._args)
         )
         """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
+        self.outputs = tuple(
+            TensorSpec(name, tuple(max(d, -1) for d in t.get_shape()),
+                       data_type_of(t.get_element_type()).numpy)
+            for name, t in zip(output_names(function), function.function_type.outputs.data,
+                               strict=True)
+        )
+        """The results as declared, ``?`` dimensions as -1 (as Executable.outputs)."""
 
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
@@ -168,15 +177,19 @@ class DynamicExecutable(ShippedByRecipe):
         inputs: Mapping[str, object] | Sequence[object],
         *,
         as_dict: bool = False,
+        output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """The outputs for ``inputs`` (by name or in order), as ``Executable.run``. The
         inputs are checked once, here: element types and ranks, and the plan of their
         shapes takes exactly those shapes."""
         arrays = self._checked_inputs(inputs)
+        chosen_outputs(self.outputs, output_names)  # a wrong name fails before any plan
         with self._lock:  # one arena for every plan: one run at a time
             executable = self.plan_for(tuple(a.shape for a in arrays))
-            return executable.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+            return executable.run_checked(
+                arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+            )
 
     def profile(
         self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10

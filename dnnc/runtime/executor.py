@@ -302,6 +302,19 @@ def ordered_inputs(
     return [np.asarray(value) for value in values]
 
 
+def chosen_outputs(specs: Sequence[TensorSpec], names: Sequence[str] | None) -> list[int]:
+    """The indices of the outputs named (all, in order, when ``names`` is None); InputError
+    naming the unknown ones and the valid names."""
+    if names is None:
+        return list(range(len(specs)))
+    index = {spec.name: i for i, spec in enumerate(specs)}
+    unknown = [name for name in names if name not in index]
+    if unknown or isinstance(names, str):
+        raise InputError(f"output_names: unknown {unknown or [names]}; the outputs are "
+                         f"{[spec.name for spec in specs]} (a list of them)")
+    return [index[name] for name in names]
+
+
 def input_error(name: str, array: np.ndarray, signature: str) -> InputError:
     """The error for an input of the wrong element type, rank or shape."""
     got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"
@@ -730,22 +743,29 @@ class Executable(ShippedByRecipe):
         inputs: Mapping[str, object] | Sequence[object],
         *,
         as_dict: bool = False,
+        output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
-        """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name.
-        Safe to call from several threads at once (module docstring)."""
+        """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name;
+        only those of ``output_names``, in that order, when given (ONNX Runtime's
+        ``session.run(output_names, feeds)``). Safe to call from several threads at once
+        (module docstring)."""
         arrays = self._checked_inputs(inputs)
-        return self.run_checked(arrays, as_dict=as_dict, poison_freed=poison_freed)
+        return self.run_checked(
+            arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+        )
 
     def run_checked(
         self,
         arrays: Sequence[np.ndarray],
         *,
         as_dict: bool = False,
+        output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
+        chosen = chosen_outputs(self.outputs, output_names)
         context = self._take_context()
         try:
             outputs = context.bind(arrays, self.outputs)
@@ -753,8 +773,8 @@ class Executable(ShippedByRecipe):
         finally:
             self._return_context(context)
         if as_dict:
-            return {spec.name: array for spec, array in zip(self.outputs, outputs)}
-        return outputs
+            return {self.outputs[i].name: outputs[i] for i in chosen}
+        return [outputs[i] for i in chosen]
 
     def profile(
         self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10

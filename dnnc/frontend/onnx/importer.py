@@ -47,6 +47,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.dialects.names import named
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.gelu import ERF_HINT
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
@@ -105,6 +106,8 @@ class Importer:
         self.block = Block()
         self._materialized: dict[tuple[str, int], SSAValue] = {}
         self._keys: set[str] = set()
+        self.input_names: list[str] = []
+        """The ONNX name of each function argument, in order."""
 
     # -- diagnostics --------------------------------------------------------------------------
     def where(self, node: Node) -> str:
@@ -299,6 +302,7 @@ class Importer:
             arg = self.block.insert_arg(self._input_type(value_info), len(self.block.args))
             arg.name_hint = ssa_name(value_info.name)
             self.values[value_info.name] = arg
+            self.input_names.append(value_info.name)
         for node in self.graph.nodes:
             self._convert(node, converters)
         results: list[SSAValue] = []
@@ -312,6 +316,11 @@ class Importer:
             function_name,
             ([a.type for a in self.block.args], [r.type for r in results]),
             Region(self.block),
+            arg_attrs=named([
+                name if name != arg.name_hint else None
+                for name, arg in zip(self.input_names, self.block.args, strict=True)
+            ]),
+            res_attrs=named(self.graph.output_names),
         )
         return ModuleOp([function])
 

@@ -12,6 +12,7 @@ import pytest
 from onnx import helper
 from onnx_helpers import check, function, model, op_names, run_dnnc, value_info
 
+import dnnc
 from dnnc.diagnostics import DnncError
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.converters import CONVERTERS, NEWEST_VERSIONS
@@ -131,17 +132,49 @@ def test_run_time_axes_are_an_error_naming_the_input() -> None:
         import_onnx(made)
 
 
-def test_input_names_are_kept_as_name_hints_and_symbolic_dims_as_dynamic() -> None:
+def test_input_names_are_kept_exactly_and_symbolic_dims_as_dynamic() -> None:
+    """The SSA name hint is a readable spelling; the name the caller uses is the model's own,
+    kept as dnn.name, whatever characters it holds."""
     nodes = [helper.make_node("MatMul", ["input:0", "w"], ["h"]), helper.make_node("Relu", ["h"], ["y"])]
     made = model(nodes, {}, initializers={"w": np.eye(4, dtype=np.float32)})
     made.graph.input.append(value_info("input:0", ["batch", 4]))
     module = import_onnx(made)
     (arg,) = function(module).body.block.args
     assert arg.name_hint == ssa_name("input:0") == "input.0"
-    assert "(%input.0: tensor<?x4xf32>) -> tensor<?x4xf32>" in str(module)
+    assert ('(%input.0: tensor<?x4xf32> {dnn.name = "input:0"}) -> '
+            '(tensor<?x4xf32> {dnn.name = "y"})') in str(module)
     x = np.arange(12, dtype=np.float32).reshape(3, 4) - 6
     (y,) = run_dnnc(module, {"input:0": x})
     np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+NAMES = ["input:0", "data_0", "logits/Softmax:0", "with space", "0starts_with_digit", "naïve·ü"]
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_inputs_and_outputs_are_known_by_the_model_s_own_names(dynamic: bool) -> None:
+    """As ONNX Runtime's get_inputs()/get_outputs() and run(output_names, feeds)."""
+    first, second, *outputs = NAMES
+    nodes = [helper.make_node("Add", [first, second], [outputs[0]]),
+             helper.make_node("Relu", [outputs[0]], [outputs[1]]),
+             helper.make_node("Neg", [first], [outputs[2]]),
+             helper.make_node("Tanh", [second], [outputs[3]])]
+    batch = "n" if dynamic else 2
+    made = model(nodes, {}, outputs=outputs)
+    made.graph.input.extend([value_info(first, [batch, 3]), value_info(second, [batch, 3])])
+    executable = dnnc.compile(import_onnx(made))
+    assert [(s.name, s.shape) for s in executable.inputs] == [(first, (-1 if dynamic else 2, 3)),
+                                                             (second, (-1 if dynamic else 2, 3))]
+    assert [s.name for s in executable.outputs] == outputs
+    feeds = {first: X["x"][:, :3].copy(), second: X["x"][:, 3:6].copy()}
+    by_name = executable.run(feeds, as_dict=True)
+    assert list(by_name) == outputs
+    np.testing.assert_array_equal(by_name[outputs[2]], -feeds[first])
+    chosen = executable.run(feeds, output_names=[outputs[3], outputs[1]])
+    np.testing.assert_allclose(chosen[0], np.tanh(feeds[second]), rtol=1e-6)
+    np.testing.assert_array_equal(chosen[1], by_name[outputs[1]])
+    with pytest.raises(DnncError, match=r"output_names: unknown \['logits'\]; the outputs are "):
+        executable.run(feeds, output_names=["logits"])
 
 
 def test_weights_path_writes_large_arrays_and_keeps_small_ones_inline(tmp_path: Path) -> None:
