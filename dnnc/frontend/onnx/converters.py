@@ -14,6 +14,8 @@ CONVERTERS: dict[str, Converter] = {
     **{op_type: elementwise.convert_unary for op_type in elementwise.UNARY},
     **{op_type: elementwise.convert_binary for op_type in elementwise.BINARY},
     **{op_type: tensor.convert_reduce for op_type in tensor.REDUCE},
+    "Mean": elementwise.convert_mean,
+    "LRN": nn.convert_lrn,
     "Clip": elementwise.convert_clip,
     "Pow": elementwise.convert_pow,
     "Cast": elementwise.convert_cast,
@@ -49,7 +51,7 @@ NEWEST_VERSIONS: dict[str, int] = {
     "HardSwish": 22, "Identity": 25, "LayerNormalization": 17, "LeakyRelu": 16, "Log": 13,
     "LogSoftmax": 13, "MatMul": 13, "Max": 13, "MaxPool": 22, "Min": 13, "Mish": 22, "Mul": 14,
     "Neg": 13, "Pow": 15, "ReduceMax": 20, "ReduceMean": 18, "ReduceMin": 20, "ReduceSum": 13,
-    "Relu": 14, "Reshape": 25, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
+    "Relu": 14, "Reshape": 25, "Sum": 13, "Mean": 13, "LRN": 13, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
     "Softplus": 22, "Sqrt": 13, "Squeeze": 25, "Sub": 14, "Tanh": 13, "Transpose": 25,
     "Unsqueeze": 25,
 }

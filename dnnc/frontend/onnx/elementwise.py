@@ -67,8 +67,9 @@ BINARY: dict[str, BinaryAlg] = {
     "Div": BinaryAlg.DIV,
     "Max": BinaryAlg.MAX,
     "Min": BinaryAlg.MIN,
+    "Sum": BinaryAlg.ADD,
 }
-"""ONNX broadcasting binary (Max and Min take any number of inputs) -> dnn.binary alg."""
+"""ONNX broadcasting binary (Max, Min and Sum take any number of inputs) -> dnn.binary alg."""
 
 
 def convert_unary(imp: Importer, node: Node) -> Value:
@@ -77,8 +78,9 @@ def convert_unary(imp: Importer, node: Node) -> Value:
     return imp.eltwise(imp.tensor(node, 0), post_op.alg, post_op.alpha, post_op.beta)
 
 
-def convert_binary(imp: Importer, node: Node) -> Value:
-    """Add/Sub/Mul/Div/Max/Min, folded left to right; constants get the result's rank."""
+def convert_binary(imp: Importer, node: Node, alg: BinaryAlg | None = None) -> Value:
+    """Add/Sub/Mul/Div/Max/Min/Sum (or ``alg``), folded left to right; constants get the
+    result's rank."""
     rank = max(len(imp.shape(imp.values[name])) for name in node.inputs)
     operands = [imp.tensor(node, index, rank) for index in range(len(node.inputs))]
     if node.op_type == "Div" and not isinstance(element_of(operands[0]), AnyFloat):
@@ -87,8 +89,15 @@ def convert_binary(imp: Importer, node: Node) -> Value:
         )
     result = operands[0]
     for operand in operands[1:]:
-        result = imp.binary(node, BINARY[node.op_type], result, operand)
+        result = imp.binary(node, alg or BINARY[node.op_type], result, operand)
     return result
+
+
+def convert_mean(imp: Importer, node: Node) -> Value:
+    """Mean of any number of broadcasting inputs: their Sum, scaled by 1 / count."""
+    total = convert_binary(imp, node, BinaryAlg.ADD)
+    count = len(node.inputs)
+    return total if count == 1 else imp.eltwise(total, EltwiseAlg.LINEAR, 1.0 / count)
 
 
 def _bound(imp: Importer, node: Node, name: str, index: int, default: float) -> float:

@@ -157,7 +157,8 @@ def _upgraded(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
     """The model converted from `opset` to UPGRADED_OPSET; ModelError naming what failed."""
     try:
         return version_converter.convert_version(model, UPGRADED_OPSET)
-    except (RuntimeError, onnx.checker.ValidationError, ValueError) as error:
+    except (version_converter.ConvertError, RuntimeError, onnx.checker.ValidationError,
+            ValueError) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ModelError(
             f"cannot upgrade the model from ONNX opset {opset} to {UPGRADED_OPSET} "

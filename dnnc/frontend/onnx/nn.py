@@ -22,17 +22,18 @@ from dnnc.dialects.dnn import (
     InnerProductOp,
     LayerNormOp,
     LogSoftmaxOp,
+    LrnOp,
     MatmulOp,
     PoolOp,
     ReduceOp,
     SoftmaxOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import PoolKindAttr, ReduceKindAttr
+from dnnc.dialects.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
-from dnnc.kinds import BinaryAlg, EltwiseAlg, PoolKind, ReduceKind
+from dnnc.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 
 Pads = tuple[list[int], list[int]]
 
@@ -255,6 +256,26 @@ def convert_softmax(imp: Importer, node: Node) -> Value:
         )
     )
     return imp.reshape(result, shape)
+
+
+def convert_lrn(imp: Importer, node: Node) -> Value:
+    """LRN -> dnn.lrn across channels, ``k`` = ONNX's ``bias``. ONNX sums over channels
+    [c - floor((size-1)/2), c + ceil((size-1)/2)]: oneDNN's symmetric window for an odd size;
+    an even size (an asymmetric window) is refused."""
+    size = int(node.attr("size"))
+    if size < 1 or size % 2 == 0:
+        raise imp.error(node, f"size {size}: only odd sizes are supported (ONNX's window for "
+                              "an even size is asymmetric, oneDNN's symmetric)")
+    src = imp.tensor(node, 0)
+    if len(shape_of(src)) != 4:
+        raise imp.error(node, f"a rank-{len(shape_of(src))} input: dnn.lrn takes NCHW")
+    properties = {
+        "kind": LrnKindAttr(LrnKind.ACROSS_CHANNELS), "size": IntegerAttr(size, i64),
+        "alpha": f32_attr(float(node.attr("alpha", 1e-4))),
+        "beta": f32_attr(float(node.attr("beta", 0.75))),
+        "k": f32_attr(float(node.attr("bias", 1.0))),
+    }
+    return imp.emit(LrnOp.build(operands=[src], result_types=[src.type], properties=properties))
 
 
 def matmul(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:

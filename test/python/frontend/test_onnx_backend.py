@@ -9,10 +9,10 @@ from dnnc.frontend.onnx_backend import DnncBackend
 INCLUDED_OPS = (
     "abs", "add", "averagepool", "batchnorm", "cast", "clip", "concat", "conv", "div", "dropout",
     "elu", "exp", "flatten", "gelu", "gemm", "globalaveragepool", "globalmaxpool", "hardsigmoid",
-    "hardswish", "identity", "layer_normalization", "leakyrelu", "log", "logsoftmax", "matmul",
-    "max", "maxpool", "min", "mish", "mul", "neg", "pow", "reduce_max", "reduce_mean",
+    "hardswish", "identity", "layer_normalization", "leakyrelu", "log", "logsoftmax", "lrn",
+    "matmul", "max", "maxpool", "mean", "min", "mish", "mul", "neg", "pow", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "relu", "reshape", "shape", "sigmoid", "slice", "softmax",
-    "softplus", "sqrt", "squeeze", "sub", "tanh", "transpose", "unsqueeze",
+    "softplus", "sqrt", "squeeze", "sub", "sum", "tanh", "transpose", "unsqueeze",
 )
 """Test-name stems (``test_<stem>...``) of the supported ops."""
 

@@ -174,6 +174,13 @@ CASES = [
     Case("reduce_mean_to_a_scalar", [node("ReduceMean", ["x"], keepdims=0)], X3, "dnn.reduce"),
     Case("scalar_mean_subtracted", [helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0),
                                     node("Sub", ["x", "m"])], X3, "dnn.binary"),
+    # LRN, Sum, Mean
+    Case("lrn", [node("LRN", ["x"], size=5, alpha=2e-4, beta=0.6, bias=1.5)], X4, "dnn.lrn"),
+    Case("sum_of_three_broadcast", [node("Sum", ["x", "b", "c"])], X3, "dnn.binary",
+         {"b": rand(8), "c": rand(3, 1)}),
+    Case("sum_of_one_then_relu", [helper.make_node("Sum", ["x"], ["s"]), node("Relu", ["s"])], X3,
+         "dnn.eltwise"),
+    Case("mean_of_two", [node("Mean", ["x", "b"])], X3, "dnn.eltwise", {"b": rand(3, 8)}),
     # casts and no-ops
     Case("cast_f16", [node("Cast", ["x"], to=TensorProto.FLOAT16)], X3, "dnn.cast"),
     Case("cast_to_int64_and_bool",
@@ -262,6 +269,8 @@ REFUSALS = [
             {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)}),
     Refusal("pow_tensor_exponent", [node("Pow", ["x", "e"])], X3,
             "the exponent must be a scalar, got shape [8]", {"e": rand(8)}),
+    Refusal("lrn_even_size", [node("LRN", ["x"], size=4)], X4,
+            "size 4: only odd sizes are supported"),
     Refusal("cast_to_int16", [node("Cast", ["x"], to=TensorProto.INT16)], X3,
             "cast to TensorProto.INT16 of a run-time tensor"),
     Refusal("slice_negative_step", [node("Slice", ["x", "s", "e", "a", "st"])], X3,
