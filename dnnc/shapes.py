@@ -363,6 +363,12 @@ def reshape(src: Shape, *, shape: Shape) -> Shape:
     return shape
 
 
+def gather(src: Shape, indices: Shape, *, axis: int) -> Shape:
+    """src's dimensions with the one at ``axis`` replaced by the indices' (ONNX Gather)."""
+    along = normalize_axis(axis, len(src))
+    return src[:along] + tuple(indices) + src[along + 1:]
+
+
 def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
     """Result dimension i is src dimension permutation[i]."""
     if sorted(permutation) != list(range(len(src))):

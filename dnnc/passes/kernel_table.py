@@ -289,15 +289,19 @@ class Probe:
 
 def data_operands(op: DnnOp) -> list[SSAValue]:
     """The operands a kernel reads in its compute type (dnn-insert-data-transforms casts
-    them): the first operand, weights, the same-shaped operands; not bias, statistics or
-    broadcast post-op arguments, which oneDNN reads in f32."""
+    them): the first operand, weights, the same-shaped operands of its element type; not
+    bias, statistics, broadcast post-op arguments (oneDNN reads them in f32) or indices."""
     if isinstance(op, ReorderOp | CastOp):
         return [op.src]
     first = op.operands[0]
     result_shape = tensor_type(op.results[0]).get_shape() if op.results else None
     weights = {op.operands[i] for i in weight_indices(op)}
+    element = tensor_type(first).get_element_type()
     return [
         v for v in op.operands
-        if v is first or v in weights or tensor_type(v).get_shape() == result_shape
+        if v is first or v in weights or (
+            tensor_type(v).get_shape() == result_shape
+            and tensor_type(v).get_element_type() == element  # not gather's indices
+        )
     ]
 

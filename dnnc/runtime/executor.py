@@ -364,7 +364,10 @@ class _ReferenceStep:
         self.context.stream.wait()  # the primitives before have written what we read
         args = [None if s is None else self._array(s) for s in self.positional]
         args += [self._array(s) for s in self.variadic]
-        results = self.kernel(*args, **self.params)
+        try:
+            results = self.kernel(*args, **self.params)
+        except ValueError as error:  # what the inputs' values make impossible (an index)
+            raise InputError(f"{self.kernel.__name__}: {error}") from None
         results = results if isinstance(results, tuple) else (results,)
         for slot, result in zip(self.outs, results, strict=True):
             np.copyto(self._array(slot), result)

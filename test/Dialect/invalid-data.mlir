@@ -244,3 +244,21 @@ func.func @negative_weight_element_type() -> tensor<16xf64> {
   %w = dnn.weight "bias.npy" : tensor<16xf64>
   func.return %w : tensor<16xf64>
 }
+
+// -----
+
+/// gather indices are integers.
+// CHECK: indices have element type f32, expected i32 or i64
+func.func @negative_gather_float_indices(%w: tensor<10x4xf32>, %i: tensor<3xf32>) -> tensor<3x4xf32> {
+  %e = dnn.gather %w[%i] : (tensor<10x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  func.return %e : tensor<3x4xf32>
+}
+
+// -----
+
+/// gather's result has the indices' dimensions in place of the axis.
+// CHECK: result shape 3x4 does not match the inferred shape 2x3x4
+func.func @negative_gather_result_shape(%w: tensor<10x4xf32>, %i: tensor<2x3xi64>) -> tensor<3x4xf32> {
+  %e = dnn.gather %w[%i] : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<3x4xf32>
+  func.return %e : tensor<3x4xf32>
+}

@@ -284,3 +284,15 @@ func.func @weight() -> (tensor<16x16x3x3xf32>, tensor<16xf32>) {
   %b = dnn.weight "bias.npy" : tensor<16xf32>
   func.return %w, %b : tensor<16x16x3x3xf32>, tensor<16xf32>
 }
+
+// -----
+
+/// gather: an embedding lookup (i64 ids) and a scalar index select along axis 1.
+// CHECK-LABEL: func.func @gather
+// CHECK-NEXT:    %e = dnn.gather %w[%ids] : (tensor<10x4xf32>, tensor<2x5xi64>) -> tensor<2x5x4xf32>
+// CHECK-NEXT:    %c = dnn.gather %w[%i] {axis = 1 : i64} : (tensor<10x4xf32>, tensor<i32>) -> tensor<10xf32>
+func.func @gather(%w: tensor<10x4xf32>, %ids: tensor<2x5xi64>, %i: tensor<i32>) -> (tensor<2x5x4xf32>, tensor<10xf32>) {
+  %e = dnn.gather %w[%ids] : (tensor<10x4xf32>, tensor<2x5xi64>) -> tensor<2x5x4xf32>
+  %c = dnn.gather %w[%i] {axis = 1 : i64} : (tensor<10x4xf32>, tensor<i32>) -> tensor<10xf32>
+  func.return %e, %c : tensor<2x5x4xf32>, tensor<10xf32>
+}

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute
@@ -119,6 +120,32 @@ class TransposeOp(_UnaryOp):
 
     def verify_op(self) -> None:
         inferred = shapes.transpose(shape_of(self.src), permutation=ints(self.permutation))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class GatherOp(DnnOp):
+    """Entries of ``src`` along ``axis`` picked by ``indices`` (i32 or i64; a negative index
+    counts from the end): result[i..., j..., k...] = src[i..., indices[j...], k...], as ONNX
+    Gather (embedding lookups, index selects). No oneDNN primitive: reference kernel only; an
+    index out of range is a run-time error."""
+
+    name = "dnn.gather"
+    src = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64], IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def verify_op(self) -> None:
+        element = tensor_type(self.indices).get_element_type()
+        if element not in (i32, i64):
+            raise VerifyException(f"indices have element type {element}, expected i32 or i64")
+        inferred = shapes.gather(
+            shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis)
+        )
         self.expect_result_shape(self.result, inferred)
 
 
@@ -239,6 +266,7 @@ DATA_OPS: tuple[type[DnnOp], ...] = (
     SliceOp,
     ReshapeOp,
     TransposeOp,
+    GatherOp,
     TopKOp,
     ReorderOp,
     CastOp,

@@ -38,6 +38,7 @@ CONVERTERS: dict[str, Converter] = {
     "Unsqueeze": tensor.convert_unsqueeze,
     "Transpose": tensor.convert_transpose,
     "Concat": tensor.convert_concat,
+    "Gather": tensor.convert_gather,
     "Slice": tensor.convert_slice,
     "Shape": tensor.convert_shape,
 }
@@ -51,7 +52,8 @@ NEWEST_VERSIONS: dict[str, int] = {
     "HardSwish": 22, "Identity": 25, "LayerNormalization": 17, "LeakyRelu": 16, "Log": 13,
     "LogSoftmax": 13, "MatMul": 13, "Max": 13, "MaxPool": 22, "Min": 13, "Mish": 22, "Mul": 14,
     "Neg": 13, "Pow": 15, "ReduceMax": 20, "ReduceMean": 18, "ReduceMin": 20, "ReduceSum": 13,
-    "Relu": 14, "Reshape": 25, "Sum": 13, "Mean": 13, "LRN": 13, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
+    "Relu": 14, "Reshape": 25, "Sum": 13, "Mean": 13, "LRN": 13,
+    "Gather": 13, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
     "Softplus": 22, "Sqrt": 13, "Squeeze": 25, "Sub": 14, "Tanh": 13, "Transpose": 25,
     "Unsqueeze": 25,
 }

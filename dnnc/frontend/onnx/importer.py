@@ -216,8 +216,10 @@ class Importer:
             return None
         if not known and node.op_type != "Constant":
             return None
-        evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
         feeds = {name: self.values[name] for name in known}
+        if node.op_type in _FOLDERS:
+            return [_FOLDERS[node.op_type](node, *feeds.values())]
+        evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
         try:
             results = evaluator.run(None, feeds)
         except Exception as error:  # the reference evaluator raises anything; say which node
@@ -398,6 +400,18 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """ONNX GatherElements (negative indices count from the end)."""
+    axis = int(node.attr("axis", 0)) % data.ndim
+    indices = np.where(indices < 0, indices + data.shape[axis], indices)
+    return np.take_along_axis(data, indices, axis=axis)
+
+
+_FOLDERS: dict[str, Callable[..., np.ndarray]] = {"GatherElements": _gather_elements}
+"""Constant nodes folded here rather than by onnx's ReferenceEvaluator, whose GatherElements
+fails in onnx 1.23 with numpy 2 ("cannot reshape array of size 1": BERT's position ids)."""
 
 
 def _bytes_of(array: np.ndarray) -> bytes:

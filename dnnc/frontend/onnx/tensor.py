@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 
 from dnnc import shapes
-from dnnc.dialects.dnn import ConcatOp, SliceOp, shape_of
+from dnnc.dialects.dnn import ConcatOp, GatherOp, SliceOp, shape_of
 from dnnc.dialects.dnn.base import i64_array
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
@@ -111,6 +111,21 @@ def convert_transpose(imp: Importer, node: Node) -> Value:
     permutation = [int(p) for p in node.attr("perm", list(reversed(range(rank))))]
     imp.infer(node, shapes.transpose, shape_of(src), permutation=permutation)
     return imp.transpose(src, permutation)
+
+
+def convert_gather(imp: Importer, node: Node) -> Value:
+    """Gather -> dnn.gather (embedding lookups, index selects); constant indices become an
+    inline constant, negative ones count from the end."""
+    src, indices = imp.tensor(node, 0), imp.tensor(node, 1)
+    axis = imp.infer(node, shapes.normalize_axis, int(node.attr("axis", 0)), len(shape_of(src)))
+    shape = imp.infer(node, shapes.gather, shape_of(src), shape_of(indices), axis=axis)
+    return imp.emit(
+        GatherOp.build(
+            operands=[src, indices],
+            result_types=[tensor_type(element_of(src), shape)],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
 
 
 def convert_concat(imp: Importer, node: Node) -> Value:

@@ -102,6 +102,18 @@ def from_layout(physical: np.ndarray, layout: Layout | str, shape: Sequence[int]
     return layout.from_physical(physical, tuple(shape))
 
 
+def gather(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
+    """``dnn.gather``: ``src`` entries along ``axis`` at ``indices`` (negative ones count from
+    the end, as ONNX Gather); ValueError naming the first index out of range."""
+    size = src.shape[axis]
+    flat = np.asarray(indices, dtype=np.int64)
+    bad = (flat < -size) | (flat >= size)
+    if bad.any():
+        raise ValueError(f"index {int(flat[bad].flat[0])} is out of range for axis {axis} of "
+                         f"size {size} (valid: -{size} to {size - 1})")
+    return np.take(src, np.where(flat < 0, flat + size, flat), axis=axis)
+
+
 def top_k(
     src: np.ndarray,
     *,

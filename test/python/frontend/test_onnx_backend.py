@@ -8,7 +8,7 @@ from dnnc.frontend.onnx_backend import DnncBackend
 
 INCLUDED_OPS = (
     "abs", "add", "averagepool", "batchnorm", "cast", "clip", "concat", "conv", "div", "dropout",
-    "elu", "exp", "flatten", "gelu", "gemm", "globalaveragepool", "globalmaxpool", "hardsigmoid",
+    "elu", "exp", "flatten", "gather", "gelu", "gemm", "globalaveragepool", "globalmaxpool", "hardsigmoid",
     "hardswish", "identity", "layer_normalization", "leakyrelu", "log", "logsoftmax", "lrn",
     "matmul", "max", "maxpool", "mean", "min", "mish", "mul", "neg", "pow", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "relu", "reshape", "shape", "sigmoid", "slice", "softmax",
@@ -151,6 +151,9 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "averagepool_3d_dilations_small", "maxpool_1d_default", "maxpool_3d_default",
         "maxpool_3d_dilations", "maxpool_3d_dilations_use_ref_impl",
         "maxpool_3d_dilations_use_ref_impl_large",
+    ),
+    "GatherElements on run-time tensors (the 'gather' stem's neighbour; folded when constant)": (
+        "gather_elements_0", "gather_elements_1", "gather_elements_negative_indices",
     ),
     "second outputs: Dropout's mask, MaxPool's indices": (
         "dropout_default_mask", "dropout_default_mask_ratio",

@@ -174,6 +174,11 @@ CASES = [
     Case("reduce_mean_to_a_scalar", [node("ReduceMean", ["x"], keepdims=0)], X3, "dnn.reduce"),
     Case("scalar_mean_subtracted", [helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0),
                                     node("Sub", ["x", "m"])], X3, "dnn.binary"),
+    # Gather
+    Case("gather_embedding", [node("Gather", ["w", "ids"])],
+         {"ids": np.array([[1, 0, 7], [-1, 3, 3]], np.int64)}, "dnn.gather", {"w": rand(8, 5)}),
+    Case("gather_scalar_index_axis1", [node("Gather", ["x", "i"], axis=1)], X3, "dnn.gather",
+         {"i": np.array(0, np.int64)}),
     # LRN, Sum, Mean
     Case("lrn", [node("LRN", ["x"], size=5, alpha=2e-4, beta=0.6, bias=1.5)], X4, "dnn.lrn"),
     Case("sum_of_three_broadcast", [node("Sum", ["x", "b", "c"])], X3, "dnn.binary",
@@ -284,6 +289,15 @@ def test_converter_refuses(refusal: Refusal) -> None:
     made = model(refusal.nodes, refusal.inputs, initializers=refusal.initializers)
     with pytest.raises(DnncError, match=re.escape(refusal.message)):
         import_onnx(made)
+
+
+def test_a_gather_index_out_of_range_is_an_input_error() -> None:
+    made = model([node("Gather", ["w", "ids"])], {"ids": np.array([0, 8], np.int64)},
+                 initializers={"w": rand(8, 5)})
+    executable = dnnc.compile(import_onnx(made))
+    with pytest.raises(dnnc.InputError, match="gather: index 8 is out of range for axis 0 of "
+                       r"size 8 \(valid: -8 to 7\)"):
+        executable.run([np.array([0, 8], np.int64)])
 
 
 def test_slice_of_a_dynamic_axis_is_refused() -> None:
