@@ -103,6 +103,25 @@ class BinaryAlg(StrEnum):
     MIN = "min"
 
 
+class CompareAlg(StrEnum):
+    """Element-wise comparisons (ONNX Equal, Less, LessOrEqual, Greater, GreaterOrEqual)."""
+
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+class LogicalAlg(StrEnum):
+    """Element-wise logic on booleans (ONNX And, Or, Xor)."""
+
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
 class PoolKind(StrEnum):
     MAX = "max"
     AVG_INCLUDE_PAD = "avg_include_pad"

@@ -262,3 +262,39 @@ func.func @negative_gather_result_shape(%w: tensor<10x4xf32>, %i: tensor<2x3xi64
   %e = dnn.gather %w[%i] : (tensor<10x4xf32>, tensor<2x3xi64>) -> tensor<3x4xf32>
   func.return %e : tensor<3x4xf32>
 }
+
+// -----
+
+/// A comparison's result is i1.
+// CHECK: result must have element type i1, got f32
+func.func @negative_compare_f32_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  %c = dnn.compare lt %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}
+
+// -----
+
+/// Logic is on booleans.
+// CHECK: operands must be i1: logic is on booleans
+func.func @negative_logical_on_f32(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
+  %c = dnn.logical and %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  func.return %c : tensor<4xi1>
+}
+
+// -----
+
+/// where's condition is i1.
+// CHECK: condition must be i1
+func.func @negative_where_f32_condition(%c: tensor<4xf32>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %w = dnn.where %c, %a, %a : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %w : tensor<4xf32>
+}
+
+// -----
+
+/// expand's shape must broadcast with src.
+// CHECK: shapes 2x4 and 3 do not broadcast
+func.func @negative_expand_shape(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %e = dnn.expand %a {shape = array<i64: 3>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %e : tensor<2x4xf32>
+}

@@ -296,3 +296,19 @@ func.func @gather(%w: tensor<10x4xf32>, %ids: tensor<2x5xi64>, %i: tensor<i32>) 
   %c = dnn.gather %w[%i] {axis = 1 : i64} : (tensor<10x4xf32>, tensor<i32>) -> tensor<10xf32>
   func.return %e, %c : tensor<2x5x4xf32>, tensor<10xf32>
 }
+
+// -----
+
+/// compare and logical give i1; where picks by an i1 condition; expand broadcasts.
+// CHECK-LABEL: func.func @mask
+// CHECK-NEXT:    %on = dnn.compare ne %m, %zero : (tensor<2x4xi64>, tensor<1x1xi64>) -> tensor<2x4xi1>
+// CHECK-NEXT:    %both = dnn.logical and %on, %on : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+// CHECK-NEXT:    %e = dnn.expand %both {shape = array<i64: 3, 1, 1>} : (tensor<2x4xi1>) -> tensor<3x2x4xi1>
+// CHECK-NEXT:    %w = dnn.where %e, %s, %t : (tensor<3x2x4xi1>, tensor<3x2x4xf32>, tensor<1x1x1xf32>) -> tensor<3x2x4xf32>
+func.func @mask(%m: tensor<2x4xi64>, %zero: tensor<1x1xi64>, %s: tensor<3x2x4xf32>, %t: tensor<1x1x1xf32>) -> tensor<3x2x4xf32> {
+  %on = dnn.compare ne %m, %zero : (tensor<2x4xi64>, tensor<1x1xi64>) -> tensor<2x4xi1>
+  %both = dnn.logical and %on, %on : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+  %e = dnn.expand %both {shape = array<i64: 3, 1, 1>} : (tensor<2x4xi1>) -> tensor<3x2x4xi1>
+  %w = dnn.where %e, %s, %t : (tensor<3x2x4xi1>, tensor<3x2x4xf32>, tensor<1x1x1xf32>) -> tensor<3x2x4xf32>
+  func.return %w : tensor<3x2x4xf32>
+}

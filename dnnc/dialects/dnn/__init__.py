@@ -41,6 +41,13 @@ from dnnc.dialects.dnn.compute import (
     SoftmaxOp,
     SumOp,
 )
+from dnnc.dialects.dnn.logic import (
+    LOGIC_OPS,
+    CompareOp,
+    ExpandOp,
+    LogicalOp,
+    WhereOp,
+)
 from dnnc.dialects.dnn.data import (
     DATA_OPS,
     CastOp,
@@ -55,7 +62,7 @@ from dnnc.dialects.dnn.data import (
     WeightOp,
 )
 
-DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS], list(ATTRIBUTES))
+DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
 """The dialect as xDSL registers it."""
 
 __all__ = [
@@ -96,6 +103,10 @@ __all__ = [
     "SumPostOpAttr",
     "GatherOp",
     "TopKOp",
+    "CompareOp",
+    "ExpandOp",
+    "LogicalOp",
+    "WhereOp",
     "TransposeOp",
     "WeightOp",
     "layout_of",

@@ -25,9 +25,11 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.kinds import (
     BinaryAlg,
     BinaryPostOp,
+    CompareAlg,
     DataType,
     EltwiseAlg,
     EltwisePostOp,
+    LogicalAlg,
     LrnKind,
     PoolKind,
     PostOp,
@@ -56,6 +58,20 @@ class BinaryAlgAttr(EnumAttribute[BinaryAlg], SpacedOpaqueSyntaxAttribute):
     """A binary algorithm (``add``)."""
 
     name = "dnn.binary_alg"
+
+
+@irdl_attr_definition
+class CompareAlgAttr(EnumAttribute[CompareAlg], SpacedOpaqueSyntaxAttribute):
+    """A comparison (``lt``)."""
+
+    name = "dnn.compare_alg"
+
+
+@irdl_attr_definition
+class LogicalAlgAttr(EnumAttribute[LogicalAlg], SpacedOpaqueSyntaxAttribute):
+    """A logical operation on booleans (``and``)."""
+
+    name = "dnn.logical_alg"
 
 
 @irdl_attr_definition
@@ -263,6 +279,8 @@ class KernelAttr(ParametrizedAttribute):
 ATTRIBUTES: tuple[type[Attribute], ...] = (
     EltwiseAlgAttr,
     BinaryAlgAttr,
+    CompareAlgAttr,
+    LogicalAlgAttr,
     PoolKindAttr,
     ReduceKindAttr,
     LrnKindAttr,

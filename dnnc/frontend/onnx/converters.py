@@ -6,7 +6,7 @@ from __future__ import annotations
 import onnx
 
 from dnnc.diagnostics import ModelError
-from dnnc.frontend.onnx import elementwise, nn, tensor
+from dnnc.frontend.onnx import elementwise, logic, nn, tensor
 from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter
 
@@ -14,6 +14,13 @@ CONVERTERS: dict[str, Converter] = {
     **{op_type: elementwise.convert_unary for op_type in elementwise.UNARY},
     **{op_type: elementwise.convert_binary for op_type in elementwise.BINARY},
     **{op_type: tensor.convert_reduce for op_type in tensor.REDUCE},
+    **{op_type: logic.convert_compare for op_type in logic.COMPARE},
+    **{op_type: logic.convert_logical for op_type in logic.LOGICAL},
+    "Not": logic.convert_not,
+    "IsNaN": logic.convert_is_nan,
+    "IsInf": logic.convert_is_inf,
+    "Where": logic.convert_where,
+    "Expand": logic.convert_expand,
     "Mean": elementwise.convert_mean,
     "LRN": nn.convert_lrn,
     "Clip": elementwise.convert_clip,
@@ -53,7 +60,9 @@ NEWEST_VERSIONS: dict[str, int] = {
     "LogSoftmax": 13, "MatMul": 13, "Max": 13, "MaxPool": 22, "Min": 13, "Mish": 22, "Mul": 14,
     "Neg": 13, "Pow": 15, "ReduceMax": 20, "ReduceMean": 18, "ReduceMin": 20, "ReduceSum": 13,
     "Relu": 14, "Reshape": 25, "Sum": 13, "Mean": 13, "LRN": 13,
-    "Gather": 13, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
+    "Gather": 13, "Equal": 19, "Less": 13, "LessOrEqual": 16, "Greater": 13,
+    "GreaterOrEqual": 16, "And": 7, "Or": 7, "Xor": 7, "Not": 1, "Where": 16, "Expand": 13,
+    "IsNaN": 20, "IsInf": 20, "Shape": 25, "Sigmoid": 13, "Slice": 13, "Softmax": 13,
     "Softplus": 22, "Sqrt": 13, "Squeeze": 25, "Sub": 14, "Tanh": 13, "Transpose": 25,
     "Unsqueeze": 25,
 }

@@ -1,6 +1,6 @@
 """The importer's view of an ONNX graph: loaded, shape-inferred, checked, with named nodes.
 
-``load_graph`` accepts a path or a ``ModelProto``, checks the default-domain opset (7 to the
+``load_graph`` accepts a path or a ``ModelProto``, checks the default-domain opset (1 to the
 newest the installed onnx defines; below 11 the model is upgraded to 13 by
 ``onnx.version_converter``) and runs ``onnx.shape_inference`` (strict, with data
 propagation). ``Graph`` keeps the nodes
@@ -23,7 +23,7 @@ from onnx import helper, numpy_helper, version_converter
 
 from dnnc.diagnostics import ModelError
 
-MIN_OPSET = 7
+MIN_OPSET = 1
 """The oldest default-domain opset read; models below UPGRADE_FROM are upgraded first."""
 MAX_OPSET = onnx.defs.onnx_opset_version()
 """The newest opset the installed onnx defines; converters.NEWEST_VERSIONS says, op by op,

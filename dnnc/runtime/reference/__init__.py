@@ -15,10 +15,20 @@ Contract (shared by every kernel):
 
 from dnnc.runtime.reference.compute import conv2d, inner_product, matmul, pool
 from dnnc.runtime.reference.dtypes import round_to_bf16, to_dtype
-from dnnc.runtime.reference.elementwise import BINARY, ELTWISE, apply_post_ops, binary, eltwise
+from dnnc.runtime.reference.elementwise import (
+    BINARY,
+    ELTWISE,
+    apply_post_ops,
+    binary,
+    compare,
+    eltwise,
+    logical,
+    where,
+)
 from dnnc.runtime.reference.movement import (
     cast,
     concat,
+    expand,
     from_layout,
     gather,
     reorder,
@@ -44,14 +54,17 @@ __all__ = [
     "apply_post_ops",
     "batch_norm",
     "binary",
+    "compare",
     "cast",
     "concat",
     "conv2d",
     "eltwise",
+    "expand",
     "from_layout",
     "gather",
     "inner_product",
     "layer_norm",
+    "logical",
     "log_softmax",
     "lrn",
     "matmul",
@@ -67,4 +80,5 @@ __all__ = [
     "to_layout",
     "top_k",
     "transpose",
+    "where",
 ]

@@ -14,7 +14,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from dnnc.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
+from dnnc.kinds import (
+    BinaryAlg,
+    BinaryPostOp,
+    CompareAlg,
+    EltwiseAlg,
+    EltwisePostOp,
+    LogicalAlg,
+    PostOp,
+    SumPostOp,
+)
 from dnnc.runtime.reference.dtypes import as_f64, to_dtype
 
 EltwiseFn = Callable[[np.ndarray, float, float], np.ndarray]
@@ -155,3 +164,23 @@ def binary(
     """``dnn.binary``: ``lhs <alg> rhs`` with numpy broadcasting, then the post-ops."""
     d = binary_f64(alg, as_f64(lhs), as_f64(rhs))
     return to_dtype(apply_post_ops(d, post_ops, post_args), lhs.dtype)
+
+
+_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+            "gt": np.greater, "ge": np.greater_equal}
+_LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def compare(lhs: np.ndarray, rhs: np.ndarray, *, alg: CompareAlg | str) -> np.ndarray:
+    """``dnn.compare``: ``lhs <alg> rhs`` broadcast, exactly (integers are not converted)."""
+    return _COMPARE[str(CompareAlg(alg))](lhs, rhs)
+
+
+def logical(lhs: np.ndarray, rhs: np.ndarray, *, alg: LogicalAlg | str) -> np.ndarray:
+    """``dnn.logical``: ``lhs <alg> rhs`` on booleans, broadcast."""
+    return _LOGICAL[str(LogicalAlg(alg))](lhs, rhs)
+
+
+def where(lhs: np.ndarray, rhs: np.ndarray, condition: np.ndarray) -> np.ndarray:
+    """``dnn.where``: ``condition ? lhs : rhs``, broadcast, in lhs's type."""
+    return np.where(condition, lhs, rhs).astype(lhs.dtype)

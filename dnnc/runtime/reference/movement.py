@@ -114,6 +114,12 @@ def gather(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray
     return np.take(src, np.where(flat < 0, flat + size, flat), axis=axis)
 
 
+def expand(src: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:
+    """``dnn.expand``: ``src`` broadcast with ``shape`` (numpy's rule, ONNX Expand)."""
+    target = np.broadcast_shapes(src.shape, tuple(shape))
+    return np.broadcast_to(src, target).copy()
+
+
 def top_k(
     src: np.ndarray,
     *,

@@ -106,7 +106,6 @@ ARCHITECTURES = [
     Architecture("bert", _Bert, _tokens, ("last_hidden_state",)),
 ]
 NOT_YET: dict[tuple[str, bool], str] = {
-    ("bert", False): r"unsupported ONNX op 'And' \(node '/bert/And_1'",
     ("bert", True): r"ONNX Shape \(node '/bert/embeddings/Shape', opset 17\): the shape \?x16",
 }
 """(architecture, dynamic batch) dnnc cannot import yet -> the start of the error it gives:

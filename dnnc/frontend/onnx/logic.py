@@ -1,0 +1,113 @@
+"""Converters of the ONNX ops attention masks are built from: comparisons, Boolean logic,
+Where, Expand, IsNaN and IsInf (dnnc/dialects/dnn/logic.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import i1
+from xdsl.ir import SSAValue
+
+from dnnc import shapes
+from dnnc.dialects.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
+from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
+from dnnc.dialects.dnn.base import i64_array
+from dnnc.dialects.types import data_type_of
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.kinds import CompareAlg, LogicalAlg
+
+COMPARE: dict[str, CompareAlg] = {
+    "Equal": CompareAlg.EQ, "Less": CompareAlg.LT, "LessOrEqual": CompareAlg.LE,
+    "Greater": CompareAlg.GT, "GreaterOrEqual": CompareAlg.GE,
+}
+LOGICAL: dict[str, LogicalAlg] = {"And": LogicalAlg.AND, "Or": LogicalAlg.OR, "Xor": LogicalAlg.XOR}
+
+
+def _operands(imp: Importer, node: Node) -> list[SSAValue]:
+    """The node's inputs, constants given the rank of the widest (as broadcasting would)."""
+    rank = max(len(imp.shape(imp.values[name])) for name in node.inputs)
+    return [imp.tensor(node, index, rank) for index in range(len(node.inputs))]
+
+
+def _boolean(
+    imp: Importer, node: Node, op_class: type[CompareOp | LogicalOp], alg: object,
+    lhs: SSAValue, rhs: SSAValue,
+) -> SSAValue:
+    shape = imp.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
+    attr = CompareAlgAttr(alg) if op_class is CompareOp else LogicalAlgAttr(alg)
+    return imp.emit(
+        op_class.build(operands=[lhs, rhs], result_types=[tensor_type(i1, shape)],
+                       properties={"alg": attr})
+    )
+
+
+def convert_compare(imp: Importer, node: Node) -> Value:
+    """Equal, Less, LessOrEqual, Greater, GreaterOrEqual -> dnn.compare (a bool result)."""
+    lhs, rhs = _operands(imp, node)
+    return _boolean(imp, node, CompareOp, COMPARE[node.op_type], lhs, rhs)
+
+
+def convert_logical(imp: Importer, node: Node) -> Value:
+    """And, Or, Xor -> dnn.logical."""
+    lhs, rhs = _operands(imp, node)
+    return _boolean(imp, node, LogicalOp, LOGICAL[node.op_type], lhs, rhs)
+
+
+def convert_not(imp: Importer, node: Node) -> Value:
+    """Not x -> x xor true."""
+    src = imp.tensor(node, 0)
+    true = imp.materialize(node, np.ones((1,) * len(shape_of(src)), np.bool_), "true")
+    return _boolean(imp, node, LogicalOp, LogicalAlg.XOR, src, true)
+
+
+def convert_is_nan(imp: Importer, node: Node) -> Value:
+    """IsNaN x -> x != x (NaN alone is unequal to itself)."""
+    src = imp.tensor(node, 0)
+    return _boolean(imp, node, CompareOp, CompareAlg.NE, src, src)
+
+
+def convert_is_inf(imp: Importer, node: Node) -> Value:
+    """IsInf x -> x == +inf, x == -inf, or either (detect_positive / detect_negative)."""
+    src = imp.tensor(node, 0)
+    rank = len(shape_of(src))
+    wanted = [sign for sign, attr in ((1, "detect_positive"), (-1, "detect_negative"))
+              if int(node.attr(attr, 1))]
+    if not wanted:
+        return imp.emit(ExpandOp.build(
+            operands=[imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")],
+            result_types=[tensor_type(i1, shape_of(src))],
+            properties={"shape": i64_array(*shape_of(src))},
+        ))
+    dtype = element_of(src)
+    tests = []
+    for sign in wanted:
+        infinity = imp.materialize(
+            node, np.full((1,) * rank, sign * np.inf, data_type_of(dtype).numpy), f"{sign}inf"
+        )
+        tests.append(_boolean(imp, node, CompareOp, CompareAlg.EQ, src, infinity))
+    if len(tests) == 1:
+        return tests[0]
+    return _boolean(imp, node, LogicalOp, LogicalAlg.OR, *tests)
+
+
+def convert_where(imp: Importer, node: Node) -> Value:
+    """Where(condition, X, Y) -> dnn.where (X's element type)."""
+    condition, lhs, rhs = _operands(imp, node)
+    shape = imp.infer(
+        node, lambda c, x, y: shapes.binary(shapes.binary(c, x), y),
+        shape_of(condition), shape_of(lhs), shape_of(rhs),
+    )
+    return imp.emit(WhereOp.build(operands=[lhs, rhs, condition],
+                                  result_types=[tensor_type(element_of(lhs), shape)]))
+
+
+def convert_expand(imp: Importer, node: Node) -> Value:
+    """Expand with a constant shape -> dnn.expand (numpy broadcasting of both shapes)."""
+    src = imp.tensor(node, 0)
+    target = [int(d) for d in imp.require_const(node, 1, "shape").reshape(-1)]
+    rank = max(len(shape_of(src)), len(target))
+    if len(shape_of(src)) < rank:
+        src = imp.reshape(src, (1,) * (rank - len(shape_of(src))) + tuple(shape_of(src)))
+    shape = imp.infer(node, shapes.binary, shape_of(src), tuple(target))
+    return imp.emit(ExpandOp.build(operands=[src], result_types=[tensor_type(element_of(src), shape)],
+                                   properties={"shape": i64_array(*target)}))
