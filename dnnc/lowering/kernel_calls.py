@@ -51,6 +51,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
 from dnnc.dialects.types import data_type_of
+from dnnc.kinds import DataType
 from dnnc.lowering.buffer_classes import inplace_requests
 from dnnc.passes.post_op_rules import COMMUTATIVE
 
@@ -189,11 +190,20 @@ def _onednn_types(op: DnnOp) -> bool:
     )
 
 
+def _to_integer(op: CastOp) -> bool:
+    """A cast to an integer type: oneDNN's reorder rounds to nearest and saturates, where
+    ONNX truncates toward zero and wraps (the reference ``cast``)."""
+    return data_type_of(tensor_type(op.result).get_element_type()) in (
+        DataType.S8, DataType.U8, DataType.S32
+    )
+
+
 def kernel_call(op: DnnOp) -> KernelCall:
     """The call that runs `op`: the table's, except where oneDNN cannot run the case, which
     runs the op's numpy reference kernel (reference_call).
 
-    oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values. Its
+    oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
+    an integer type runs the reference kernel too (_to_integer). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
@@ -201,6 +211,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     so it runs the reference kernel, and so does an empty reduction (_empty_reduction).
     """
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
+        return reference_call(op)
+    if isinstance(op, CastOp) and _to_integer(op):
         return reference_call(op)
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):

@@ -134,3 +134,16 @@ func.func @matmul_empty_reduction_reference(%a: tensor<3x0xf32>, %b: tensor<0x4x
   %f = dnn.matmul %c, %d : (tensor<3x2xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
   func.return %e, %f : tensor<3x4xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+/// A cast to an integer type runs the reference kernel (ONNX truncates toward zero and wraps;
+/// oneDNN's reorder rounds and saturates); a cast between float types stays on oneDNN.
+// CHECK-LABEL: func.func @casts_to_integers_are_reference
+// CHECK:         dnn.cast {{.*}}dnn.kernel = #dnn.kernel<reference, f32>{{.*}} -> tensor<2x3xi8>
+// CHECK:         dnn.cast {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>{{.*}} -> tensor<2x3xf16>
+func.func @casts_to_integers_are_reference(%x: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<2x3xf16>) {
+  %i = dnn.cast %x : (tensor<2x3xf32>) -> tensor<2x3xi8>
+  %h = dnn.cast %x : (tensor<2x3xf32>) -> tensor<2x3xf16>
+  func.return %i, %h : tensor<2x3xi8>, tensor<2x3xf16>
+}

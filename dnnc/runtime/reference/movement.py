@@ -18,7 +18,7 @@ import numpy as np
 
 from dnnc.kinds import DataType
 from dnnc.layouts import Layout, parse_layout
-from dnnc.runtime.reference.dtypes import as_f64, to_dtype
+from dnnc.runtime.reference.dtypes import as_f64, data_type, to_dtype
 
 
 def sum(*inputs: np.ndarray, scales: Sequence[float] | None = None) -> np.ndarray:  # noqa: A001
@@ -84,8 +84,22 @@ def reorder(src: np.ndarray) -> np.ndarray:
 
 
 def cast(src: np.ndarray, *, dtype: DataType | str | np.dtype | type) -> np.ndarray:
-    """``dnn.cast`` to ``dtype`` with oneDNN reorder's rounding and saturation (dtypes.py)."""
-    return to_dtype(as_f64(src), dtype)
+    """``dnn.cast`` to ``dtype`` as ONNX Cast (ONNX Runtime is the oracle): to a float type
+    rounded to nearest (dtypes.to_dtype); to an integer type as C does it on x86-64, which is
+    what ONNX Runtime gives: a float is truncated toward zero into 32 bits (64 for s64), NaN
+    and values out of that range becoming its minimum, and narrower integers wrap (300 -> 44
+    in s8); to boolean, nonzero (NaN too) is true."""
+    target = data_type(dtype)
+    if target in (DataType.F32, DataType.BF16, DataType.F16, DataType.BOOL):
+        return to_dtype(as_f64(src), target)
+    if src.dtype.kind in "iub":
+        return src.astype(target.numpy)  # two's complement wrap, as C's conversions
+    wide = np.int64 if target is DataType.S64 else np.int32
+    info = np.iinfo(wide)
+    values = np.trunc(as_f64(src))
+    valid = (values >= info.min) & (values <= info.max)  # NaN compares false
+    whole = np.where(valid, values, info.min).astype(wide)
+    return whole.astype(target.numpy)
 
 
 def to_layout(logical: np.ndarray, layout: Layout | str) -> np.ndarray:

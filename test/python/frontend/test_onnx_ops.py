@@ -333,3 +333,21 @@ def test_matmul_over_an_empty_reduction_gives_zeros(fused: bool) -> None:
         del garbage
         assert np.array_equal(executable.run(list(inputs.values()))[0],
                               inputs.get("c", np.zeros((3, 4), np.float32)))
+
+
+@pytest.mark.parametrize("to", [TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8,
+                                TensorProto.INT64, TensorProto.BOOL])
+@pytest.mark.parametrize("source", [np.float32, np.int32])
+def test_casts_to_integers_are_onnx_runtime_s(to: int, source: type) -> None:
+    """ONNX truncates toward zero (-2.7 -> -2; oneDNN's reorder would round to -3), and
+    ONNX Runtime wraps narrower integers and gives NaN and out-of-range values the minimum
+    of 32 (64) bits, as x86-64 C conversions do: dnnc, compiled, gives the same bits."""
+    values = [-2.7, 2.7, -0.5, 0.5, 300.0, -300.0, 1e10, -1e10, 127.5, -128.5]
+    if source is np.float32:
+        values += [np.nan, np.inf, -np.inf]
+    x = np.array(values).astype(source)
+    made = model([node("Cast", ["x"], to=to)], {"x": x})
+    (want,) = run_onnxruntime(made, {"x": x})
+    (got,) = dnnc.compile(import_onnx(made)).run([x])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
