@@ -18,7 +18,8 @@ BatchNorm running statistics are random too, so no normalization is an identity.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,3 +194,14 @@ def build(name: str, directory: str | Path, *, opset: int = 17, seed: int = 0) -
             do_constant_folding=spec.fold_constants,
         )
     return path
+
+
+def build_all(
+    names: Iterable[str], directory: str | Path
+) -> Iterator[tuple[str, Path, tuple[int, ...]]]:
+    """(name, ONNX path, input shape) of each model, exported quietly into ``directory``."""
+    for name in names:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            path = build(name, directory)
+        yield name, path, MODELS[name].input_shape

@@ -199,16 +199,12 @@ def main() -> None:
         path, name, engine = options.worker
         print(json.dumps(worker(Path(path), name, engine, options)))
         return
-    from bench.model_zoo import MODELS, build
+    from bench.model_zoo import build_all
 
     print(f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}")
     results: dict[str, dict[str, dict | str]] = {}
     with tempfile.TemporaryDirectory() as directory:
-        for name in options.models:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                path = build(name, directory)
-            shape = MODELS[name].input_shape
+        for name, path, shape in build_all(options.models, directory):
             results[name] = {e: measure(path, name, e, shape, options) for e in ENGINES}
     print(table(results))
     if options.plot:

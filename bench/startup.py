@@ -124,16 +124,12 @@ def main() -> None:
         shape = [int(d) for d in options.shape.split("x")]
         print(json.dumps(worker(Path(path), name, engine, shape, options.threads)))
         return
-    from bench.model_zoo import MODELS, build
+    from bench.model_zoo import build_all
 
     print(f"threads {options.threads}, f32, each engine in a fresh process")
     results: dict[str, dict[str, dict | str]] = {}
     with tempfile.TemporaryDirectory() as directory:
-        for name in options.models:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                path = build(name, directory)
-            shape = MODELS[name].input_shape
+        for name, path, shape in build_all(options.models, directory):
             save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={str(path.with_suffix('.dnnc'))!r})"
             subprocess.run([sys.executable, "-c", save], check=True)
             results[name] = {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
