@@ -768,16 +768,21 @@ class Executable(ShippedByRecipe):
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
-        chosen = chosen_outputs(self.outputs, output_names)
+        chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
         context = self._take_context()
         try:
             outputs = context.bind(arrays, self.outputs)
             context.execute(poison_freed)
         finally:
             self._return_context(context)
+        if chosen is not None:
+            specs = [self.outputs[i] for i in chosen]
+            outputs = [outputs[i] for i in chosen]
+        else:
+            specs = self.outputs
         if as_dict:
-            return {self.outputs[i].name: outputs[i] for i in chosen}
-        return [outputs[i] for i in chosen]
+            return {spec.name: array for spec, array in zip(specs, outputs)}
+        return outputs
 
     def profile(
         self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
