@@ -33,12 +33,13 @@ import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from dnnc.diagnostics import DnncError
+from dnnc.diagnostics import DnncError, ModelError
 from dnnc.dialects.dnn import WeightOp
 from dnnc.dialects.onednn import is_lowered
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir import make_context, parse_module, read_source, verify_module
 from dnnc.lowering.specialize import is_dynamic
+from dnnc.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
 from dnnc.passes.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
@@ -106,6 +107,29 @@ def _anchor_weights(module: ModuleOp, directory: str) -> None:
     for op in module.walk():
         if isinstance(op, WeightOp):
             op.file = StringAttr(str(weight_path(op, directory)))
+
+
+def _is_onnx(source: Source) -> bool:
+    return isinstance(source, onnx.ModelProto) or (
+        not isinstance(source, ModuleOp) and str(source).endswith(".onnx")
+    )
+
+
+def _per_input_shape(
+    source: Source, pipeline: str, function: str | None,
+    weights_dir: str | os.PathLike[str] | None, dynamic: DynamicOptions | None,
+    cache: PrimitiveCache | None,
+) -> ShapeSpecializedExecutable:
+    """An ONNX model whose shape arithmetic reads `?` dimensions: imported and compiled again
+    per input-shape signature (dnnc.onnx_shapes)."""
+    model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
+    executable = ShapeSpecializedExecutable(
+        model, lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
+        max_models=(dynamic or DynamicOptions()).max_plans,
+    )
+    executable.recipe = _recipe(source, pipeline, function or executable.name,
+                                _weights_of(source, weights_dir), dynamic)
+    return executable
 
 
 def _weights_of(source: Source, weights_dir: str | os.PathLike[str] | None) -> str | None:
@@ -181,7 +205,7 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     cache: PrimitiveCache | None = None,
     save_to: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
-) -> Executable | DynamicExecutable:
+) -> Executable | DynamicExecutable | ShapeSpecializedExecutable:
     """Optimize, lower and build ``source`` (module docstring); with ``save_to``, also write
     the compiled model to that directory for ``dnnc.load`` (dnnc.runtime.saved). With
     ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
@@ -200,7 +224,12 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
                                             _weights_of(source, weights_dir), dynamic)
                 return executable
         save_to = entry
-    module, source_dir = load_module(source)
+    try:
+        module, source_dir = load_module(source)
+    except ModelError as error:
+        if not (_is_onnx(source) and names_a_run_time_shape(str(error))) or save_to is not None:
+            raise
+        return _per_input_shape(source, pipeline, function, weights_dir, dynamic, cache)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
     weights = None if directory is None else os.fspath(directory)

@@ -4,6 +4,7 @@ see, and dnnc-import."""
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -204,3 +205,33 @@ def test_dnnc_import_writes_ir_and_weights_beside_it(tmp_path: Path, capsys: pyt
         dnnc_import([str(tmp_path / "missing.onnx")])
     assert exit_.value.code == 1
     assert "error: cannot read ONNX model" in capsys.readouterr().err
+
+
+def test_shape_arithmetic_on_a_dynamic_batch_compiles_per_input_shape(tmp_path: Path) -> None:
+    """y = reshape(x, [Shape(x)[0], -1]): the target exists only once the batch is known, so
+    the model is imported and compiled per input-shape signature, the latest kept."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus_one"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["r"]),
+        helper.make_node("Relu", ["r"], ["y"]),
+    ]
+    made = model(nodes, {}, initializers={
+        "zero": np.array(0, np.int64), "axes": np.array([0], np.int64),
+        "minus_one": np.array([-1], np.int64)})
+    made.graph.input.append(value_info("x", ["batch", 2, 3]))
+    onnx.save(made, tmp_path / "m.onnx")
+    executable = dnnc.compile(tmp_path / "m.onnx")
+    assert [(s.name, s.shape) for s in executable.inputs] == [("x", (-1, 2, 3))]
+    for batch in (2, 3, 2):
+        x = np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3) - 5
+        (y,) = executable.run({"x": x})
+        np.testing.assert_array_equal(y, np.maximum(x.reshape(batch, 6), 0))
+    assert executable.compiles == 2  # batch 2 came back from the cache
+    with pytest.raises(DnncError, match=r"input 'x' is float32\[2, 3, 3\]; expected"):
+        executable.run([np.zeros((2, 3, 3), np.float32)])
+    again = pickle.loads(pickle.dumps(executable))  # ships as its recipe, as other executables
+    np.testing.assert_array_equal(again.run([np.ones((1, 2, 3), np.float32)])[0],
+                                  np.ones((1, 6), np.float32))
