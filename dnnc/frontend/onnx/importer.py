@@ -56,7 +56,7 @@ from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg
 Value = SSAValue | np.ndarray
 """An ONNX value during import: known now (an array) or computed at run time (SSA)."""
 
-Converter = Callable[["Importer", Node], Value]
+Converter = Callable[["Importer", Node], "Value | tuple[Value, ...]"]
 """Emits the dnn ops of one node and returns its (first) output."""
 
 VALUE_TYPE_NAMES = "float32, bfloat16, float16, int8, uint8, int32, int64 or bool"
@@ -149,6 +149,11 @@ class Importer:
         if isinstance(value, SSAValue):
             return value
         return self.materialize(node, value, name, rank)
+
+    def used(self, node: Node, index: int) -> bool:
+        """Whether output ``index`` of ``node`` is read by a node or is a graph output."""
+        name = node.outputs[index] if index < len(node.outputs) else ""
+        return bool(name) and bool(self.graph.consumers.get(name) or name in self.graph.output_names)
 
     def optional_tensor(self, node: Node, index: int) -> SSAValue | None:
         """Input ``index`` as an SSA value, or None when absent."""
@@ -364,17 +369,22 @@ class Importer:
             raise self.error(node, ERF_HINT)
         if converter is None:
             raise self.unsupported(node, converters)
-        for extra in node.outputs[1:]:
-            if extra and (self.graph.consumers.get(extra) or extra in self.graph.output_names):
-                raise self.error(
-                    node, f"output '{extra}' is used, but only the first output is supported"
-                )
         value = converter(self, node)
-        if isinstance(value, SSAValue):
-            self._check_shape(node, value)
-            if value.name_hint is None and isinstance(value.owner, Operation):
-                value.name_hint = ssa_name(node.outputs[0])
-        self.values[node.outputs[0]] = value
+        values = value if isinstance(value, tuple) else (value,)
+        for index, extra in enumerate(node.outputs[1:], start=1):
+            if self.used(node, index) and index >= len(values):
+                raise self.error(
+                    node, f"output '{extra}' is used, but only the first "
+                    f"{'output is' if len(values) == 1 else f'{len(values)} outputs are'} supported"
+                )
+        first = values[0]
+        if isinstance(first, SSAValue):
+            self._check_shape(node, first)
+            if first.name_hint is None and isinstance(first.owner, Operation):
+                first.name_hint = ssa_name(node.outputs[0])
+        for name, produced in zip(node.outputs, values):
+            if name:
+                self.values[name] = produced
 
     def unsupported(self, node: Node, converters: dict[str, Converter]) -> ModelError:
         """The error for an op type the importer has no converter for."""

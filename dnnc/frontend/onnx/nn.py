@@ -213,27 +213,43 @@ def _flatten_to(imp: Importer, node: Node, shape: shapes.Shape, axis: int) -> tu
     return (*shape[:axis], math.prod(inner))
 
 
-def convert_layer_norm(imp: Importer, node: Node) -> Value:
+def convert_layer_norm(imp: Importer, node: Node) -> Value | tuple[Value, ...]:
     """LayerNormalization -> dnn.layer_norm; normalizing several trailing axes flattens
-    them into one around the op."""
+    them into one around the op. The optional Mean and InvStdDev outputs, when read, are
+    computed beside it: mean, and (mean((x - mean)^2) + epsilon)^-0.5 over the normalized
+    axes, kept as 1s (oneDNN's inference layer norm does not return its statistics)."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
     axis = imp.infer(node, shapes.normalize_axis, int(node.attr("axis", -1)), len(shape))
     flat = _flatten_to(imp, node, shape, axis)
+    if len(flat) == 1:
+        flat = (1, *flat)  # axis 0 normalizes everything: oneDNN's layer norm needs rank 2
     channels = flat[-1]
     scale = imp.reshape(imp.tensor(node, 1), (channels,))
     shift = imp.optional_tensor(node, 2)
     shift = None if shift is None else imp.reshape(shift, (channels,))
     flat_src = imp.reshape(src, flat)
     imp.infer(node, shapes.layer_norm, flat, (channels,), None if shift is None else (channels,))
+    epsilon = float(node.attr("epsilon", 1e-5))
     result = imp.emit(
         LayerNormOp.build(
             operands=[flat_src, [scale], [] if shift is None else [shift]],
             result_types=[flat_src.type],
-            properties={"epsilon": f32_attr(float(node.attr("epsilon", 1e-5)))},
+            properties={"epsilon": f32_attr(epsilon)},
         )
     )
-    return imp.reshape(result, shape)
+    normalized = imp.reshape(result, shape)
+    if not (imp.used(node, 1) or imp.used(node, 2)):
+        return normalized
+    kept = tuple(shape[:axis]) + (1,) * (len(shape) - axis)
+    last = [len(flat) - 1]  # the normalized axes, flattened into the last
+    mean = reduce(imp, node, flat_src, ReduceKind.MEAN, last, keep_dims=True)
+    centered = imp.binary(node, BinaryAlg.SUB, flat_src, mean)
+    variance = reduce(imp, node, imp.eltwise(centered, EltwiseAlg.SQUARE), ReduceKind.MEAN,
+                      last, keep_dims=True)
+    shifted = imp.eltwise(variance, EltwiseAlg.LINEAR, 1.0, epsilon)
+    inv_std = imp.eltwise(shifted, EltwiseAlg.POW, 1.0, -0.5)
+    return normalized, imp.reshape(mean, kept), imp.reshape(inv_std, kept)
 
 
 def convert_softmax(imp: Importer, node: Node) -> Value:

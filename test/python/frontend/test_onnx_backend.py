@@ -115,19 +115,8 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "pow_types_float32_int64", "pow_types_float32_uint32", "pow_types_float32_uint64",
         "pow_types_int32_float32", "pow_types_int32_int32",
     ),
-    "extra outputs (Mean, InvStdDev, running statistics) are training outputs dnn does not compute": (
+    "BatchNormalization's training mode (running statistics): dnn computes inference": (
         "batchnorm_epsilon_training_mode", "batchnorm_example_training_mode",
-        "layer_normalization_2d_axis0", "layer_normalization_2d_axis1",
-        "layer_normalization_2d_axis_negative_1", "layer_normalization_2d_axis_negative_2",
-        "layer_normalization_3d_axis0_epsilon", "layer_normalization_3d_axis1_epsilon",
-        "layer_normalization_3d_axis2_epsilon",
-        "layer_normalization_3d_axis_negative_1_epsilon",
-        "layer_normalization_3d_axis_negative_2_epsilon",
-        "layer_normalization_3d_axis_negative_3_epsilon", "layer_normalization_4d_axis0",
-        "layer_normalization_4d_axis1", "layer_normalization_4d_axis2",
-        "layer_normalization_4d_axis3", "layer_normalization_4d_axis_negative_1",
-        "layer_normalization_4d_axis_negative_2", "layer_normalization_4d_axis_negative_3",
-        "layer_normalization_4d_axis_negative_4", "layer_normalization_default_axis",
     ),
     "bool inputs, reductions over a zero-sized axis, ReduceSumSquare": (
         "reduce_max_bool_inputs", "reduce_max_empty_set_bool", "reduce_max_empty_set",

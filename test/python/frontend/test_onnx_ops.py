@@ -351,3 +351,13 @@ def test_casts_to_integers_are_onnx_runtime_s(to: int, source: type) -> None:
     (got,) = dnnc.compile(import_onnx(made)).run([x])
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("outputs", [("y",), ("y", "mean", "inv_std_dev")])
+def test_layer_norm_statistics_are_computed_only_when_read(outputs: tuple[str, ...]) -> None:
+    """Mean and InvStdDev come from a reduce chain beside dnn.layer_norm, emitted only when a
+    node or the graph reads them (else nothing but the layer norm runs)."""
+    ln = helper.make_node("LayerNormalization", ["x", "s", "b"], list(outputs), axis=-1)
+    made = model([ln], X3, outputs=outputs, initializers={"s": rand(8), "b": rand(8)})
+    module = check(made, X3)
+    assert ("dnn.reduce" in op_names(module)) == (len(outputs) == 3)
