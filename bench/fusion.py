@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 import dnnc
-from dnnc.passes.pipelines import OptimizePipeline
-from dnnc.runtime.interpreter import compare
+from dnnc.driver.pipelines import OptimizePipeline
+from dnnc.reference.interpreter import compare
 
 WEIGHTS = "weights.npz"
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import dnnc  # noqa: E402
 from bench.fusion import median_ms, residual_blocks, write  # noqa: E402
 from dnnc.api import find_function, load_module  # noqa: E402
-from dnnc.ir import make_context  # noqa: E402
+from dnnc.ir.text import make_context  # noqa: E402
 from dnnc.passes.insert_data_transforms import transform_stats  # noqa: E402
-from dnnc.passes.pipelines import parse_pipeline, run_passes  # noqa: E402
-from dnnc.runtime.interpreter import compare  # noqa: E402
+from dnnc.driver.pipelines import parse_pipeline, run_passes  # noqa: E402
+from dnnc.reference.interpreter import compare  # noqa: E402
 
 STRATEGIES = ("plain", "greedy", "global")
 CLEAN_UP = "dnn-remove-redundant-reorders"

@@ -31,11 +31,11 @@ from bench.fusion import (  # noqa: E402
     write,
 )
 from dnnc.api import find_function, load_module  # noqa: E402
-from dnnc.ir import make_context  # noqa: E402
-from dnnc.lowering.arena import align  # noqa: E402
-from dnnc.lowering.buffer_classes import buffer_classes, memory_type  # noqa: E402
+from dnnc.ir.text import make_context  # noqa: E402
+from dnnc.core.arena import align  # noqa: E402
+from dnnc.passes.buffer_classes import buffer_classes, memory_type  # noqa: E402
 from dnnc.lowering.plan_memory import in_arena  # noqa: E402
-from dnnc.passes.pipelines import parse_pipeline, run_passes  # noqa: E402
+from dnnc.driver.pipelines import parse_pipeline, run_passes  # noqa: E402
 
 REUSE = (
     "dnn-fold-constants,dnn-fuse-post-ops,dnn-select-kernels,dnn-assign-layouts,"

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dnnc  # noqa: E402
 from bench.fusion import Case, bert_feed_forward, residual_blocks, write  # noqa: E402
-from dnnc.diagnostics import DnncWarning  # noqa: E402
-from dnnc.passes.pipelines import OptimizePipeline  # noqa: E402
+from dnnc.core.diagnostics import DnncWarning  # noqa: E402
+from dnnc.driver.pipelines import OptimizePipeline  # noqa: E402
 
 F32 = "dnn-optimize"
 BF16 = ",".join(

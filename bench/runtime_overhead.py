@@ -20,11 +20,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dnnc.kinds import DataType
-from dnnc.runtime import capi
+from dnnc.core.kinds import DataType
+from dnnc.dnnl import capi
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.dnnl import Memory, MemoryDesc, Stream
-from dnnc.runtime.primitives import PrimitiveHandler, handler_for
+from dnnc.dnnl.objects import Memory, MemoryDesc, Stream
+from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 
 F32 = DataType.F32
 

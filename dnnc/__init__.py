@@ -4,11 +4,11 @@
 ``dnnc.compile(source, pipeline=...) -> Executable`` (a ``DynamicExecutable`` for a function
 with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
 says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
-runs many inferences at once (throughput mode, see dnnc.runtime.streams);
+runs many inferences at once (throughput mode, see dnnc.driver.streams);
 ``dnnc.compile(..., save_to=DIR)`` writes a compiled model that ``dnnc.load(DIR)`` reads
-without compiling (see dnnc.runtime.saved). Every user
+without compiling (see dnnc.driver.saved). Every user
 mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
-import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so that ``import dnnc.ir`` (dnnc-opt) does not
+import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so that ``import dnnc.ir.text`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -19,25 +19,25 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from dnnc.api import compile
-    from dnnc.diagnostics import DnncError, InputError, ModelError
+    from dnnc.core.diagnostics import DnncError, InputError, ModelError
     from dnnc.frontend.onnx import import_onnx
-    from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
+    from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
     from dnnc.runtime.executor import Executable
-    from dnnc.runtime.saved import load
-    from dnnc.runtime.streams import Streams
+    from dnnc.driver.saved import load
+    from dnnc.driver.streams import Streams
     from dnnc.target import TargetInfo, target_info
 
 _EXPORTS = {
-    "DnncError": "dnnc.diagnostics",
-    "InputError": "dnnc.diagnostics",
-    "ModelError": "dnnc.diagnostics",
+    "DnncError": "dnnc.core.diagnostics",
+    "InputError": "dnnc.core.diagnostics",
+    "ModelError": "dnnc.core.diagnostics",
     "compile": "dnnc.api",
     "Executable": "dnnc.runtime.executor",
     "import_onnx": "dnnc.frontend.onnx",
-    "load": "dnnc.runtime.saved",
-    "DynamicExecutable": "dnnc.runtime.dynamic",
-    "DynamicOptions": "dnnc.runtime.dynamic",
-    "Streams": "dnnc.runtime.streams",
+    "load": "dnnc.driver.saved",
+    "DynamicExecutable": "dnnc.driver.dynamic",
+    "DynamicOptions": "dnnc.driver.dynamic",
+    "Streams": "dnnc.driver.streams",
     "TargetInfo": "dnnc.target",
     "target_info": "dnnc.target",
 }

@@ -6,7 +6,7 @@
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
 then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check; skipped when
 ``pipeline`` already lowered the function), verifying after every pass, and builds the Executable of one function. A function with ``?``
-dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.runtime.dynamic) that
+dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.driver.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
 ``DynamicOptions``). Primitives come from ``cache`` (default: the process-wide one).
 ``dnn.weight`` files are resolved relative to the source file's directory (or
@@ -33,19 +33,19 @@ import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from dnnc.diagnostics import DnncError, ModelError
-from dnnc.dialects.dnn import WeightOp
-from dnnc.dialects.onednn import is_lowered
+from dnnc.core.diagnostics import DnncError, ModelError
+from dnnc.ir.dnn import WeightOp
+from dnnc.ir.onednn import is_lowered
 from dnnc.frontend.onnx import import_onnx
-from dnnc.ir import make_context, parse_module, read_source, verify_module
+from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.lowering.specialize import is_dynamic
-from dnnc.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
-from dnnc.passes.pipelines import parse_pipeline, run_passes, verify_each_pass
+from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
+from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
-from dnnc.runtime import saved
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.driver import saved
 from dnnc.runtime.executor import Executable
-from dnnc.runtime.weights import weight_path
+from dnnc.ir.weights import weight_path
 
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
@@ -121,7 +121,7 @@ def _per_input_shape(
     cache: PrimitiveCache | None,
 ) -> ShapeSpecializedExecutable:
     """An ONNX model whose shape arithmetic reads `?` dimensions: imported and compiled again
-    per input-shape signature (dnnc.onnx_shapes)."""
+    per input-shape signature (dnnc.driver.onnx_shapes)."""
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
     executable = ShapeSpecializedExecutable(
         model, lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
@@ -207,7 +207,7 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Executable | DynamicExecutable | ShapeSpecializedExecutable:
     """Optimize, lower and build ``source`` (module docstring); with ``save_to``, also write
-    the compiled model to that directory for ``dnnc.load`` (dnnc.runtime.saved). With
+    the compiled model to that directory for ``dnnc.load`` (dnnc.driver.saved). With
     ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
     source, options and weight files on this target is loaded from there instead, and
     saved there otherwise."""

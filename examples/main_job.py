@@ -23,7 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 from dnnc.tools.import_onnx import run as import_onnx_file
 
 OUT = Path("out")

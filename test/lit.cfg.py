@@ -37,7 +37,7 @@ for name, value in os.environ.items():
 def _have_libdnnl() -> bool:
     """Whether dnnc's oneDNN bindings load, or a libdnnl is installed in this environment."""
     try:
-        importlib.import_module("dnnc.runtime.capi")
+        importlib.import_module("dnnc.dnnl.capi")
         return True
     except (ImportError, OSError):
         return bool(glob.glob(os.path.join(sys.prefix, "lib", "libdnnl.so*")))
@@ -46,7 +46,7 @@ def _have_libdnnl() -> bool:
 def _bf16_compute() -> bool:
     """Whether oneDNN computes natively in bf16 on this target (as dnn-assign-precision asks)."""
     try:
-        from dnnc.kinds import DataType
+        from dnnc.core.kinds import DataType
         from dnnc.target import computes_in
 
         return computes_in(DataType.BF16)

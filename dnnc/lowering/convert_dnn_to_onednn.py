@@ -13,7 +13,7 @@ Rule: func.func @f(%x: tensor<A>) -> tensor<B> { dnn ops; func.return %y }   [pl
       an implicit concat then runs nothing (its result is that buffer) and an implicit slice
       is a `onednn.subview` of its source. Every other dnn op is one `onednn.primitive` or
       `onednn.reference` call
-      (dnnc.lowering.kernel_calls). Copies (reorder primitives) fill a result that is not
+      (dnnc.target.kernel_calls). Copies (reorder primitives) fill a result that is not
       written directly (an argument, a constant, a class returned twice) and the destination
       of a `#dnn.sum` post-op that does not already share its argument's buffer.
 Pre:  dnn-plan-memory ran (`dnn.arena_bytes`, `dnn.arena_offsets`); static tensor types.
@@ -30,26 +30,25 @@ from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import error_at
-from dnnc.dialects.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
-from dnnc.dialects.dnn.base import ints
-from dnnc.dialects.names import input_names, output_names
-from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
-from dnnc.dialects.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
-from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
-from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
-from dnnc.lowering.buffer_classes import (
-    IMPLICIT_CONCAT,
-    IMPLICIT_SLICE,
+from dnnc.core.diagnostics import error_at
+from dnnc.ir.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
+from dnnc.ir.dnn.base import ints
+from dnnc.ir.names import input_names, output_names
+from dnnc.ir.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
+from dnnc.ir.onednn import INPUT_NAMES, OUTPUT_NAMES
+from dnnc.ir.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
+from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
+from dnnc.ir.onednn import ReshapeOp as MemoryReshapeOp
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
+from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
     buffer_classes,
-    inplace_requests,
     is_dnn_function,
     memory_type,
     sum_post_args,
 )
-from dnnc.lowering.kernel_calls import KernelCall, kernel_call, params_of
+from dnnc.target.kernel_calls import KernelCall, kernel_call, params_of
 from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 
 
@@ -235,8 +234,8 @@ def lower_function(function: func.FuncOp) -> None:
     attributes = function.attributes
     attributes[LOWERED_ARENA_BYTES] = attributes.pop(ARENA_BYTES)
     attributes.pop(LOWER_BOUND_BYTES, None)
-    attributes["onednn.inputs"] = ArrayAttr([StringAttr(n) for n in inputs])
-    attributes["onednn.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
+    attributes[INPUT_NAMES] = ArrayAttr([StringAttr(n) for n in inputs])
+    attributes[OUTPUT_NAMES] = ArrayAttr([StringAttr(n) for n in outputs])
 
 
 @dataclass(frozen=True)

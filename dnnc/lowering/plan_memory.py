@@ -1,10 +1,10 @@
 """dnn-plan-memory: give every computed tensor a place in one arena, reusing dead buffers.
 
 Rule: per func.func of dnn ops, schedule = program order. Values are grouped into alias
-      classes (dnnc.lowering.buffer_classes: reshape views, honoured `dnn.inplace` requests).
+      classes (dnnc.passes.buffer_classes: reshape views, honoured `dnn.inplace` requests).
       A computed class that is not written into a caller's output array is one buffer of its
       root's physical size (padded blocked dims x itemsize), live from its first definition
-      to the last read of any member; dnnc.lowering.arena.plan_arena places them (64-byte
+      to the last read of any member; dnnc.core.arena.plan_arena places them (64-byte
       aligned) so that buffers live at the same time never share a byte.
       ==> op attribute `dnn.arena_offsets = array<i64: ...>` (per result; -1: not in the
       arena: an argument, constant storage or a caller's output array), function attributes
@@ -32,17 +32,16 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn.base import i64_array
-from dnnc.lowering.arena import ArenaPlan, Lifetime, plan_arena
-from dnnc.lowering.buffer_classes import (
-    INPLACE,
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn.base import i64_array
+from dnnc.core.arena import ArenaPlan, Lifetime, plan_arena
+from dnnc.ir.decisions import INPLACE, inplace_requests
+from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
     Owner,
     buffer_classes,
     is_dnn_function,
-    inplace_requests,
     memory_type,
 )
 

@@ -3,7 +3,7 @@ input shapes, and fused post-ops those shapes make invalid split off again.
 
 ``specialize(function, input_shapes)``
     A clone of ``function`` in which every tensor type is static. Each op's verifier runs as
-    shape inference (``dnnc.dialects.dnn.base.inferring``): the same dnnc.shapes functions
+    shape inference (``dnnc.ir.dnn.base.inferring``): the same dnnc.core.shapes functions
     and checks as verification, now with every size known, so an input that breaks a
     constraint (a channel mismatch, a window larger than the padded image, a broadcast that
     does not fit) is a DnncError at that op naming the dimension. The inputs themselves must
@@ -16,7 +16,7 @@ input shapes, and fused post-ops those shapes make invalid split off again.
 ``unfuse_invalid_post_ops(function)``
     Rule: %z = anchor(...) post_args(..., %p, ...) {post_ops = [A..., #dnn.binary<alg>, B...]}
           where %p no longer broadcasts to the result in a form the anchor's primitive takes
-          (dnnc.passes.post_op_rules: per-tensor, per-channel, per-oc, full; pooling no full)
+          (dnnc.target.post_op_rules: per-tensor, per-channel, per-oc, full; pooling no full)
           ==> %y = anchor(...) {post_ops = [A...]}; %z = the rest as dnn.binary / dnn.eltwise /
               dnn.sum ops, in order, at the anchor's location.
     The values are the same: a post-op chain computes in f32 exactly what the separate ops
@@ -35,9 +35,9 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
-from dnnc import shapes
-from dnnc.diagnostics import error_at
-from dnnc.dialects.dnn import (
+from dnnc.core import shapes
+from dnnc.core.diagnostics import error_at
+from dnnc.ir.dnn import (
     BinaryAlgAttr,
     BinaryOp,
     DnnOp,
@@ -47,11 +47,11 @@ from dnnc.dialects.dnn import (
     SumOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
-from dnnc.dialects.names import input_name
-from dnnc.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
+from dnnc.ir.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
+from dnnc.ir.names import input_name
+from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
 from dnnc.passes.fuse_post_ops import post_op_attr
-from dnnc.passes.post_op_rules import anchor_rule, broadcast_kind
+from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
 
 def is_dynamic(function: func.FuncOp) -> bool:

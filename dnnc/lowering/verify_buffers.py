@@ -26,8 +26,9 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import DnncError, error_at, location_of
-from dnnc.dialects.onednn import (
+from dnnc.core.diagnostics import DnncError, error_at, location_of
+from dnnc.ir.onednn import (
+    INPUT_NAMES,
     is_lowered,
     ArenaViewOp,
     ConstantOp,
@@ -140,7 +141,7 @@ def _cut(
 
 def check_buffers(function: func.FuncOp) -> None:
     """Raise a DnncError at the first read of clobbered or unwritten bytes."""
-    inputs = function.attributes.get("onednn.inputs")
+    inputs = function.attributes.get(INPUT_NAMES)
     num_inputs = len(inputs.data) if isinstance(inputs, ArrayAttr) else 0
     walk = _Walk(list(function.body.block.ops))
     arguments = function.body.block.args

@@ -45,8 +45,8 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import DnncError, remark
-from dnnc.dialects.dnn import (
+from dnnc.core.diagnostics import DnncError, remark
+from dnnc.ir.dnn import (
     CastOp,
     ConcatOp,
     ConstantOp,
@@ -57,11 +57,11 @@ from dnnc.dialects.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.layouts import Layout, plain_layout
-from dnnc.lowering.buffer_classes import is_dnn_function
-from dnnc.passes.kernel_table import LayoutRule, Probe, layout_rule, roles_of, weight_indices
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.layouts import Layout, plain_layout
+from dnnc.passes.buffer_classes import is_dnn_function
+from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, weight_indices
 
 OPERAND_LAYOUTS = "dnn.operand_layouts"
 """The op attribute recording the layout each operand is expected in (module docstring)."""

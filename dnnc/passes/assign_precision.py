@@ -38,10 +38,10 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import DnncError, remark, warn
-from dnnc.dialects.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
-from dnnc.kinds import DataType
-from dnnc.passes.kernel_table import (
+from dnnc.core.diagnostics import DnncError, remark, warn
+from dnnc.ir.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
+from dnnc.core.kinds import DataType
+from dnnc.target.kernel_table import (
     KEEP_F32,
     KERNEL,
     Probe,

@@ -1,7 +1,7 @@
 """dnn-buffer-fusing: implicit concat and implicit slice (OpenVINO's prepare_buffer_fusing).
 
-Rules (what makes a part contiguous is dnnc.lowering.regions; the safety conditions are
-dnnc.lowering.buffer_classes.ClassBuilder.concat_refusal / slice_refusal, which the planner
+Rules (what makes a part contiguous is dnnc.passes.regions; the safety conditions are
+dnnc.passes.buffer_classes.ClassBuilder.concat_refusal / slice_refusal, which the planner
 checks again):
   ImplicitConcat
     %c = dnn.concat %a, %b {axis}  ==>  %c = dnn.concat %a, %b {axis, dnn.implicit_concat =
@@ -36,12 +36,11 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import ConcatOp, SliceOp
-from dnnc.dialects.dnn.base import i64_array
-from dnnc.lowering.buffer_classes import (
-    IMPLICIT_CONCAT,
-    IMPLICIT_SLICE,
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import ConcatOp, SliceOp
+from dnnc.ir.dnn.base import i64_array
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE
+from dnnc.passes.buffer_classes import (
     ClassBuilder,
     is_dnn_function,
 )

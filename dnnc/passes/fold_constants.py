@@ -51,8 +51,8 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import error_at, location_of
-from dnnc.dialects.dnn import (
+from dnnc.core.diagnostics import error_at, location_of
+from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
     ConstantOp,
@@ -63,14 +63,14 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.kinds import BinaryAlg, DataType
-from dnnc.lowering.buffer_classes import describe
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.passes.buffer_classes import describe
 from dnnc.passes.fuse_post_ops import Decisions
-from dnnc.runtime.interpreter import kernel_call
-from dnnc.runtime.reference import to_dtype
-from dnnc.runtime.weights import source_value
+from dnnc.reference.interpreter import kernel_call
+from dnnc.reference import to_dtype
+from dnnc.ir.weights import source_value
 
 Producer = Conv2DOp | InnerProductOp | MatmulOp
 _PRODUCERS = (Conv2DOp, InnerProductOp, MatmulOp)
@@ -80,7 +80,7 @@ _FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
 @dataclass(frozen=True)
 class Sources:
     """Reads the data of source ops; dnn.weight paths resolve against `weights_dir` if given,
-    else against the IR file (dnnc.runtime.weights)."""
+    else against the IR file (dnnc.ir.weights)."""
 
     weights_dir: str | None
 

@@ -52,9 +52,9 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.passes import ModulePass
 
-from dnnc import shapes
-from dnnc.diagnostics import DnncError, location_of, remark
-from dnnc.dialects.dnn import (
+from dnnc.core import shapes
+from dnnc.core.diagnostics import DnncError, location_of, remark
+from dnnc.ir.dnn import (
     BinaryOp,
     BinaryPostOpAttr,
     DnnOp,
@@ -66,10 +66,10 @@ from dnnc.dialects.dnn import (
     SumPostOpAttr,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, post_ops_of, tensor_type
-from dnnc.kinds import BinaryPostOp, EltwisePostOp, PostOp
-from dnnc.lowering.buffer_classes import describe
-from dnnc.passes.post_op_rules import (
+from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
+from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
+from dnnc.passes.buffer_classes import describe
+from dnnc.target.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
     ONEDNN_MAX_POST_OPS,

@@ -16,7 +16,7 @@ honours; nothing is renamed, moved or scheduled. Rules (one decision per op, rem
     Only the first add of the chain, of %r typed exactly as %y, with no sum yet and only
     eltwise post-ops before it (d = eltwise(conv) + r either way; oneDNN's optimized
     convolutions take a sum first or after eltwise post-ops).
-A candidate operand %x is taken when (dnnc.lowering.buffer_classes.ClassBuilder
+A candidate operand %x is taken when (dnnc.passes.buffer_classes.ClassBuilder
 .inplace_refusal, which the planner checks again): %x's buffer class (%x with its reshape views,
 values in place over it, implicit concat parts) is computed, not a caller's argument or
 constant storage; %x has the result's type (shape, element type, layout); no op after this one
@@ -41,8 +41,8 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import (
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
     BinaryPostOpAttr,
@@ -57,17 +57,17 @@ from dnnc.dialects.dnn import (
     SumOp,
     SumPostOpAttr,
 )
-from dnnc.dialects.dnn.base import i64_array, shape_of
-from dnnc.kinds import BinaryAlg, SumPostOp, takes_argument
-from dnnc.lowering.buffer_classes import (
-    INPLACE,
+from dnnc.ir.dnn.base import i64_array, shape_of
+from dnnc.core.kinds import BinaryAlg, SumPostOp, takes_argument
+from dnnc.ir.decisions import INPLACE
+from dnnc.passes.buffer_classes import (
     ClassBuilder,
     describe,
     is_dnn_function,
     sum_post_args,
 )
-from dnnc.lowering.kernel_calls import kernel_call
-from dnnc.passes.post_op_rules import COMMUTATIVE
+from dnnc.target.kernel_calls import kernel_call
+from dnnc.target.post_op_rules import COMMUTATIVE
 
 INPLACE_CANDIDATE = "dnn.inplace_candidate"
 """What annotate_only writes: the operand the result would take the buffer of, or -1."""

@@ -42,8 +42,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import (
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import (
     CastOp,
     ConstantOp,
     DnnOp,
@@ -54,11 +54,11 @@ from dnnc.dialects.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of, element_type_of
-from dnnc.lowering.buffer_classes import is_dnn_function
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of, element_type_of
+from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
-from dnnc.passes.kernel_table import KERNEL, data_operands, kernel_of
+from dnnc.target.kernel_table import KERNEL, data_operands, kernel_of
 
 
 def retyped(type_: TensorType, element: Attribute | None = None,

@@ -33,12 +33,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import BinaryOp, ConstantOp, EltwiseOp
-from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr
-from dnnc.kinds import BinaryAlg, EltwiseAlg
-from dnnc.runtime.weights import constant_value
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import BinaryOp, ConstantOp, EltwiseOp
+from dnnc.ir.dnn.attributes import EltwiseAlgAttr
+from dnnc.ir.dnn.base import f32_attr
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg
+from dnnc.ir.weights import constant_value
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 

@@ -30,8 +30,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import (
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import (
     BinaryOp,
     ConstantOp,
     EltwiseOp,
@@ -40,8 +40,8 @@ from dnnc.dialects.dnn import (
     ReshapeOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, int_of, ints, tensor_type
-from dnnc.kinds import BinaryAlg, EltwiseAlg, ReduceKind
+from dnnc.ir.dnn.base import f32_attr, int_of, ints, tensor_type
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg, ReduceKind
 from dnnc.passes.recover_gelu import (
     NoMatch,
     binary_user,
@@ -50,7 +50,7 @@ from dnnc.passes.recover_gelu import (
     other_operand,
     replace_chain,
 )
-from dnnc.runtime.weights import constant_value
+from dnnc.ir.weights import constant_value
 
 
 def _last_axis_mean(op: Operation | None, what: str) -> ReduceOp:

@@ -43,15 +43,15 @@ from xdsl.pattern_rewriter import (
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, layout_of
-from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.kinds import DataType
-from dnnc.lowering.buffer_classes import is_dnn_function
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, layout_of
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.kinds import DataType
+from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import moved_bytes
 from dnnc.passes.insert_data_transforms import retyped, transform_op, transform_stats
-from dnnc.passes.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
+from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
 
 _EXACT = {
     (DataType.BF16, DataType.F32), (DataType.F16, DataType.F32), (DataType.S8, DataType.S32),

@@ -36,12 +36,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.passes import ModulePass
 
-from dnnc.diagnostics import remark
-from dnnc.dialects.dnn import DnnOp, KernelAttr, KernelLibrary
-from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.kinds import DataType
-from dnnc.passes.kernel_table import (
+from dnnc.core.diagnostics import remark
+from dnnc.ir.dnn import DnnOp, KernelAttr, KernelLibrary
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.kinds import DataType
+from dnnc.target.kernel_table import (
     DATA_MOVEMENT_KINDS,
     KERNEL,
     REDUCED_FLOATS,

@@ -18,8 +18,8 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from dnnc.runtime.dnnl import Engine, Primitive
-from dnnc.runtime.primitives import PrimitiveHandler
+from dnnc.dnnl.objects import Engine, Primitive
+from dnnc.dnnl.primitives import PrimitiveHandler
 
 CAPACITY_VARIABLE = "DNNC_PRIMITIVE_CACHE_CAPACITY"
 BYTES_VARIABLE = "DNNC_PRIMITIVE_CACHE_BYTES"

@@ -1,7 +1,7 @@
 """The executor: a lowered (``onednn`` dialect) function made runnable, built once.
 
 Building an ``Executable`` reads the function once into what every run shares, read-only:
-* every ``onednn.constant`` loaded once (dnnc.runtime.weights) and, when its memory is not
+* every ``onednn.constant`` loaded once (dnnc.ir.weights) and, when its memory is not
   plain, reordered once into that layout by the reorder primitive;
 * primitives from the primitive cache, and the plan: each step's primitive (or numpy
   reference kernel) with, per argument, its descriptor and where its bytes are (an offset
@@ -25,7 +25,7 @@ lowering guarantees it and onednn-verify-buffers checks it). Options: ``poison_f
 fills the bytes of every arena value with 0xFF (NaN in every float type) once its last use
 is over, so that a wrong reuse shows; ``profile`` times each step.
 
-Sharing (dnnc.runtime.dynamic builds one Executable per input shape): ``arena`` runs the
+Sharing (dnnc.driver.dynamic builds one Executable per input shape): ``arena`` runs the
 first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one
 (the caller then runs one call at a time, as DynamicExecutable does), and
 ``constants`` is a ``PackedConstants`` store several Executables take their constants from,
@@ -49,9 +49,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from dnnc.diagnostics import DnncError, InputError, error_at, location_of
-from dnnc.dialects.dnn import ConstantOp, WeightOp
-from dnnc.dialects.onednn import (
+from dnnc.core.diagnostics import DnncError, InputError, error_at, location_of
+from dnnc.ir.dnn import ConstantOp, WeightOp
+from dnnc.ir.onednn import (
     ARENA_BYTES,
     ArenaViewOp,
     KernelCallOp,
@@ -61,11 +61,11 @@ from dnnc.dialects.onednn import (
     ReshapeOp,
     SubviewOp,
 )
-from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
-from dnnc.lowering.arena import Lifetime, lower_bound
-from dnnc.runtime import reference
+from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
+from dnnc.core.arena import Lifetime, lower_bound
+from dnnc import reference
 from dnnc.runtime.cache import PrimitiveCache, default_cache
-from dnnc.runtime.dnnl import (
+from dnnc.dnnl.objects import (
     DnnlError,
     Engine,
     Memory,
@@ -73,9 +73,9 @@ from dnnc.runtime.dnnl import (
     Primitive,
     Stream,
 )
-from dnnc.runtime.interpreter import attribute_value
-from dnnc.runtime.primitives import handler_for
-from dnnc.runtime.weights import source_value, weight_path
+from dnnc.ir.values import attribute_value
+from dnnc.dnnl.primitives import handler_for
+from dnnc.ir.weights import source_value, weight_path
 
 ALIGNMENT = 64
 POISON = 0xFF
@@ -215,7 +215,7 @@ class PackedConstants:
 
     def preload(self, source: tuple[object, ...], memory: MemoryType, array: np.ndarray) -> None:
         """Store ``array`` as the data of ``source`` (Executable.constant_key) in ``memory``:
-        a saved model's constants, packed already (dnnc.runtime.saved)."""
+        a saved model's constants, packed already (dnnc.driver.saved)."""
         self._arrays[(*source, memory)] = array
 
     def get(self, key: tuple[object, ...], make: Callable[[], np.ndarray]) -> np.ndarray:

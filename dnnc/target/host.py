@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from dnnc.kinds import DataType
+from dnnc.core.kinds import DataType
 
 MAX_ISA_VARIABLE = "ONEDNN_MAX_CPU_ISA"
 """oneDNN's environment variable capping the ISA its kernels may use."""
@@ -56,7 +56,7 @@ class TargetInfo:
 
 def isa_name(value: int) -> str:
     """The name of a ``dnnl_cpu_isa_t`` value (``avx512_core_bf16``), its number if unknown."""
-    from dnnc.runtime.capi import dnnl_cpu_isa_t
+    from dnnc.dnnl.capi import dnnl_cpu_isa_t
 
     try:
         return dnnl_cpu_isa_t(value).name.removeprefix("dnnl_cpu_isa_")
@@ -66,7 +66,7 @@ def isa_name(value: int) -> str:
 
 @cache
 def _effective_isa_value() -> int:
-    from dnnc.runtime.capi import prototype
+    from dnnc.dnnl.capi import prototype
 
     return int(prototype("dnnl_get_effective_cpu_isa")())
 
@@ -78,7 +78,7 @@ def effective_isa() -> str:
 
 def onednn_version() -> str:
     """The loaded oneDNN's version, ``3.2.0``."""
-    from dnnc.runtime.capi import version
+    from dnnc.dnnl.capi import version
 
     return ".".join(map(str, version()))
 
@@ -86,7 +86,7 @@ def onednn_version() -> str:
 def isa_includes(name: str) -> bool:
     """Whether the effective ISA includes oneDNN's ISA `name` (``avx512_core_bf16``): each
     ``dnnl_cpu_isa_t`` value is the set of its instruction-set bits."""
-    from dnnc.runtime.capi import dnnl_cpu_isa_t
+    from dnnc.dnnl.capi import dnnl_cpu_isa_t
 
     wanted = int(dnnl_cpu_isa_t[f"dnnl_cpu_isa_{name}"])
     return _effective_isa_value() & wanted == wanted

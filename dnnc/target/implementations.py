@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, LrnKind, PoolKind, ReduceKind
-from dnnc.layouts import LayoutError, parse_layout, plain_layout
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, LrnKind, PoolKind, ReduceKind
+from dnnc.core.layouts import LayoutError, parse_layout, plain_layout
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def weights_layout(kind: str, shapes: dict[str, tuple[int, ...]], data_type: Dat
 
 def _primitive_desc(kind: str, probe: _Probe, data_type: DataType, layout: str | None):  # noqa: ANN202
     """The primitive descriptor oneDNN creates for `probe` (module docstring), or None."""
-    from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc
-    from dnnc.runtime.primitives import handler_for
+    from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
+    from dnnc.dnnl.primitives import handler_for
 
     descs = {}
     for role, shape in probe.shapes.items():

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 from dnnc.frontend.onnx import convert
-from dnnc.ir import print_module
+from dnnc.ir.text import print_module
 
 
 def run(model: str, output: str | None) -> None:

@@ -1,6 +1,6 @@
 """dnnc-opt: parse a .mlir file, run a pass pipeline, print the result (like mlir-opt).
 
-Dialects and passes come from `dnnc.registry` only. Every user mistake (unreadable or malformed
+Dialects and passes come from `dnnc.driver.registry` only. Every user mistake (unreadable or malformed
 input, unknown op or pass, bad pass option, IR that does not verify) is one diagnostic on stderr,
 `file:line:col: error: ...` or `error: ...`, and exit status 1.
 """
@@ -14,10 +14,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from dnnc.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
-from dnnc.ir import parse_module, read_source, verify_module
-from dnnc.passes.pipelines import parse_pipeline, run_passes
-from dnnc.registry import get_all_dialects, get_all_passes
+from dnnc.core.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
+from dnnc.ir.text import parse_module, read_source, verify_module
+from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.driver.registry import get_all_passes
+from dnnc.ir.dialects import get_all_dialects
 
 SPLIT_MARKER = "// -----"
 

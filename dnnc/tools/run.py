@@ -16,7 +16,7 @@ function has ``?`` dimensions (the plan of those shapes then runs). Prints each 
 range, then what the options ask for:
 * ``--check``: runs the unoptimized function with the reference interpreter on the same
   inputs and prints the max abs / rel error of each output; exit 1 when one is over the
-  tolerance of its element type (dnnc.runtime.interpreter.TOLERANCES);
+  tolerance of its element type (dnnc.reference.interpreter.TOLERANCES);
 * ``--benchmark N``: N timed runs after 3 warm-up runs: median (p50), p90, p99, min and max
   latency;
 * ``--profile``: median time of every step (primitive kind, location, operand shapes and
@@ -49,12 +49,12 @@ from typing import Any, NoReturn
 import numpy as np
 
 from dnnc.api import compile, find_function, load_module
-from dnnc.diagnostics import DnncError, show_warnings_plainly
-from dnnc.kinds import DataType
-from dnnc.runtime.dynamic import DynamicExecutable
+from dnnc.core.diagnostics import DnncError, show_warnings_plainly
+from dnnc.core.kinds import DataType
+from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.runtime.executor import Executable, TensorSpec
-from dnnc.runtime.streams import set_thread_count
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.driver.streams import set_thread_count
+from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import target_info
 
 WARMUP_RUNS = 3

@@ -3,6 +3,6 @@ pass that breaks the IR is named where it does, not found at the end of dnnc.com
 
 import os
 
-from dnnc.passes.pipelines import VERIFY_EACH_VARIABLE
+from dnnc.driver.pipelines import VERIFY_EACH_VARIABLE
 
 os.environ.setdefault(VERIFY_EACH_VARIABLE, "1")

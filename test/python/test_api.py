@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dnnc
-from dnnc.runtime.interpreter import compare
+from dnnc.reference.interpreter import compare
 
 CONV_BN = """func.func @f(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %w = dnn.weight "w.npz", "w" : tensor<8x4x3x3xf32>

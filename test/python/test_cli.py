@@ -1,5 +1,5 @@
-"""dnnc-opt's front door from Python: located parsing and verification (dnnc.ir), diagnostics and
-remarks (dnnc.diagnostics), the pass driver (dnnc.passes.pipelines) and `dnnc.tools.opt.main`.
+"""dnnc-opt's front door from Python: located parsing and verification (dnnc.ir.text), diagnostics and
+remarks (dnnc.core.diagnostics), the pass driver (dnnc.driver.pipelines) and `dnnc.tools.opt.main`.
 The command line itself is tested by the lit tests in test/CLI."""
 
 from dataclasses import dataclass
@@ -12,10 +12,10 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from dnnc import registry
-from dnnc.diagnostics import DnncError, collect_remarks, location_of, remark
-from dnnc.ir import make_context, parse_module, verify_module
-from dnnc.passes.pipelines import PipelinePass, parse_pipeline, run_passes
+from dnnc.driver import registry
+from dnnc.core.diagnostics import DnncError, collect_remarks, location_of, remark
+from dnnc.ir.text import make_context, parse_module, verify_module
+from dnnc.driver.pipelines import PipelinePass, parse_pipeline, run_passes
 from dnnc.tools.opt import main, split_input
 
 GOOD = """\

@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import dnnc
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "residual_block.mlir"
 DYNAMIC = """

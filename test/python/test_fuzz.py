@@ -29,7 +29,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import dnnc
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 
 CASES = int(os.environ.get("DNNC_FUZZ_CASES", 300))
 SECONDS_PER_CASE = 20
@@ -168,7 +168,7 @@ def test_mutated_onnx_gives_an_error_or_a_result(chunk: int, tmp_path: Path) -> 
 
 
 def test_an_unterminated_string_is_an_error_not_a_hang() -> None:
-    """xDSL's string pattern backtracked forever here (dnnc.ir replaces it)."""
+    """xDSL's string pattern backtracked forever here (dnnc.ir.text replaces it)."""
     text = 'func.func @f() -> () {\n  %w = dnn.weight "' + "w" * 64 + ' : tensor<4xf32>\n}'
     with time_limit(SECONDS_PER_CASE), pytest.raises(DnncError, match="string literal"):
         dnnc.compile(text)

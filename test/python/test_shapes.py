@@ -1,4 +1,4 @@
-"""dnnc.shapes against the shapes numpy and torch compute, plus dynamic dims and errors."""
+"""dnnc.core.shapes against the shapes numpy and torch compute, plus dynamic dims and errors."""
 
 import itertools
 import re
@@ -9,9 +9,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from dnnc import shapes
-from dnnc.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, SumPostOp
-from dnnc.shapes import DYNAMIC, ShapeError
+from dnnc.core import shapes
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, SumPostOp
+from dnnc.core.shapes import DYNAMIC, ShapeError
 
 
 def meta(*shape: int) -> torch.Tensor:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import dnnc
-from dnnc.kinds import DataType
-from dnnc.runtime.capi import dnnl_cpu_isa_t
-from dnnc.runtime.primitives import HANDLERS
+from dnnc.core.kinds import DataType
+from dnnc.dnnl.capi import dnnl_cpu_isa_t
+from dnnc.dnnl.primitives import HANDLERS
 from dnnc.target import (
     COMPUTE_KINDS,
     PROBED_KINDS,

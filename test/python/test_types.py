@@ -6,9 +6,9 @@ import pytest
 from xdsl.dialects.builtin import Float64Type, StringAttr
 from xdsl.utils.exceptions import VerifyException
 
-from dnnc.dialects.dnn import LayoutAttr
-from dnnc.dialects.types import data_type_of, element_type_of
-from dnnc.kinds import DataType
+from dnnc.ir.dnn import LayoutAttr
+from dnnc.ir.types import data_type_of, element_type_of
+from dnnc.core.kinds import DataType
 
 
 def test_layout_attr_letter_form_must_be_spelled_by_name() -> None:

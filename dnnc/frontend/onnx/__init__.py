@@ -26,7 +26,7 @@ from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import load_graph
 from dnnc.frontend.onnx.importer import Importer, ssa_name
-from dnnc.ir import verify_module
+from dnnc.ir.text import verify_module
 
 ModelSource = str | os.PathLike[str] | onnx.ModelProto
 

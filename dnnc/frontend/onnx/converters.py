@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import onnx
 
-from dnnc.diagnostics import ModelError
+from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx import elementwise, logic, nn, tensor
 from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter

@@ -13,8 +13,8 @@ import numpy as np
 from onnx import helper
 from xdsl.dialects.builtin import AnyFloat
 
-from dnnc.dialects.dnn import CastOp, shape_of
-from dnnc.dialects.types import element_type_of
+from dnnc.ir.dnn import CastOp, shape_of
+from dnnc.ir.types import element_type_of
 from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import (
     VALUE_TYPE_NAMES,
@@ -23,7 +23,7 @@ from dnnc.frontend.onnx.importer import (
     element_of,
     tensor_type,
 )
-from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 

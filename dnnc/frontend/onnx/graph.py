@@ -21,7 +21,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper, version_converter
 
-from dnnc.diagnostics import ModelError
+from dnnc.core.diagnostics import ModelError
 
 MIN_OPSET = 1
 """The oldest default-domain opset read; models below UPGRADE_FROM are upgraded first."""

@@ -9,7 +9,7 @@ shapes, axes, pads) or as tensors; an array used as a tensor is materialized onc
 ``dnn.weight`` when it goes to the weights file and as ``dnn.constant`` when it is small
 (fewer than ``INLINE_LIMIT`` elements), integer (shape-like), or there is no weights file.
 
-Result shapes come from dnnc.shapes (the dialect's own rules); each produced value is
+Result shapes come from dnnc.core.shapes (the dialect's own rules); each produced value is
 checked against the shape ONNX shape inference gave it, so a converter bug is reported at its
 node rather than as a wrong number later.
 """
@@ -34,9 +34,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from dnnc import shapes
-from dnnc.diagnostics import ModelError
-from dnnc.dialects.dnn import (
+from dnnc.core import shapes
+from dnnc.core.diagnostics import ModelError
+from dnnc.ir.dnn import (
     BinaryOp,
     ConstantOp,
     EltwiseOp,
@@ -45,13 +45,13 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr, i64_array
-from dnnc.dialects.names import named
-from dnnc.dialects.types import element_type_of
+from dnnc.ir.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
+from dnnc.ir.dnn.base import f32_attr, i64_array
+from dnnc.ir.names import named
+from dnnc.ir.types import element_type_of
 from dnnc.frontend.onnx.gelu import ERF_HINT
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
-from dnnc.kinds import BinaryAlg, DataType, EltwiseAlg
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
 
 Value = SSAValue | np.ndarray
 """An ONNX value during import: known now (an array) or computed at run time (SSA)."""
@@ -294,7 +294,7 @@ class Importer:
         self, node: Node, shape_function: Callable[..., shapes.Shape], *args: object,
         **kwargs: object,
     ) -> shapes.Shape:
-        """A dnnc.shapes function's result, its ShapeError reported at ``node``."""
+        """A dnnc.core.shapes function's result, its ShapeError reported at ``node``."""
         try:
             return shape_function(*args, **kwargs)
         except shapes.ShapeError as error:

@@ -15,8 +15,8 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import SSAValue
 
-from dnnc import shapes
-from dnnc.dialects.dnn import (
+from dnnc.core import shapes
+from dnnc.ir.dnn import (
     BatchNormOp,
     Conv2DOp,
     InnerProductOp,
@@ -29,11 +29,11 @@ from dnnc.dialects.dnn import (
     SoftmaxOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
-from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.ir.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
+from dnnc.ir.dnn.base import f32_attr, i64_array
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
-from dnnc.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 
 Pads = tuple[list[int], list[int]]
 

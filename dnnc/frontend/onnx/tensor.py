@@ -14,13 +14,13 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 
-from dnnc import shapes
-from dnnc.dialects.dnn import ConcatOp, GatherOp, SliceOp, shape_of
-from dnnc.dialects.dnn.base import i64_array
+from dnnc.core import shapes
+from dnnc.ir.dnn import ConcatOp, GatherOp, SliceOp, shape_of
+from dnnc.ir.dnn.base import i64_array
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.kinds import ReduceKind
+from dnnc.core.kinds import ReduceKind
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,

@@ -1,7 +1,7 @@
 """Differential test: random valid dnn graphs (graph_generator.py), compiled with
 dnnc.compile and run, against the reference interpreter.
 
-Tolerance: dnnc.runtime.interpreter.compare (f32: rtol 1e-4, atol 1e-4 x max(1, max |expected|);
+Tolerance: dnnc.reference.interpreter.compare (f32: rtol 1e-4, atol 1e-4 x max(1, max |expected|);
 integers, e.g. top_k indices, exactly). Every graph also runs with poison_freed=True, which
 must give bit-identical outputs (a value read after its bytes were released would be NaN).
 CI runs DEFAULT_SEEDS graphs; ``DNNC_DIFFERENTIAL_SEEDS=500 pytest test/python/differential``
@@ -19,7 +19,7 @@ from graph_generator import OP_KINDS, WEIGHTS_FILE, Graph, generate
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 
 DEFAULT_SEEDS = 30
 SEEDS = int(os.environ.get("DNNC_DIFFERENTIAL_SEEDS", DEFAULT_SEEDS))

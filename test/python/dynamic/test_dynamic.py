@@ -11,12 +11,12 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.diagnostics import DnncError
-from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
-from dnnc.dialects.onednn import PrimitiveOp
-from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.core.diagnostics import DnncError
+from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
+from dnnc.ir.onednn import PrimitiveOp
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.executor import Executable
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 
 from dynamic_graphs import bert, conv, conv_add, write_weights
 

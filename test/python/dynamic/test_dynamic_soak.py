@@ -12,7 +12,7 @@ import numpy as np
 
 import dnnc
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 
 from dynamic_graphs import conv, write_weights
 

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import dnnc
 from dnnc.frontend.onnx import import_onnx
-from dnnc.runtime.interpreter import interpret
+from dnnc.reference.interpreter import interpret
 
 RTOL = 1e-5
 """fp32 relative tolerance of every comparison with ONNX Runtime (atol the same, for zeros)."""

@@ -4,7 +4,7 @@ the importer supports; every excluded test says why."""
 from __future__ import annotations
 
 import onnx.backend.test
-from dnnc.frontend.onnx_backend import DnncBackend
+from dnnc.onnx_backend import DnncBackend
 
 INCLUDED_OPS = (
     "abs", "add", "and", "equal", "expand", "greater", "greater_equal", "isinf", "isnan",

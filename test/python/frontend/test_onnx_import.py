@@ -14,7 +14,7 @@ from onnx import helper
 from onnx_helpers import check, function, model, op_names, run_dnnc, value_info
 
 import dnnc
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.converters import CONVERTERS, NEWEST_VERSIONS
 from dnnc.frontend.onnx.graph import MAX_OPSET

@@ -14,8 +14,8 @@ from onnx_helpers import function, run_compiled, run_onnxruntime
 
 import onnx
 from dnnc.frontend.onnx import import_onnx
-from dnnc.ir import make_context
-from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.ir.text import make_context
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from bench.model_zoo import INPUT_NAME, MODELS, build  # noqa: E402

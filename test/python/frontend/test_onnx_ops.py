@@ -19,7 +19,7 @@ from onnx_helpers import (
     value_info,
 )
 
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 import dnnc
 from dnnc.frontend.onnx import import_onnx
 

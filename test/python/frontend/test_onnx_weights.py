@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from dnnc.dialects.dnn import ConstantOp
+from dnnc.ir.dnn import ConstantOp
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
 from dnnc.frontend.onnx.importer import _bytes_of

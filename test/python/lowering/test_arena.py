@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from dnnc.lowering.arena import ALIGNMENT, Lifetime, align, lower_bound, plan_arena
+from dnnc.core.arena import ALIGNMENT, Lifetime, align, lower_bound, plan_arena
 
 
 def random_lifetimes(rng: random.Random, count: int, positions: int) -> list[Lifetime]:

@@ -10,12 +10,12 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from dnnc.diagnostics import DnncError, collect_remarks
-from dnnc.dialects.dnn.base import i64_array, ints
-from dnnc.ir import make_context, parse_module
-from dnnc.lowering.arena import align
-from dnnc.lowering.buffer_classes import memory_type
-from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.core.diagnostics import DnncError, collect_remarks
+from dnnc.ir.dnn.base import i64_array, ints
+from dnnc.ir.text import make_context, parse_module
+from dnnc.core.arena import align
+from dnnc.passes.buffer_classes import memory_type
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 
 
 @dataclass

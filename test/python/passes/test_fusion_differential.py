@@ -9,7 +9,7 @@ per-tensor, full and spatial operands on either side, non-commutative algs, mult
 eltwise pairs, batch_norm with constant statistics). Weights are seeded and go to an .npz
 beside the IR file; the builders are bench/fusion.py's, so the benchmark times these graphs.
 
-Tolerance: dnnc.runtime.interpreter.compare, f32: rtol 1e-4 and atol 1e-4 x max(1, max |y|).
+Tolerance: dnnc.reference.interpreter.compare, f32: rtol 1e-4 and atol 1e-4 x max(1, max |y|).
 Folding a batch_norm rounds the scaled weights once to f32, and a fused chain rounds once
 instead of after every op: both stay well inside it.
 """
@@ -25,11 +25,11 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.dialects.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
-from dnnc.ir import make_context
-from dnnc.kinds import DataType
-from dnnc.passes.pipelines import parse_pipeline, run_passes
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.ir.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
+from dnnc.ir.text import make_context
+from dnnc.core.kinds import DataType
+from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import implementation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/

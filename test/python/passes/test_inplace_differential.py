@@ -4,7 +4,7 @@ Each graph is compiled with constant folding and fusion alone and with dnn-buffe
 after it (the lowering's buffer check runs on both), then run normally and with
 poison_freed=True. Outputs must be bit-identical between the two compilations, except where
 dnn-inplace turned a residual binary add into a sum post-op: oneDNN may add the sum in another
-order than bias and binary post-ops, so there the tolerance of dnnc.runtime.interpreter.compare
+order than bias and binary post-ops, so there the tolerance of dnnc.reference.interpreter.compare
 applies. A poisoned run must equal the normal run of the same executable bit for bit (a value
 read after its bytes were released or overwritten would be NaN).
 Graphs: the differential generator's seeded random graphs, and bench/memory.py's ResNet,
@@ -22,9 +22,9 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.ir import make_context
-from dnnc.passes.pipelines import parse_pipeline, run_passes
-from dnnc.runtime.interpreter import compare
+from dnnc.ir.text import make_context
+from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.reference.interpreter import compare
 
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))  # for bench/

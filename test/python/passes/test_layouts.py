@@ -20,20 +20,20 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.diagnostics import DnncWarning
-from dnnc.ir import make_context, parse_module
-from dnnc.kinds import DataType
+from dnnc.core.diagnostics import DnncWarning
+from dnnc.ir.text import make_context, parse_module
+from dnnc.core.kinds import DataType
 from dnnc.passes.assign_layouts import _Graph
-from dnnc.passes.kernel_table import Probe
-from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.target.kernel_table import Probe
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.executor import StepInfo
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import computes_in, weights_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
 from bench.fusion import residual_blocks, write  # noqa: E402
 
-pytest.importorskip("dnnc.runtime.capi", reason="needs libdnnl")
+pytest.importorskip("dnnc.dnnl.capi", reason="needs libdnnl")
 
 LAYOUT_PASSES = "dnn-assign-layouts{{strategy={}}},dnn-insert-data-transforms,dnn-remove-redundant-reorders"
 

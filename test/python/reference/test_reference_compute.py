@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_result
 
-from dnnc.kinds import PoolKind
-from dnnc.runtime import reference
+from dnnc.core.kinds import PoolKind
+from dnnc import reference
 
 # (src shape, wei shape, strides, pads_begin, pads_end, dilations, groups)
 CONV_CASES = [

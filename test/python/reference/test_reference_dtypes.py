@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from dnnc.kinds import DataType
-from dnnc.runtime import reference
+from dnnc.core.kinds import DataType
+from dnnc import reference
 
 SPECIAL_BITS = np.array(
     [

@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, torch_reference
 
-from dnnc.kinds import BinaryAlg, EltwiseAlg
-from dnnc.runtime import reference
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg
+from dnnc import reference
 
 TorchFn = Callable[[torch.Tensor], torch.Tensor]
 

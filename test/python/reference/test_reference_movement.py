@@ -8,8 +8,8 @@ import pytest
 import torch
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, torch_reference
 
-from dnnc.layouts import parse_layout
-from dnnc.runtime import reference
+from dnnc.core.layouts import parse_layout
+from dnnc import reference
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)

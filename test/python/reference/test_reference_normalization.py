@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_reference
 
-from dnnc.kinds import LrnKind, ReduceKind
-from dnnc.runtime import reference
+from dnnc.core.kinds import LrnKind, ReduceKind
+from dnnc import reference
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)

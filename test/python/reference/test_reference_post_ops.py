@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_result
 
-from dnnc.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
-from dnnc.runtime import reference
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
+from dnnc import reference
 
 CONV_ADD_RELU = (BinaryPostOp(BinaryAlg.ADD), EltwisePostOp(EltwiseAlg.RELU))
 

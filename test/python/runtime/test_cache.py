@@ -9,8 +9,8 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from dnnc.kinds import DataType
-from dnnc.runtime import capi
+from dnnc.core.kinds import DataType
+from dnnc.dnnl import capi
 from dnnc.runtime.cache import (
     BYTES_VARIABLE,
     CAPACITY_VARIABLE,
@@ -20,8 +20,8 @@ from dnnc.runtime.cache import (
     default_cache,
     primitive_bytes,
 )
-from dnnc.runtime.dnnl import Engine, Memory, MemoryDesc, Stream
-from dnnc.runtime.primitives import PrimitiveHandler, handler_for
+from dnnc.dnnl.objects import Engine, Memory, MemoryDesc, Stream
+from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 
 F32 = DataType.F32
 

@@ -1,4 +1,4 @@
-"""The raw bindings (dnnc/runtime/capi.py) against the real oneDNN headers.
+"""The raw bindings (dnnc/dnnl/capi.py) against the real oneDNN headers.
 
 The headers come with onednn-devel-cpu-gomp (a test dependency) under
 ``<sys.prefix>/include/oneapi/dnnl``. They are parsed here independently of capi.py: a
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from dnnc.runtime import capi
+from dnnc.dnnl import capi
 
 HEADERS = Path(sys.prefix) / "include" / "oneapi" / "dnnl"
 if not (HEADERS / "dnnl.h").is_file():

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import dnnc
-from dnnc.diagnostics import DnncError
-from dnnc.runtime.interpreter import compare
+from dnnc.core.diagnostics import DnncError
+from dnnc.reference.interpreter import compare
 
 THREADS, RUNS = 4, 100
 

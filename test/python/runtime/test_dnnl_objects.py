@@ -1,6 +1,6 @@
-"""The oneDNN object layer (dnnc/runtime/dnnl.py) against the real library.
+"""The oneDNN object layer (dnnc/dnnl/objects.py) against the real library.
 
-Layouts are checked bit-exactly against dnnc.layouts (the oracle of every layout in the
+Layouts are checked bit-exactly against dnnc.core.layouts (the oracle of every layout in the
 project); error paths must raise DnnlError / ValueError / TypeError, never crash.
 """
 
@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from dnnc.kinds import (
+from dnnc.core.kinds import (
     BinaryAlg,
     BinaryPostOp,
     DataType,
@@ -24,9 +24,9 @@ from dnnc.kinds import (
     ReduceKind,
     SumPostOp,
 )
-from dnnc.layouts import LayoutError, parse_layout
-from dnnc.runtime import capi
-from dnnc.runtime.dnnl import (
+from dnnc.core.layouts import LayoutError, parse_layout
+from dnnc.dnnl import capi
+from dnnc.dnnl.objects import (
     BINARY_ALGS,
     LRN_ALGS,
     POOL_ALGS,
@@ -114,7 +114,7 @@ def test_default_engine_and_stream_are_shared() -> None:
     Stream.default().wait()
 
 
-# --- reorders, bit-exact against dnnc.layouts ----------------------------------------------
+# --- reorders, bit-exact against dnnc.core.layouts ----------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -559,7 +559,7 @@ def test_bind_gives_a_bound_execution() -> None:
 
 
 def test_missing_library_names_the_variable_and_the_package() -> None:
-    code = "from dnnc.runtime import capi; capi.library()"
+    code = "from dnnc.dnnl import capi; capi.library()"
     environment = dict(os.environ, **{capi.LIBRARY_VARIABLE: "/nonexistent/libdnnl.so.3"})
     result = subprocess.run(
         [sys.executable, "-c", code], env=environment, capture_output=True, text=True

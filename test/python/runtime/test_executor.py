@@ -1,5 +1,5 @@
 """dnnc.compile + Executable.run: one small graph per dnn op against the reference
-interpreter (tolerance: dnnc.runtime.interpreter.compare), input validation, weights,
+interpreter (tolerance: dnnc.reference.interpreter.compare), input validation, weights,
 caller arrays left untouched, poison_freed, profiling and the memory report."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.dnnl import PrimitiveDesc
-from dnnc.ir import make_context
-from dnnc.passes.pipelines import parse_pipeline, run_passes
+from dnnc.dnnl.objects import PrimitiveDesc
+from dnnc.ir.text import make_context
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.runtime.executor import POISON, Executable
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 
 T4 = "tensor<1x8x6x6xf32>"
 
@@ -355,7 +355,7 @@ def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
     entry, different ones never do); a small one by its value."""
     from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 
-    from dnnc.dialects.dnn import ConstantOp
+    from dnnc.ir.dnn import ConstantOp
     from dnnc.runtime.executor import _DIGEST_BYTES, _constant_key
 
     def constant(values: np.ndarray) -> ConstantOp:

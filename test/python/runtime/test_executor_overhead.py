@@ -11,7 +11,7 @@ import numpy as np
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.runtime.interpreter import compare, interpret
+from dnnc.reference.interpreter import compare, interpret
 
 STEPS = 60
 T = "tensor<1x8x4x4xf32>"

@@ -1,8 +1,8 @@
-"""Every primitive handler against the reference kernels (dnnc.runtime.reference).
+"""Every primitive handler against the reference kernels (dnnc.reference).
 
 Each case builds descriptors for logical arrays in given layouts, gets the handler with
 handler_for, acquires the primitive from a cache, binds every role of exec_args to the
-physical array of its input (dnnc.layouts via reference.to_layout) and compares the
+physical array of its input (dnnc.core.layouts via reference.to_layout) and compares the
 logical dst with the reference kernel. Tolerances: f32 compute rtol = atol = 1e-4
 (relative to the result's scale: float32 accumulation order differs from float64);
 bf16 one bf16 rounding step (2^-7) of the scale; data movement and integer results exact.
@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from dnnc.kinds import (
+from dnnc.core.kinds import (
     BinaryAlg,
     BinaryPostOp,
     DataType,
@@ -31,11 +31,12 @@ from dnnc.kinds import (
     ReduceKind,
     SumPostOp,
 )
-from dnnc.layouts import plain_layout
-from dnnc.runtime import capi, reference
+from dnnc.core.layouts import plain_layout
+from dnnc import reference
+from dnnc.dnnl import capi
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.dnnl import Memory, MemoryDesc, Stream
-from dnnc.runtime.primitives import handler_for
+from dnnc.dnnl.objects import Memory, MemoryDesc, Stream
+from dnnc.dnnl.primitives import handler_for
 from dnnc.target import implementation, target_info
 
 F32, BF16 = DataType.F32, DataType.BF16

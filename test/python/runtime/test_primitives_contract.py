@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from dnnc.kinds import BinaryAlg, BinaryPostOp, DataType, EltwiseAlg, EltwisePostOp, SumPostOp
-from dnnc.layouts import Layout, parse_layout
-from dnnc.runtime import capi
-from dnnc.runtime.dnnl import DnnlError, Engine, MemoryDesc, post_op_arg
-from dnnc.runtime.primitives import HANDLERS, PrimitiveHandler, handler_for
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, DataType, EltwiseAlg, EltwisePostOp, SumPostOp
+from dnnc.core.layouts import Layout, parse_layout
+from dnnc.dnnl import capi
+from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc, post_op_arg
+from dnnc.dnnl.primitives import HANDLERS, PrimitiveHandler, handler_for
 
 F32 = DataType.F32
 

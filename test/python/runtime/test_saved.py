@@ -1,4 +1,4 @@
-"""Compiled models on disk (dnnc.runtime.saved): dnnc.compile(..., save_to=DIR) and
+"""Compiled models on disk (dnnc.driver.saved): dnnc.compile(..., save_to=DIR) and
 dnnc.load(DIR) give the same results, pack nothing on load, and refuse what does not fit."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import dnnc
-from dnnc.diagnostics import DnncError
-from dnnc.runtime.saved import CONSTANTS, MANIFEST, MODEL, target_identity
+from dnnc.core.diagnostics import DnncError
+from dnnc.driver.saved import CONSTANTS, MANIFEST, MODEL, target_identity
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "residual_block.mlir"
 """A conv/BN/ReLU residual block whose weights are dnn.weight files: packed on load."""

@@ -13,7 +13,7 @@ import pytest
 
 import dnnc
 from dnnc.api import load_module
-from dnnc.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "residual_block.mlir"
 DYNAMIC = """

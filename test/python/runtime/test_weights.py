@@ -1,4 +1,4 @@
-"""dnn.weight arrays (dnnc.runtime.weights): shared while used, freed after their last user,
+"""dnn.weight arrays (dnnc.ir.weights): shared while used, freed after their last user,
 read again when the file changes."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.dialects.dnn import WeightOp
-from dnnc.runtime.weights import load_weight
+from dnnc.ir.dnn import WeightOp
+from dnnc.ir.weights import load_weight
 
 GRAPH = """
 func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {

@@ -1,0 +1,147 @@
+"""Handlers of the compute primitives that take post-ops: convolution, matmul, inner
+product, pooling (all forward inference)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from dnnc.core.kinds import PoolKind
+from dnnc.dnnl import capi
+from dnnc.dnnl.objects import POOL_ALGS, MemoryDesc
+from dnnc.dnnl.primitives.base import (
+    FORWARD_INFERENCE,
+    POST_OPS,
+    UNARY_ARGS,
+    Param,
+    PrimitiveHandler,
+    choice,
+    integer,
+    integers,
+    reshaped,
+    with_rank,
+)
+
+_WINDOW: Mapping[str, Param] = {
+    "strides": Param(integers, (1, 1)),
+    "pads_begin": Param(integers, (0, 0)),
+    "pads_end": Param(integers, (0, 0)),
+    "dilations": Param(integers, (1, 1)),
+}
+"""Spatial parameters of conv2d and pool (docs/dialect.md: dilation 1 = dense)."""
+
+
+class _AnchorHandler(PrimitiveHandler):
+    """src x weights (+ bias) -> dst with post-ops; oneDNN may choose all three layouts."""
+
+    args = {
+        "src": capi.DNNL_ARG_SRC,
+        "weights": capi.DNNL_ARG_WEIGHTS,
+        "bias": capi.DNNL_ARG_BIAS,
+        "dst": capi.DNNL_ARG_DST,
+    }
+    optional = frozenset({"bias"})
+    params_spec = POST_OPS
+    flexible = ("src", "weights", "dst")
+
+
+class _WindowHandler(PrimitiveHandler):
+    """A sliding window over the spatial dims of src [N, C, ...]."""
+
+    _window_params: ClassVar[tuple[str, ...]] = ()
+    """Spatial parameters besides those of _WINDOW."""
+
+    def _check(self) -> None:
+        spatial = self.descs["src"].ndims - 2
+        self._check_lengths([*_WINDOW, *self._window_params], spatial)
+        if min(self.params["strides"]) < 1 or min(self.params["dilations"]) < 1:
+            raise self._error("strides and dilations must be at least 1 (1 = dense)")
+        if min(self.params["pads_begin"] + self.params["pads_end"]) < 0:
+            raise self._error("pads must be non-negative")
+
+    def _dnnl_dilations(self) -> tuple[int, ...]:
+        """oneDNN counts dilation from 0 (0 = dense)."""
+        return tuple(d - 1 for d in self.params["dilations"])
+
+
+class ConvolutionHandler(_WindowHandler, _AnchorHandler):
+    """``dnn.conv2d``: weights given as logical [O, C/groups, KH, KW]; for groups > 1 the
+    handler views them as oneDNN's [groups, O/groups, C/groups, KH, KW]."""
+
+    kind = "convolution"
+    primitive = "convolution_forward"
+    params_spec = {**_WINDOW, "groups": Param(integer, 1), **POST_OPS}
+
+    def _check(self) -> None:
+        super()._check()
+        groups, out_channels = self.params["groups"], self.descs["weights"].dims[0]
+        if groups < 1 or out_channels % groups:
+            raise self._error(f"groups={groups} does not divide the {out_channels} outputs")
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        weights, groups = descs["weights"], self.params["groups"]
+        if groups > 1:
+            out_channels, *rest = weights.dims
+            layout = weights.layout()
+            split = None if layout is None else layout.split_leading(weights.dims, groups)
+            weights = reshaped(weights, (groups, out_channels // groups, *rest), split)
+        return (
+            FORWARD_INFERENCE,
+            capi.dnnl_alg_kind_t.dnnl_convolution_direct,
+            descs["src"],
+            weights,
+            descs.get("bias"),
+            descs["dst"],
+            self.params["strides"],
+            self._dnnl_dilations(),
+            self.params["pads_begin"],
+            self.params["pads_end"],
+        )
+
+
+class PoolingHandler(_WindowHandler):
+    kind = "pooling"
+    primitive = "pooling_forward"
+    args = UNARY_ARGS
+    params_spec = {
+        "kind": Param(choice(PoolKind)),
+        "kernel": Param(integers),
+        **_WINDOW,
+        **POST_OPS,
+    }
+    _window_params = ("kernel",)
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        return (
+            FORWARD_INFERENCE,
+            POOL_ALGS[self.params["kind"]],
+            descs["src"],
+            descs["dst"],
+            self.params["strides"],
+            self.params["kernel"],
+            self._dnnl_dilations(),
+            self.params["pads_begin"],
+            self.params["pads_end"],
+        )
+
+
+class MatmulHandler(_AnchorHandler):
+    """``dnn.matmul``: src (lhs) [..., M, K] x weights (rhs) [..., K, N]; operands and bias
+    of lower rank than dst get leading 1s, then oneDNN broadcasts batch dims of size 1."""
+
+    kind = "matmul"
+    primitive = "matmul"
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        rank = descs["dst"].ndims
+        return tuple(with_rank(descs.get(role), rank) for role in ("src", "weights", "bias", "dst"))
+
+
+class InnerProductHandler(_AnchorHandler):
+    """``dnn.inner_product``: src [N, C, ...] . weights [O, C, ...] (+ bias [O]) -> [N, O]."""
+
+    kind = "inner_product"
+    primitive = "inner_product_forward"
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        return (FORWARD_INFERENCE, descs["src"], descs["weights"], descs.get("bias"), descs["dst"])

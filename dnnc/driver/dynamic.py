@@ -1,0 +1,287 @@
+"""Dynamic executables: a function with ``?`` dimensions, run with the shapes each call brings.
+
+``dnnc.compile`` parses, verifies and optimizes a dynamic function once (passes that need a
+size they cannot know leave the op alone) and returns a ``DynamicExecutable``. Its ``run``:
+1. takes the input shapes as the signature (element types and ranks are checked first);
+2. looks the signature up in the plan cache, an LRU bounded by entries and bytes;
+3. on a miss builds a plan: ``specialize`` (dnnc.lowering.specialize: shape inference with
+   the verifiers' checks, errors at the op that breaks a constraint), ``unfuse_invalid_post_ops``
+   (fused binary post-op arguments that no longer fit are split off), the optimization
+   pipeline again on the now static function (the decisions that need sizes: binary post-op
+   fusion, kernel layouts, in-place results; the size-independent rewrites are done already
+   and find nothing), the lowering, and an ``Executable`` that shares with every other plan
+   the primitive cache (default_cache), one ``PackedConstants`` store (a weight is loaded once
+   per process and packed once per memory descriptor: again only if a primitive prefers
+   another layout) and one arena;
+4. runs that plan's Executable.
+
+Why the pipeline runs again per signature instead of lowering the dynamic optimization
+directly: oneDNN cannot be asked for the preferred layout of a dynamic shape and a binary
+post-op's broadcast class is unknown, so the dynamic graph is plain and less fused; with the
+sizes known each plan is the graph a static compile of those shapes makes (same primitives,
+same results bit for bit).
+
+The arena grows, to exactly the need of a new plan, only when that need exceeds it; it never
+shrinks (so never below the current plan's need). ``max_arena_bytes`` caps it: a plan that
+needs more is a DnncError. Growing drops the Executables of the cached plans (bound to the
+old buffer, which is then freed); a plan whose Executable was dropped rebuilds it from its
+lowered function on its next use (``rebinds``), which runs no pass. A plan's bytes, which the
+cache bounds, are what it holds alone: its scratchpad. The arena and the constants are
+shared and reported apart (``stats``).
+
+Threads: the plans share one arena, so a DynamicExecutable runs one call at a time (a lock
+around the plan lookup and the run); concurrent callers get right results, in turn.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.passes import ModulePass
+
+from dnnc.core.diagnostics import DnncError, error_at
+from dnnc.ir.dnn import shape_of
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.onednn import ARENA_BYTES
+from dnnc.ir.names import input_names, output_names
+from dnnc.ir.types import data_type_of
+from dnnc.ir.text import make_context
+from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
+from dnnc.driver.pipelines import run_passes
+from dnnc.runtime.cache import PrimitiveCache, default_cache
+from dnnc.runtime.executor import (
+    Executable,
+    PackedConstants,
+    ShippedByRecipe,
+    StepTime,
+    TensorSpec,
+    aligned_bytes,
+    chosen_outputs,
+    input_error,
+    ordered_inputs,
+)
+
+Signature = tuple[tuple[int, ...], ...]
+"""The shapes of a run's inputs, in order."""
+
+
+@dataclass(frozen=True)
+class DynamicOptions:
+    """Bounds of a DynamicExecutable's plan cache and arena."""
+
+    max_plans: int = 16
+    """Plans (one per input signature) kept at most."""
+    max_plan_bytes: int = 256 << 20
+    """Bytes the kept plans hold alone (their scratchpads) at most."""
+    max_arena_bytes: int | None = None
+    """The largest arena a signature may need (None: no cap)."""
+
+    def __post_init__(self) -> None:
+        if self.max_plans < 1 or self.max_plan_bytes < 0:
+            raise DnncError(
+                f"dynamic options: max_plans must be >= 1 and max_plan_bytes >= 0, got "
+                f"{self.max_plans} and {self.max_plan_bytes}"
+            )
+        if self.max_arena_bytes is not None and self.max_arena_bytes < 0:
+            raise DnncError(
+                f"dynamic options: max_arena_bytes must be >= 0, got {self.max_arena_bytes}"
+            )
+
+
+@dataclass(frozen=True)
+class DynamicStats:
+    """Counters and sizes of a DynamicExecutable, as read at one moment."""
+
+    hits: int
+    misses: int
+    """Plans built (specialized, optimized, lowered): one per new or evicted signature."""
+    evictions: int
+    rebinds: int
+    """Executables rebuilt from a kept plan's lowered function after the arena grew."""
+    unfused: int
+    """Anchors whose post-op chain was split, over every plan built."""
+    plans: int
+    plan_bytes: int
+    arena_bytes: int
+    constant_entries: int
+    constant_bytes: int
+    constant_packs: int
+
+
+@dataclass
+class _Plan:
+    """One signature's lowered function and, while it is bound to the arena, its Executable."""
+
+    lowered: func.FuncOp
+    executable: Executable | None
+    bytes: int
+
+
+class DynamicExecutable(ShippedByRecipe):
+    """A dynamic function ready to run with any valid input shapes (module docstring)."""
+
+    def __init__(
+        self,
+        function: func.FuncOp,
+        passes: Sequence[ModulePass],
+        lowering: Sequence[ModulePass],
+        *,
+        weights_dir: str | None = None,
+        options: DynamicOptions | None = None,
+        cache: PrimitiveCache | None = None,
+    ) -> None:
+        self.name = function.sym_name.data
+        self._function = function
+        self._passes = (*passes, *lowering)
+        self._weights_dir = weights_dir
+        self.options = options or DynamicOptions()
+        self._cache = cache or default_cache()
+        self._constants = PackedConstants()
+        self._context = make_context()
+        self._arena = aligned_bytes(0)
+        self._lock = threading.Lock()
+        self._plans: OrderedDict[Signature, _Plan] = OrderedDict()
+        self._plan_bytes = 0
+        self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
+        self._args = list(function.body.block.args)
+        self.input_names = tuple(input_names(function))
+        self._dtypes = tuple(
+            data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
+        )
+        self._ranks = tuple(len(shape_of(a)) for a in self._args)
+        self.inputs = tuple(
+            TensorSpec(n, tuple(shape_of(a)), d)
+            for n, d, a in zip(self.input_names, self._dtypes, self._args)
+        )
+        """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
+        self.outputs = tuple(
+            TensorSpec(name, tuple(max(d, -1) for d in t.get_shape()),
+                       data_type_of(t.get_element_type()).numpy)
+            for name, t in zip(output_names(function), function.function_type.outputs.data,
+                               strict=True)
+        )
+        """The results as declared, ``?`` dimensions as -1 (as Executable.outputs)."""
+
+    def signature(self) -> str:
+        """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
+        return f"@{self.name}({', '.join(map(str, self.inputs))})"
+
+    def run(
+        self,
+        inputs: Mapping[str, object] | Sequence[object],
+        *,
+        as_dict: bool = False,
+        output_names: Sequence[str] | None = None,
+        poison_freed: bool = False,
+    ) -> list[np.ndarray] | dict[str, np.ndarray]:
+        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``. The
+        inputs are checked once, here: element types and ranks, and the plan of their
+        shapes takes exactly those shapes."""
+        arrays = self._checked_inputs(inputs)
+        chosen_outputs(self.outputs, output_names)  # a wrong name fails before any plan
+        with self._lock:  # one arena for every plan: one run at a time
+            executable = self.plan_for(tuple(a.shape for a in arrays))
+            return executable.run_checked(
+                arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+            )
+
+    def profile(
+        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+    ) -> list[StepTime]:
+        """The step times of the plan of these inputs' shapes (as ``Executable.profile``)."""
+        arrays = self._checked_inputs(inputs)
+        with self._lock:
+            return self.plan_for(tuple(a.shape for a in arrays)).profile(arrays, repeats)
+
+    def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
+        """The inputs in order, each of its declared element type and rank."""
+        arrays = ordered_inputs(inputs, self.input_names, self.signature)
+        for name, dtype, rank, array in zip(self.input_names, self._dtypes, self._ranks, arrays):
+            if array.dtype != dtype or array.ndim != rank:
+                raise input_error(name, array, self.signature())
+        return arrays
+
+    def plan_for(self, signature: Signature) -> Executable:
+        """The Executable for these input shapes: the cached plan's, else a new plan's."""
+        plan = self._plans.get(signature)
+        if plan is None:
+            self._misses += 1
+            plan = self._build(signature)
+            self._plans[signature] = plan
+            self._plan_bytes += plan.bytes
+        else:
+            self._hits += 1
+            self._plans.move_to_end(signature)
+            if plan.executable is None:
+                self._rebinds += 1
+                plan.executable = self._executable(plan.lowered)
+        executable = plan.executable
+        assert executable is not None  # just built or rebuilt
+        self._evict()
+        return executable
+
+    def _build(self, signature: Signature) -> _Plan:
+        """Specialize, unfuse, optimize, lower and bind one signature (module docstring)."""
+        function = specialize(self._function, signature)
+        self._unfused += len(unfuse_invalid_post_ops(function))
+        module = ModuleOp([function])
+        run_passes(self._context, module, self._passes)
+        lowered = module.body.block.first_op
+        assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
+        executable = self._executable(lowered)
+        return _Plan(lowered, executable, executable.scratchpad_bytes)
+
+    def _executable(self, lowered: func.FuncOp) -> Executable:
+        """An Executable of a lowered plan in the shared arena, grown first if too small."""
+        need = lowered.attributes[ARENA_BYTES]
+        assert isinstance(need, IntegerAttr)  # the lowering always sets it
+        size = need.value.data
+        cap = self.options.max_arena_bytes
+        if cap is not None and size > cap:
+            raise error_at(
+                lowered,
+                f"needs an arena of {size} bytes for these input shapes, more than "
+                f"max_arena_bytes={cap}",
+            )
+        if size > self._arena.nbytes:
+            for plan in self._plans.values():
+                plan.executable = None  # bound to the buffer about to be replaced
+            self._arena = aligned_bytes(size)
+        return Executable(
+            lowered,
+            weights_dir=self._weights_dir,
+            cache=self._cache,
+            arena=self._arena,
+            constants=self._constants,
+        )
+
+    def _evict(self) -> None:
+        while len(self._plans) > self.options.max_plans or (
+            self._plan_bytes > self.options.max_plan_bytes and self._plans
+        ):
+            _, plan = self._plans.popitem(last=False)
+            self._plan_bytes -= plan.bytes
+            self._evictions += 1
+
+    def stats(self) -> DynamicStats:
+        """The counters and sizes now."""
+        return DynamicStats(
+            hits=self._hits,
+            misses=self._misses,
+            evictions=self._evictions,
+            rebinds=self._rebinds,
+            unfused=self._unfused,
+            plans=len(self._plans),
+            plan_bytes=self._plan_bytes,
+            arena_bytes=self._arena.nbytes,
+            constant_entries=self._constants.entries,
+            constant_bytes=self._constants.bytes,
+            constant_packs=self._constants.packs,
+        )
+

@@ -1,0 +1,121 @@
+"""ONNX models whose shape arithmetic runs on `?` dimensions: a compiled model per input shape.
+
+Exporters compute reshape targets from ``Shape`` of the input (``x.view(batch, seq, heads,
+-1)``: Shape -> Gather -> Unsqueeze -> Concat -> Reshape). With a dynamic batch those values
+exist only at run time, and dnn imports them as constants only. ``ShapeSpecializedExecutable``
+imports the model again for each input-shape signature with those dimensions fixed — the shape
+subgraphs then fold at import — and compiles it (``dnnc.compile``), as a DynamicExecutable
+keeps a plan per signature; at most ``max_models`` are kept (least recently used dropped).
+It has the Executable interface: ``inputs`` / ``outputs`` with -1 for the dynamic dimensions,
+``run`` by name or in order, ``as_dict``, ``output_names``. Safe from any number of threads:
+one lock guards the cache, runs go on concurrently.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import onnx
+
+from dnnc.core.diagnostics import InputError
+from dnnc.runtime.executor import (
+    Executable,
+    ShippedByRecipe,
+    TensorSpec,
+    chosen_outputs,
+    ordered_inputs,
+)
+
+Compile = Callable[[onnx.ModelProto], Executable]
+"""Imports and compiles one model whose inputs are all static."""
+
+
+def _spec(value_info: onnx.ValueInfoProto) -> TensorSpec:
+    tensor = value_info.type.tensor_type
+    dims = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim)
+    dtype = onnx.helper.tensor_dtype_to_np_dtype(tensor.elem_type)
+    return TensorSpec(value_info.name, dims, np.dtype(dtype))
+
+
+class ShapeSpecializedExecutable(ShippedByRecipe):
+    """A model compiled once per input-shape signature (module docstring)."""
+
+    def __init__(self, model: onnx.ModelProto, compile_static: Compile, max_models: int = 8):
+        self._model = model
+        self._compile = compile_static
+        self._max = max_models
+        initializers = {t.name for t in model.graph.initializer}
+        self.inputs = tuple(_spec(v) for v in model.graph.input if v.name not in initializers)
+        outputs = model.graph.output
+        if any(not o.type.tensor_type.elem_type for o in outputs):  # exporters write them
+            outputs = onnx.shape_inference.infer_shapes(model).graph.output
+        self.outputs = tuple(_spec(v) for v in outputs)
+        self.name = model.graph.name or "main"
+        self._models: OrderedDict[tuple[tuple[int, ...], ...], Executable] = OrderedDict()
+        self._lock = threading.Lock()
+        self.compiles = 0
+        """Models compiled so far: one per input-shape signature seen (and not evicted)."""
+
+    def signature(self) -> str:
+        return f"@{self.name}({', '.join(map(str, self.inputs))})"
+
+    def run(
+        self,
+        inputs: Mapping[str, object] | Sequence[object],
+        *,
+        as_dict: bool = False,
+        output_names: Sequence[str] | None = None,
+    ) -> list[np.ndarray] | dict[str, np.ndarray]:
+        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``."""
+        arrays = ordered_inputs(inputs, [s.name for s in self.inputs], self.signature)
+        for spec, array in zip(self.inputs, arrays):
+            fits = len(spec.shape) == array.ndim and all(
+                d < 0 or d == n for d, n in zip(spec.shape, array.shape)
+            )
+            if array.dtype != spec.dtype or not fits:
+                raise InputError(f"input '{spec.name}' is {array.dtype}{list(array.shape)}; "
+                                 f"expected {self.signature()}")
+        chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
+        executable = self._executable(tuple(a.shape for a in arrays))
+        return executable.run(arrays, as_dict=as_dict, output_names=output_names)
+
+    def _executable(self, shapes: tuple[tuple[int, ...], ...]) -> Executable:
+        with self._lock:
+            executable = self._models.get(shapes)
+            if executable is not None:
+                self._models.move_to_end(shapes)
+                return executable
+            executable = self._compile(self._fixed(shapes))
+            self.compiles += 1
+            self._models[shapes] = executable
+            if len(self._models) > self._max:
+                self._models.popitem(last=False)
+            return executable
+
+    def _fixed(self, shapes: tuple[tuple[int, ...], ...]) -> onnx.ModelProto:
+        """The model with every input's dimensions set to ``shapes``."""
+        model = onnx.ModelProto()
+        model.CopyFrom(self._model)
+        by_name = {spec.name: shape for spec, shape in zip(self.inputs, shapes)}
+        for value_info in model.graph.input:
+            shape = by_name.get(value_info.name)
+            if shape is None:
+                continue
+            for dim, size in zip(value_info.type.tensor_type.shape.dim, shape):
+                dim.Clear()
+                dim.dim_value = size
+        for value_info in model.graph.output:  # inference fills them in for the new shapes
+            value_info.type.tensor_type.ClearField("shape")
+        del model.graph.value_info[:]
+        return model
+
+
+def names_a_run_time_shape(message: str) -> bool:
+    """Whether an import error is the one ShapeSpecializedExecutable is for."""
+    return "is only known at run time" in message
+
+
+__all__ = ["ShapeSpecializedExecutable", "names_a_run_time_shape"]

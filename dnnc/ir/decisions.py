@@ -1,0 +1,30 @@
+"""The discardable attributes in which passes record buffer decisions for the lowering.
+
+The in-place pass writes `dnn.inplace`, dnn-buffer-fusing `dnn.implicit_concat` and
+`dnn.implicit_slice`; buffer classes, kernel calls and the lowering read them."""
+
+from xdsl.dialects.builtin import DenseArrayBase
+from xdsl.ir import Operation
+
+from dnnc.core.diagnostics import error_at
+from dnnc.ir.dnn.base import ints
+
+INPLACE = "dnn.inplace"
+"""The in-place request attribute (written by the in-place pass)."""
+IMPLICIT_CONCAT = "dnn.implicit_concat"
+"""On a dnn.concat: byte offsets of the inputs in the result (written by dnn-buffer-fusing)."""
+IMPLICIT_SLICE = "dnn.implicit_slice"
+"""On a dnn.slice: byte offset of the result in the source (written by dnn-buffer-fusing)."""
+
+
+def inplace_requests(op: Operation) -> list[int]:
+    """The `dnn.inplace` entries of an op (all -1 when absent); an error if malformed."""
+    attr = op.attributes.get(INPLACE)
+    if attr is None:
+        return [-1] * len(op.results)
+    entries = ints(attr) if isinstance(attr, DenseArrayBase) else None
+    if entries is None or len(entries) != len(op.results):
+        raise error_at(op, f"{INPLACE} must be an array<i64> with one entry per result")
+    if any(not -1 <= k < len(op.operands) for k in entries):
+        raise error_at(op, f"{INPLACE} entries must be -1 or an operand index, got {entries}")
+    return entries

@@ -1,0 +1,114 @@
+"""The ``dnn`` dialect: deep-learning graph ops on value-semantics tensors.
+
+docs/dialect.md is the contract (op names, operands, properties and defaults). Attributes are
+in ``attributes``, the shared verification in ``base``, the ops in ``compute`` (one oneDNN
+primitive each) and ``data`` (data movement and sources).
+"""
+
+from xdsl.ir import Dialect
+
+from dnnc.ir.dnn.attributes import (
+    ATTRIBUTES,
+    BinaryAlgAttr,
+    BinaryPostOpAttr,
+    DataTypeAttr,
+    EltwiseAlgAttr,
+    EltwisePostOpAttr,
+    KernelAttr,
+    KernelLibrary,
+    KernelLibraryAttr,
+    LayoutAttr,
+    LrnKindAttr,
+    PoolKindAttr,
+    PostOpAttr,
+    ReduceKindAttr,
+    SumPostOpAttr,
+)
+from dnnc.ir.dnn.base import DnnOp, layout_of, shape_of
+from dnnc.ir.dnn.compute import (
+    COMPUTE_OPS,
+    BatchNormOp,
+    BinaryOp,
+    Conv2DOp,
+    EltwiseOp,
+    InnerProductOp,
+    LayerNormOp,
+    LogSoftmaxOp,
+    LrnOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    SoftmaxOp,
+    SumOp,
+)
+from dnnc.ir.dnn.logic import (
+    LOGIC_OPS,
+    CompareOp,
+    ExpandOp,
+    LogicalOp,
+    WhereOp,
+)
+from dnnc.ir.dnn.data import (
+    DATA_OPS,
+    CastOp,
+    ConcatOp,
+    ConstantOp,
+    GatherOp,
+    ReorderOp,
+    ReshapeOp,
+    SliceOp,
+    TopKOp,
+    TransposeOp,
+    WeightOp,
+)
+
+DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
+"""The dialect as xDSL registers it."""
+
+__all__ = [
+    "DNN",
+    "BatchNormOp",
+    "BinaryAlgAttr",
+    "BinaryOp",
+    "BinaryPostOpAttr",
+    "CastOp",
+    "ConcatOp",
+    "ConstantOp",
+    "Conv2DOp",
+    "DataTypeAttr",
+    "DnnOp",
+    "EltwiseAlgAttr",
+    "EltwiseOp",
+    "EltwisePostOpAttr",
+    "InnerProductOp",
+    "KernelAttr",
+    "KernelLibrary",
+    "KernelLibraryAttr",
+    "LayerNormOp",
+    "LayoutAttr",
+    "LogSoftmaxOp",
+    "LrnKindAttr",
+    "LrnOp",
+    "MatmulOp",
+    "PoolKindAttr",
+    "PoolOp",
+    "PostOpAttr",
+    "ReduceKindAttr",
+    "ReduceOp",
+    "ReorderOp",
+    "ReshapeOp",
+    "SliceOp",
+    "SoftmaxOp",
+    "SumOp",
+    "SumPostOpAttr",
+    "GatherOp",
+    "TopKOp",
+    "CompareOp",
+    "ExpandOp",
+    "LogicalOp",
+    "WhereOp",
+    "TransposeOp",
+    "WeightOp",
+    "layout_of",
+    "shape_of",
+]

@@ -1,0 +1,279 @@
+"""What every dnn op shares: tensor type rules, shape-function calls, post-op checks.
+
+``DnnOp.verify_`` runs, in order:
+1. the type rules of every operand and result: an element type of docs/dialect.md (the
+   fixed type of a result in ``RESULT_TYPES``) and, if there is an encoding, a
+   ``#dnn.layout`` of the tensor's rank that is not the implied plain layout;
+2. the op's own rules, ``verify_op``, mostly a call of its dnnc.core.shapes function whose
+   ``ShapeError`` becomes a ``VerifyException`` (dnnc-opt prefixes the op name);
+3. ``verify_result_types``: results keep the first operand's element type (but those in
+   ``RESULT_TYPES``) and layout (a result of another rank is plain). dnn.cast and
+   dnn.reorder override it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import ClassVar, cast
+
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    ArrayAttr,
+    I64,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+    Signedness,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+    i8,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.utils.exceptions import VerifyException
+
+from dnnc.core import shapes
+from dnnc.ir.types import DATA_TYPES, element_type_of
+from dnnc.ir.dnn.attributes import LayoutAttr, PostOpAttr
+from dnnc.core.kinds import DataType, PostOp, SumPostOp, takes_argument
+from dnnc.core.layouts import Layout, plain_layout
+
+
+MAX_TENSOR_BYTES = 2**47
+"""The largest tensor dnn accepts: 128 TiB, the user address space of x86-64 CPUs."""
+
+_VALUE_TYPES = ", ".join(str(t) for t in DATA_TYPES)
+
+
+@contextmanager
+def shape_errors() -> Iterator[None]:
+    """Re-raise a dnnc.core.shapes ShapeError as a VerifyException."""
+    try:
+        yield
+    except shapes.ShapeError as error:
+        raise VerifyException(str(error)) from error
+
+
+_inferred: ContextVar[dict[SSAValue, shapes.Shape] | None] = ContextVar(
+    "dnn_inferred_shapes", default=None
+)
+
+
+@contextmanager
+def inferring(known: dict[SSAValue, shapes.Shape]) -> Iterator[dict[SSAValue, shapes.Shape]]:
+    """Run verifiers as shape inference for concrete shapes (dnnc.lowering.specialize).
+
+    Inside the block ``shape_of`` answers from ``known`` before the types, and
+    ``DnnOp.expect_result_shape`` still checks the declared shape, then writes the inferred
+    one into ``known``: so ``op.verify_op()`` infers ``op``'s results with exactly the checks
+    of the verifier, each ``ShapeError`` naming what is wrong.
+    """
+    token = _inferred.set(known)
+    try:
+        yield known
+    finally:
+        _inferred.reset(token)
+
+
+def tensor_type(value: SSAValue) -> TensorType:
+    """The type of a dnn operand or result (the op constraints, checked first, make it a tensor)."""
+    return cast(TensorType, value.type)
+
+
+def shape_of(value: SSAValue) -> shapes.Shape:
+    """A value's shape with dynamic dimensions as shapes.DYNAMIC (inside ``inferring``: the
+    inferred shape when there is one)."""
+    known = _inferred.get()
+    if known is not None and value in known:
+        return known[value]
+    return tuple(
+        shapes.DYNAMIC if d == DYNAMIC_INDEX else d for d in tensor_type(value).get_shape()
+    )
+
+
+def layout_of(type_: TensorType) -> Layout:
+    """The layout a tensor type's encoding gives it (plain when there is none)."""
+    if isinstance(type_.encoding, LayoutAttr):
+        return type_.encoding.layout
+    return plain_layout(type_.get_num_dims())
+
+
+def ints(attr: DenseArrayBase | None) -> list[int] | None:
+    """The values of an i64 array property (None if absent)."""
+    return None if attr is None else [int(v) for v in attr.get_values()]
+
+
+def int_of(attr: IntegerAttr) -> int:
+    """The value of an integer property."""
+    return attr.value.data
+
+
+def i64_array(*values: int) -> DenseArrayBase[I64]:
+    """An ``array<i64: ...>`` property value."""
+    return DenseArrayBase.from_list(i64, values)
+
+
+def f32_attr(value: float) -> FloatAttr[Float32Type]:
+    """A ``<value> : f32`` property value."""
+    return FloatAttr(value, f32)
+
+
+TRUE = IntegerAttr.from_bool(True)
+"""The ``true`` property value (default of boolean properties)."""
+
+
+def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:
+    """The dnnc.core.kinds descriptions of a post_ops property."""
+    return [p.post_op for p in attr.data]
+
+
+class DnnOp(IRDLOperation):
+    """Base of every dnn op (see the module docstring for the verification order)."""
+
+    RESULT_TYPES: ClassVar[dict[str, DataType]] = {}
+    """Results whose element type the op fixes, whatever its operands' (top_k's indices are
+    s64, a comparison's result boolean); the others follow the first operand."""
+
+    def named_values(self) -> Iterator[tuple[str, SSAValue, bool]]:
+        """Every operand and result with its name (``post_args[1]``) and whether it is a result."""
+        definition = self.get_irdl_definition()
+        for is_result, defs in ((False, definition.operands), (True, definition.results)):
+            for name, _ in defs:
+                value = getattr(self, name)
+                if isinstance(value, SSAValue):
+                    yield name, value, is_result
+                elif value is not None:
+                    for index, item in enumerate(value):
+                        yield f"{name}[{index}]", item, is_result
+
+    def verify_(self) -> None:
+        for name, value, _ in self.named_values():
+            self._verify_tensor_type(name, tensor_type(value))
+        with shape_errors():
+            self.verify_op()
+        self.verify_result_types()
+
+    def verify_op(self) -> None:
+        """The op's own rules; every op defines them."""
+        raise NotImplementedError(f"{type(self).__name__} must define verify_op")
+
+    def _verify_tensor_type(self, name: str, type_: TensorType) -> None:
+        element = type_.get_element_type()
+        fixed = self.RESULT_TYPES.get(name)
+        if fixed is not None:
+            if DATA_TYPES.get(element) is not fixed:
+                raise VerifyException(
+                    f"{name} must have element type {element_type_of(fixed)}, got {element}"
+                )
+        elif element not in DATA_TYPES:
+            raise VerifyException(
+                f"{name} has element type {element}, expected one of {_VALUE_TYPES}"
+            )
+        static = [d for d in type_.get_shape() if d >= 0]
+        size = math.prod(static) * DATA_TYPES[element].itemsize
+        if size > MAX_TENSOR_BYTES:
+            raise VerifyException(
+                f"{name} ({shapes.format_shape(tuple(type_.get_shape()))}) holds {size} bytes, "
+                f"more than the {MAX_TENSOR_BYTES} (128 TiB) a CPU can address"
+            )
+        encoding = type_.encoding
+        if isinstance(encoding, NoneAttr):
+            return
+        if not isinstance(encoding, LayoutAttr):
+            raise VerifyException(
+                f"{name} has encoding {encoding}, expected a #dnn.layout or none"
+            )
+        layout = encoding.layout
+        if layout.rank != type_.get_num_dims():
+            raise VerifyException(
+                f"{name} layout {layout.name} is for rank {layout.rank} but the tensor has "
+                f"rank {type_.get_num_dims()}",
+            )
+        if layout.is_plain:
+            raise VerifyException(
+                f"{name}: plain layout is implied: drop the encoding {encoding}"
+            )
+
+    def first_operand(self) -> SSAValue | None:
+        """The operand results follow in element type and layout (None for sources)."""
+        return self.operands[0] if self.operands else None
+
+    def verify_result_types(self) -> None:
+        """Results have the first operand's element type and layout."""
+        src = self.first_operand()
+        if src is None:
+            return
+        for name, value, is_result in self.named_values():
+            if not is_result:
+                continue
+            if name not in self.RESULT_TYPES:
+                self.expect_element_type(name, value, src)
+            self.expect_layout(name, value, src)
+
+    def expect_element_type(self, name: str, value: SSAValue, src: SSAValue) -> None:
+        """Only dnn.cast changes an element type."""
+        got, want = tensor_type(value).get_element_type(), tensor_type(src).get_element_type()
+        if got != want:
+            raise VerifyException(
+                f"{name} element type {got} must equal the {self.operand_name(src)} element "
+                f"type {want}: only dnn.cast changes an element type",
+            )
+
+    def expect_layout(self, name: str, value: SSAValue, src: SSAValue) -> None:
+        """Only dnn.reorder changes a layout; a result of another rank is plain."""
+        got, want = tensor_type(value), tensor_type(src)
+        if got.get_num_dims() != want.get_num_dims():
+            if not isinstance(got.encoding, NoneAttr):
+                raise VerifyException(
+                    f"{name} layout {layout_of(got).name} must be plain: its rank differs from "
+                    f"the {self.operand_name(src)} rank, and only dnn.reorder changes a layout",
+                )
+        elif layout_of(got) != layout_of(want):
+            raise VerifyException(
+                f"{name} layout {layout_of(got).name} must equal the {self.operand_name(src)} "
+                f"layout {layout_of(want).name}: only dnn.reorder changes a layout",
+            )
+
+    def operand_name(self, value: SSAValue) -> str:
+        """The name of one of this op's operands."""
+        return next(
+            name
+            for name, candidate, is_result in self.named_values()
+            if not is_result and candidate is value
+        )
+
+    def expect_result_shape(self, result: SSAValue, inferred: shapes.Shape) -> None:
+        """The declared result shape agrees with the inferred one (dynamic dims agree with all)."""
+        declared = shape_of(result)
+        if not shapes.compatible(declared, inferred):
+            raise VerifyException(
+                f"result shape {shapes.format_shape(declared)} does not match the inferred "
+                f"shape {shapes.format_shape(inferred)}",
+            )
+        known = _inferred.get()
+        if known is not None:
+            known[result] = inferred
+
+    def verify_post_ops(
+        self, result: SSAValue, post_ops: ArrayAttr[PostOpAttr], post_args: Sequence[SSAValue]
+    ) -> None:
+        """Post-op arguments: count and shapes (dnnc.core.shapes.post_ops), sum args typed as the result."""
+        kinds = post_ops_of(post_ops)
+        shapes.post_ops(shape_of(result), kinds, [shape_of(a) for a in post_args])
+        sums = [isinstance(p, SumPostOp) for p in kinds if takes_argument(p)]
+        for index, (arg, is_sum) in enumerate(zip(post_args, sums)):
+            if is_sum and arg.type != result.type:
+                raise VerifyException(
+                    f"post_args[{index}] of a sum post-op has type {arg.type}, expected the "
+                    f"result type {result.type} (oneDNN accumulates into the result buffer)",
+                )

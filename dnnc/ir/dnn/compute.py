@@ -1,0 +1,440 @@
+"""The dnn ops that compute: one oneDNN primitive each (see docs/dialect.md).
+
+Assembly: enum properties print bare after the op name (``dnn.eltwise relu``), other
+properties in the attribute dictionary, left out at their default value. Post-op anchors
+take their post-op arguments as ``post_args(%p : type)`` after the main operands.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    Float32Type,
+    FloatAttr,
+    I64,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    ParsePropInAttrDict,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import Pure
+
+from dnnc.core import shapes
+from dnnc.ir.dnn.attributes import (
+    BinaryAlgAttr,
+    EltwiseAlgAttr,
+    LrnKindAttr,
+    PoolKindAttr,
+    PostOpAttr,
+    ReduceKindAttr,
+)
+from dnnc.ir.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, shape_of
+
+
+ONES = i64_array(1, 1)
+ZEROS = i64_array(0, 0)
+NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
+
+_POST_ARGS = "(`post_args` `(` $post_args^ `:` type($post_args) `)`)?"
+_ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+
+
+def _opt_shape(value: SSAValue | None) -> shapes.Shape | None:
+    return None if value is None else shape_of(value)
+
+
+@irdl_op_definition
+class Conv2DOp(DnnOp):
+    """2-D convolution (oneDNN ``convolution_forward``, direct algorithm), then post-ops.
+
+    dst[n, o, y, x] = bias[o] + sum over c in o's group, (ky, kx) of
+        src[n, c, y*sh - pt + ky*dh, x*sw - pl + kx*dw] * wei[o, c mod C/groups, ky, kx]
+    with zero padding. ``dilations`` count like PyTorch (1 = dense; oneDNN's value is one less).
+    """
+
+    name = "dnn.conv2d"
+    src = operand_def(TensorType)
+    wei = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = prop_def(DenseArrayBase[I64], ONES)
+    pads_begin = prop_def(DenseArrayBase[I64], ZEROS)
+    pads_end = prop_def(DenseArrayBase[I64], ZEROS)
+    dilations = prop_def(DenseArrayBase[I64], ONES)
+    groups = prop_def(IntegerAttr[I64], IntegerAttr(1, i64))
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = _ANCHOR_OPTIONS
+    assembly_format = (
+        f"$src `,` $wei (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.conv2d(
+            shape_of(self.src),
+            shape_of(self.wei),
+            _opt_shape(self.bias),
+            strides=ints(self.strides),
+            pads_begin=ints(self.pads_begin),
+            pads_end=ints(self.pads_end),
+            dilations=ints(self.dilations),
+            groups=int_of(self.groups),
+        )
+        self.expect_result_shape(self.result, inferred)
+        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class MatmulOp(DnnOp):
+    """Batched matrix product (oneDNN ``matmul``), then bias and post-ops.
+
+    dst[..., m, n] = sum_k lhs[..., m, k] * rhs[..., k, n] + bias (broadcast numpy-style);
+    the batch dimensions broadcast numpy-style.
+    """
+
+    name = "dnn.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = _ANCHOR_OPTIONS
+    assembly_format = (
+        f"$lhs `,` $rhs (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        "`(` type($lhs) `,` type($rhs) (`,` type($bias)^)? `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.matmul(shape_of(self.lhs), shape_of(self.rhs), _opt_shape(self.bias))
+        self.expect_result_shape(self.result, inferred)
+        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class InnerProductOp(DnnOp):
+    """Fully connected layer (oneDNN ``inner_product_forward``), then bias and post-ops.
+
+    dst[n, o] = bias[o] + sum over every index i of src[n, i...] * wei[o, i...].
+    """
+
+    name = "dnn.inner_product"
+    src = operand_def(TensorType)
+    wei = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = _ANCHOR_OPTIONS
+    assembly_format = (
+        f"$src `,` $wei (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.inner_product(
+            shape_of(self.src), shape_of(self.wei), _opt_shape(self.bias)
+        )
+        self.expect_result_shape(self.result, inferred)
+        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class PoolOp(DnnOp):
+    """2-D pooling (oneDNN ``pooling_forward``: ``pooling_max``, ``pooling_avg_include_padding``,
+    ``pooling_avg_exclude_padding``), then post-ops.
+
+    dst[n, c, y, x] = max or mean of src[n, c, y*sh - pt + ky*dh, x*sw - pl + kx*dw] over the
+    kernel window; padding never wins a max and counts in the mean only for avg_include_pad.
+    """
+
+    name = "dnn.pool"
+    src = operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    kind = prop_def(PoolKindAttr)
+    kernel = prop_def(DenseArrayBase[I64])
+    strides = prop_def(DenseArrayBase[I64], ONES)
+    pads_begin = prop_def(DenseArrayBase[I64], ZEROS)
+    pads_end = prop_def(DenseArrayBase[I64], ZEROS)
+    dilations = prop_def(DenseArrayBase[I64], ONES)
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.pool(
+            shape_of(self.src),
+            kernel=ints(self.kernel),
+            strides=ints(self.strides),
+            pads_begin=ints(self.pads_begin),
+            pads_end=ints(self.pads_end),
+            dilations=ints(self.dilations),
+        )
+        self.expect_result_shape(self.result, inferred)
+        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class BatchNormOp(DnnOp):
+    """Inference batch normalization with given statistics (oneDNN
+    ``batch_normalization_forward`` with ``use_global_stats | use_scale | use_shift``).
+
+    dst[n, c, ...] = scale[c] * (src[n, c, ...] - mean[c]) / sqrt(variance[c] + epsilon) + shift[c]
+    """
+
+    name = "dnn.batch_norm"
+    src = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    shift = operand_def(TensorType)
+    mean = operand_def(TensorType)
+    variance = operand_def(TensorType)
+    result = result_def(TensorType)
+    epsilon = prop_def(FloatAttr[Float32Type], f32_attr(1e-5))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$src `,` $scale `,` $shift `,` $mean `,` $variance attr-dict `:` "
+        "functional-type(operands, results)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.batch_norm(
+            shape_of(self.src),
+            shape_of(self.scale),
+            shape_of(self.shift),
+            shape_of(self.mean),
+            shape_of(self.variance),
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class LayerNormOp(DnnOp):
+    """Layer normalization over the last axis (oneDNN ``layer_normalization_forward``,
+    inference, statistics computed; ``use_scale`` / ``use_shift`` when present).
+
+    dst[..., c] = scale[c] * (src[..., c] - mu) / sqrt(sigma^2 + epsilon) + shift[c], with mu and
+    sigma^2 the mean and variance of src[..., :]; scale defaults to 1 and shift to 0.
+    """
+
+    name = "dnn.layer_norm"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    src = operand_def(T)
+    scale = opt_operand_def(TensorType)
+    shift = opt_operand_def(TensorType)
+    result = result_def(T)
+    epsilon = prop_def(FloatAttr[Float32Type], f32_attr(1e-5))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$src (`scale` `(` $scale^ `:` type($scale) `)`)? "
+        "(`shift` `(` $shift^ `:` type($shift) `)`)? attr-dict `:` type($src)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.layer_norm(
+            shape_of(self.src), _opt_shape(self.scale), _opt_shape(self.shift)
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class LrnOp(DnnOp):
+    """Local response normalization (oneDNN ``lrn_forward``: ``lrn_across_channels``,
+    ``lrn_within_channel``).
+
+    dst = src / (k + alpha / size * sum of src^2 over the size-wide window) ^ beta, the window
+    spanning channels (across_channels) or a size x size spatial patch (within_channel).
+    """
+
+    name = "dnn.lrn"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    src = operand_def(T)
+    result = result_def(T)
+    kind = prop_def(LrnKindAttr)
+    size = prop_def(IntegerAttr[I64])
+    alpha = prop_def(FloatAttr[Float32Type], f32_attr(1e-4))
+    beta = prop_def(FloatAttr[Float32Type], f32_attr(0.75))
+    k = prop_def(FloatAttr[Float32Type], f32_attr(1.0))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$kind $src attr-dict `:` type($src)"
+
+    def verify_op(self) -> None:
+        self.expect_result_shape(self.result, shapes.lrn(shape_of(self.src), size=int_of(self.size)))
+
+
+class _AxisOp(DnnOp):
+    """Softmax and log-softmax: one op on one axis, the shape unchanged."""
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    src = operand_def(T)
+    result = result_def(T)
+    axis = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src attr-dict `:` type($src)"
+
+    def verify_op(self) -> None:
+        inferred = shapes.softmax(shape_of(self.src), axis=int_of(self.axis))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class SoftmaxOp(_AxisOp):
+    """Softmax along ``axis`` (oneDNN ``softmax_forward``, ``softmax_accurate``).
+
+    dst = exp(src - max) / sum(exp(src - max)), max and sum taken along the axis.
+    """
+
+    name = "dnn.softmax"
+
+
+@irdl_op_definition
+class LogSoftmaxOp(_AxisOp):
+    """Log-softmax along ``axis`` (oneDNN ``softmax_forward``, ``softmax_log``).
+
+    dst = src - max - log(sum(exp(src - max))), max and sum taken along the axis.
+    """
+
+    name = "dnn.log_softmax"
+
+
+@irdl_op_definition
+class ReduceOp(DnnOp):
+    """Reduction over ``axes`` (oneDNN ``reduction``: ``reduction_sum``, ``_mean``, ``_max``,
+    ``_min``, ``_mul``).
+
+    Each reduced axis becomes 1 (keep_dims) or is dropped; the values are combined by kind.
+    """
+
+    name = "dnn.reduce"
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    kind = prop_def(ReduceKindAttr)
+    axes = prop_def(DenseArrayBase[I64])
+    keep_dims = prop_def(BoolAttr, TRUE)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$kind $src attr-dict `:` functional-type($src, $result)"
+
+    def verify_op(self) -> None:
+        inferred = shapes.reduce(
+            shape_of(self.src), axes=ints(self.axes), keep_dims=bool(int_of(self.keep_dims))
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class EltwiseOp(DnnOp):
+    """Element-wise function (oneDNN ``eltwise_forward``; algorithms and the meaning of
+    ``alpha`` / ``beta`` as in docs/dialect.md): dst[i] = alg(src[i]; alpha, beta).
+    """
+
+    name = "dnn.eltwise"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    src = operand_def(T)
+    result = result_def(T)
+    alg = prop_def(EltwiseAlgAttr)
+    alpha = prop_def(FloatAttr[Float32Type], f32_attr(0.0))
+    beta = prop_def(FloatAttr[Float32Type], f32_attr(0.0))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$alg $src attr-dict `:` type($src)"
+
+    def verify_op(self) -> None:
+        self.expect_result_shape(self.result, shapes.eltwise(shape_of(self.src)))
+
+
+@irdl_op_definition
+class BinaryOp(DnnOp):
+    """Element-wise binary op with numpy broadcasting (oneDNN ``binary``: ``binary_add``,
+    ``_sub``, ``_mul``, ``_div``, ``_max``, ``_min``), then post-ops.
+
+    dst[i] = lhs[i] <alg> rhs[i], both broadcast to the result shape.
+    """
+
+    name = "dnn.binary"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    alg = prop_def(BinaryAlgAttr)
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        f"$alg $lhs `,` $rhs {_POST_ARGS} attr-dict `:` "
+        "`(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        inferred = shapes.binary(shape_of(self.lhs), shape_of(self.rhs))
+        self.expect_result_shape(self.result, inferred)
+        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class SumOp(DnnOp):
+    """Scaled sum of same-typed tensors (oneDNN ``sum``): dst = sum_i scales[i] * inputs[i].
+
+    ``scales`` absent means every scale is 1.0.
+    """
+
+    name = "dnn.sum"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    inputs = var_operand_def(T)
+    result = result_def(T)
+    scales = opt_prop_def(DenseArrayBase[Float32Type])
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$inputs attr-dict `:` type($result)"
+
+    def verify_op(self) -> None:
+        scales = None if self.scales is None else list(self.scales.get_values())
+        inferred = shapes.sum([shape_of(v) for v in self.inputs], scales=scales)
+        self.expect_result_shape(self.result, inferred)
+
+
+COMPUTE_OPS: tuple[type[DnnOp], ...] = (
+    Conv2DOp,
+    MatmulOp,
+    InnerProductOp,
+    PoolOp,
+    BatchNormOp,
+    LayerNormOp,
+    LrnOp,
+    SoftmaxOp,
+    LogSoftmaxOp,
+    ReduceOp,
+    EltwiseOp,
+    BinaryOp,
+    SumOp,
+)
+"""The compute ops, in docs/dialect.md order."""

@@ -1,0 +1,276 @@
+"""The dnn ops that move, view or produce data (see docs/dialect.md).
+
+Their results are given by the result type (``: (src type) -> result type``); the verifiers
+check it against the shape functions. ``dnn.reorder`` is the only op that changes a layout
+and ``dnn.cast`` the only one that changes an element type.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    I64,
+    IntegerAttr,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.traits import ConstantLike, Pure
+
+from dnnc.core import shapes
+from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
+from dnnc.core.kinds import DataType
+
+_UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
+
+
+class _UnaryOp(DnnOp):
+    """One tensor in, one out; the result type is written out."""
+
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = _UNARY_FORMAT
+
+
+@irdl_op_definition
+class ConcatOp(DnnOp):
+    """Concatenation along ``axis`` (oneDNN ``concat``): inputs laid end to end on that axis."""
+
+    name = "dnn.concat"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$inputs attr-dict `:` functional-type($inputs, $result)"
+
+    def verify_op(self) -> None:
+        inferred = shapes.concat([shape_of(v) for v in self.inputs], axis=int_of(self.axis))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class SliceOp(_UnaryOp):
+    """Strided window: dst[i...] = src[start + i * step ...] per dimension (oneDNN ``reorder``
+    from a sub-memory descriptor when every step is 1; the reference kernel otherwise).
+    ``steps`` absent means all 1.
+    """
+
+    name = "dnn.slice"
+    starts = prop_def(DenseArrayBase[I64])
+    ends = prop_def(DenseArrayBase[I64])
+    steps = opt_prop_def(DenseArrayBase[I64])
+
+    def verify_op(self) -> None:
+        inferred = shapes.slice(
+            shape_of(self.src),
+            starts=ints(self.starts),
+            ends=ints(self.ends),
+            steps=ints(self.steps),
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class ReshapeOp(_UnaryOp):
+    """The same elements in row-major order under a new shape (no primitive: a view of
+    plain data, so both types must be plain)."""
+
+    name = "dnn.reshape"
+
+    def verify_op(self) -> None:
+        for name, value in (("src", self.src), ("result", self.result)):
+            if not isinstance(tensor_type(value).encoding, NoneAttr):
+                raise VerifyException(
+                    f"{name} must have the plain layout: a reshape views plain data "
+                    "(dnn.reorder to plain first)",
+                )
+        shapes.reshape(shape_of(self.src), shape=shape_of(self.result))
+
+
+@irdl_op_definition
+class TransposeOp(_UnaryOp):
+    """Dimension permutation: dst dimension i is src dimension permutation[i] (oneDNN
+    ``reorder`` between permuted strides)."""
+
+    name = "dnn.transpose"
+    permutation = prop_def(DenseArrayBase[I64])
+
+    def verify_op(self) -> None:
+        inferred = shapes.transpose(shape_of(self.src), permutation=ints(self.permutation))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class GatherOp(DnnOp):
+    """Entries of ``src`` along ``axis`` picked by ``indices`` (i32 or i64; a negative index
+    counts from the end): result[i..., j..., k...] = src[i..., indices[j...], k...], as ONNX
+    Gather (embedding lookups, index selects). No oneDNN primitive: reference kernel only; an
+    index out of range is a run-time error."""
+
+    name = "dnn.gather"
+    src = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64], IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def verify_op(self) -> None:
+        element = tensor_type(self.indices).get_element_type()
+        if element not in (i32, i64):
+            raise VerifyException(f"indices have element type {element}, expected i32 or i64")
+        inferred = shapes.gather(
+            shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis)
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class TopKOp(DnnOp):
+    """The k largest (or smallest) entries along ``axis`` and their i64 indices, ordered
+    best first when ``sorted`` (no oneDNN primitive: reference kernel only)."""
+
+    name = "dnn.top_k"
+    RESULT_TYPES: ClassVar[dict[str, DataType]] = {"indices": DataType.S64}
+    src = operand_def(TensorType)
+    values = result_def(TensorType)
+    indices = result_def(TensorType)
+    k = prop_def(IntegerAttr[I64])
+    axis = prop_def(IntegerAttr[I64], IntegerAttr(-1, i64))
+    largest = prop_def(BoolAttr, TRUE)
+    sorted = prop_def(BoolAttr, TRUE)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src attr-dict `:` functional-type($src, results)"
+
+    def verify_op(self) -> None:
+        values, indices = shapes.top_k(
+            shape_of(self.src), k=int_of(self.k), axis=int_of(self.axis)
+        )
+        self.expect_result_shape(self.values, values)
+        self.expect_result_shape(self.indices, indices)
+
+
+@irdl_op_definition
+class ReorderOp(_UnaryOp):
+    """The same logical tensor in the layout of the result type (oneDNN ``reorder``)."""
+
+    name = "dnn.reorder"
+
+    def verify_op(self) -> None:
+        self.expect_result_shape(self.result, shapes.reorder(shape_of(self.src)))
+
+    def verify_result_types(self) -> None:
+        self.expect_element_type("result", self.result, self.src)
+
+
+@irdl_op_definition
+class CastOp(_UnaryOp):
+    """The same tensor converted to the result's element type, rounding to nearest even and
+    saturating to integer ranges (oneDNN ``reorder`` between data types)."""
+
+    name = "dnn.cast"
+
+    def verify_op(self) -> None:
+        self.expect_result_shape(self.result, shapes.cast(shape_of(self.src)))
+
+    def verify_result_types(self) -> None:
+        self.expect_layout("result", self.result, self.src)
+
+
+@irdl_op_definition
+class ConstantOp(DnnOp):
+    """A tensor given inline: ``dnn.constant dense<...> : tensor<...>`` (no primitive).
+
+    The value's type is the result type, layout included; the elements are in logical order.
+    """
+
+    name = "dnn.constant"
+    result = result_def(TensorType)
+    value = prop_def(DenseIntOrFPElementsAttr)
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(result_types=[value.type], properties={"value": value})
+
+    def verify_op(self) -> None:
+        if self.value.type != self.result.type:
+            raise VerifyException(
+                f"value type {self.value.type} must equal the result type {self.result.type}",
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        start = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, DenseIntOrFPElementsAttr):
+            parser.raise_error("dnn.constant expects a dense<...> : tensor<...> value", start, parser.pos)
+        attributes: dict[str, Attribute] = dict(parser.parse_optional_attr_dict())
+        op = cls(value)
+        op.attributes |= attributes
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+
+@irdl_op_definition
+class WeightOp(DnnOp):
+    """A tensor loaded once from a file: ``file`` is a path relative to the IR file, ``key``
+    the array's name in an ``.npz`` (absent for ``.npy``). No primitive."""
+
+    name = "dnn.weight"
+    result = result_def(TensorType)
+    file = prop_def(StringAttr)
+    key = opt_prop_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$file (`,` $key^)? attr-dict `:` type($result)"
+
+    def verify_op(self) -> None:
+        suffix = self.file.data.rsplit(".", 1)[-1]
+        if suffix not in ("npz", "npy") or (suffix == "npz") != (self.key is not None):
+            raise VerifyException(
+                f"file '{self.file.data}' with {'a' if self.key else 'no'} key: expected an "
+                ".npz file and a key, or an .npy file and no key",
+            )
+
+
+DATA_OPS: tuple[type[DnnOp], ...] = (
+    ConcatOp,
+    SliceOp,
+    ReshapeOp,
+    TransposeOp,
+    GatherOp,
+    TopKOp,
+    ReorderOp,
+    CastOp,
+    ConstantOp,
+    WeightOp,
+)
+"""The data-movement and source ops, in docs/dialect.md order."""

@@ -1,0 +1,186 @@
+"""The front door to IR text, shared by dnnc-opt and the Python API.
+
+`parse_module` gives every op the location of its first token, and `verify_module` verifies op by
+op, so that both parse errors and verifier failures read `file:line:col: error: ...` (see
+`dnnc.core.diagnostics.DnncError`) instead of xDSL's location-less exceptions.
+"""
+
+import os
+import re
+from bisect import bisect_right
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import Block, Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.lexer import Location
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+
+from dnnc.core.diagnostics import DnncError, error_at, op_location, source_snippet
+from dnnc.ir.dialects import get_all_dialects
+
+
+# xDSL 0.74's string-literal pattern, '"(?:[^"\\\n\v\f]+|\\(...))*"', nests a quantifier in a
+# quantifier: on a string left unterminated before the end of its line, the regex engine tries
+# every split of the line and never returns (found by test_fuzz.py: a deleted quote hung
+# dnnc-opt). The same language with one character per repetition matches in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(
+    r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"'
+)
+
+
+def make_context(*, allow_unregistered: bool = False) -> Context:
+    """A context that knows every dialect in `dnnc.driver.registry` (loaded on first use)."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+class _LocatingParser(Parser):
+    """xDSL's parser, plus a `FileLineColLoc` on every op that has no explicit `loc(...)`, and
+    parse errors turned into `DnncError`s."""
+
+    def __init__(self, ctx: Context, text: str, filename: str, line_offset: int) -> None:
+        super().__init__(ctx, text, filename)
+        self._text = text
+        self._filename = StringAttr(filename)
+        self._line_offset = line_offset
+        self._line_starts = [0, *(match.end() for match in re.finditer("\n", text))]
+
+    def location_at(self, position: int) -> Location:
+        """File, line (plus the line offset) and column of a position in the text."""
+        index = bisect_right(self._line_starts, position) - 1
+        column = position - self._line_starts[index] + 1
+        return Location(self._filename.data, index + 1 + self._line_offset, column)
+
+    def at_end(self) -> bool:
+        """Whether only whitespace and comments are left."""
+        return self._current_token.kind == MLIRTokenKind.EOF
+
+    def parse_operation(self) -> Operation:
+        start = self.pos
+        op = super().parse_operation()
+        if isinstance(op.location, UnknownLoc):
+            location = self.location_at(start)
+            op.location = FileLineColLoc(
+                self._filename, IntAttr(location.line), IntAttr(location.col)
+            )
+        return op
+
+    def error(self, message: str, location: Location, length: int = 1) -> DnncError:
+        """A `DnncError` at `location` in this text, with its source line."""
+        line = location.line - self._line_offset
+        return DnncError(message, location, source_snippet(self._text, line, location.col, length))
+
+    def diagnose(self, error: ParseError) -> DnncError:
+        """`error` as a `DnncError`; xDSL's "X is not registered" reworded like MLIR's ("unknown
+        op 'X'", naming the dialect if that is what is unknown) and pointed at X, and undefined
+        values blamed on their first user rather than on the end of the input."""
+        undefined_users = [
+            use.operation
+            for references in self.forward_ssa_references.values()
+            for value in references.values()
+            for use in value.uses
+        ]
+        if error.msg.startswith("values used but not defined") and undefined_users:
+            location = op_location(undefined_users[0])
+            if location is not None:
+                return self.error(error.msg, location)
+        match = _NOT_REGISTERED.fullmatch(error.msg)
+        if match is None:
+            return self.error(error.msg, self.location_at(error.span.start), len(error.span))
+        name = match.group(1) or match.group(2)
+        start = self._text.rfind(name, 0, error.span.end)
+        sigil = self._text[start - 1 : start] if start > 0 else ""
+        if sigil not in ("!", "#", '"'):
+            sigil = ""  # a custom-format op name
+        kind = {"!": "type", "#": "attribute"}.get(sigil, "op")
+        message = f"unknown {kind} '{name if kind == 'op' else sigil + name}'"
+        dialect = name.split(".")[0]
+        if dialect not in self.ctx.registered_dialect_names:
+            message += f" (dialect '{dialect}' is not registered)"
+        return self.error(message, self.location_at(start - len(sigil)), len(sigil) + len(name))
+
+
+_NOT_REGISTERED = re.compile(r"Operation (\S+) is not registered|'(\S+)' is not registered")
+
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """The text of an IR file; `DnncError` if it cannot be read or is not UTF-8."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except OSError as error:
+        raise DnncError(f"could not open input file '{path}': {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from None
+
+
+def parse_module(
+    text: str, filename: str, ctx: Context | None = None, *, line_offset: int = 0
+) -> ModuleOp:
+    """Parse `text` (named `filename` in diagnostics) into a module whose ops carry locations.
+
+    `line_offset` is added to every line number: the lines before `text` in its file, when `text`
+    is one piece of a `--split-input-file` input. Top-level ops other than a single
+    `builtin.module` are wrapped in one. Raises `DnncError` for any malformed input.
+    """
+    parser = _LocatingParser(ctx or make_context(), text, filename, line_offset)
+    if parser.at_end():
+        return ModuleOp([])  # like mlir-opt: an empty input is an empty module
+    try:
+        module = parser.parse_module()
+    except ParseError as error:
+        raise parser.diagnose(error) from error
+    except DiagnosticException as error:
+        # An attribute's verify() failed while it was being built: blame the current token.
+        raise parser.error(str(error), parser.location_at(parser.pos)) from error
+    except (NotImplementedError, ValueError, OverflowError, TypeError) as error:
+        # xDSL builds some attributes it cannot represent and fails inside (an integer type
+        # of a million bits in an array<...>): the input is at fault, at the current token.
+        raise parser.error(f"cannot build this: {error}", parser.location_at(parser.pos)) from error
+    first_op = module.body.block.first_op
+    if isinstance(module.location, UnknownLoc) and first_op is not None:
+        module.location = first_op.location  # the implicit module starts with its first op
+    return module
+
+
+def print_module(module: ModuleOp) -> str:
+    """`module` in dnnc's custom assembly, ending in a newline (what `parse_module` reads)."""
+    stream = StringIO()
+    Printer(stream=stream).print_op(module)
+    return stream.getvalue() + "\n"
+
+
+def _check_defined_before_use(block: Block) -> None:
+    """Every operand defined by an op of `block` is defined before its use (one pass)."""
+    defined: set[Operation] = set()
+    for op in block.ops:
+        for operand in op.operands:
+            owner = operand.owner
+            if isinstance(owner, Operation) and owner.parent is block and owner not in defined:
+                raise error_at(op, f"operand %{operand.name_hint or '?'} is used before it "
+                                   "is defined (its definition comes later in the block)")
+        defined.add(op)
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Verify `module` op by op (outer ops first); raise `DnncError` naming the first bad op.
+    Besides each op's own rules: a value defined in the same block is defined before its use
+    (xDSL 0.74 does not check dominance; passes would otherwise meet use-before-def)."""
+    for op in module.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                _check_defined_before_use(block)
+        try:
+            op.verify(verify_nested_ops=False)
+            for region in op.regions:
+                for block in region.blocks:
+                    if block.first_op is None:
+                        block.verify()  # on an empty block: only the missing-terminator check
+        except DiagnosticException as error:
+            raise error_at(op, str(error)) from error

@@ -1,0 +1,138 @@
+"""The compute-heavy ops that take post-ops: conv2d, matmul, inner_product, pool.
+
+Each reads its operands as float64, accumulates in float64, adds the bias, applies the
+post-ops (``apply_post_ops``) and converts once to the first operand's element type.
+Spatial properties follow docs/dialect.md: ``dilations`` of 1 means dense (oneDNN's 0), the
+output size is ``(in + pad_begin + pad_end - ((kernel - 1) * dilation + 1)) // stride + 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from dnnc.core.kinds import PoolKind, PostOp
+from dnnc.reference.dtypes import as_f64, to_dtype
+from dnnc.reference.elementwise import apply_post_ops
+
+
+def _windows(
+    padded: np.ndarray,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+) -> np.ndarray:
+    """View [N, C, OH, OW, KH, KW] of the taps of every output position of a padded image."""
+    extent = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilations))
+    if any(e > n for e, n in zip(extent, padded.shape[2:])):
+        raise ValueError(
+            f"window of extent {extent} does not fit the padded input {padded.shape[2:]}"
+        )
+    view = sliding_window_view(padded, extent, axis=(2, 3))
+    (sh, sw), (dh, dw) = strides, dilations
+    return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def _pad(
+    x: np.ndarray, pads_begin: Sequence[int], pads_end: Sequence[int], value: float
+) -> np.ndarray:
+    """x [N, C, H, W] padded spatially with ``value``."""
+    widths = ((0, 0), (0, 0), *zip(pads_begin, pads_end))
+    return np.pad(x, widths, constant_values=value)
+
+
+def conv2d(
+    src: np.ndarray,
+    wei: np.ndarray,
+    bias: np.ndarray | None = None,
+    *post_args: np.ndarray,
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.conv2d``: src [N,C,H,W] * wei [O,C/groups,KH,KW] (+ bias [O]) -> [N,O,OH,OW]."""
+    n, c = src.shape[:2]
+    o, c_per_group, kh, kw = wei.shape
+    if c != c_per_group * groups or o % groups:
+        raise ValueError(
+            f"conv2d: src channels {c} and weights {wei.shape} do not fit groups={groups}"
+        )
+    taps = _windows(_pad(as_f64(src), pads_begin, pads_end, 0.0), (kh, kw), strides, dilations)
+    oh, ow = taps.shape[2:4]
+    taps = taps.reshape(n, groups, c_per_group, oh, ow, kh, kw)
+    weights = as_f64(wei).reshape(groups, o // groups, c_per_group, kh, kw)
+    d = np.einsum("ngchwij,gocij->ngohw", taps, weights, optimize=True).reshape(n, o, oh, ow)
+    if bias is not None:
+        d = d + as_f64(bias).reshape(1, o, 1, 1)
+    return to_dtype(apply_post_ops(d, post_ops, post_args), src.dtype)
+
+
+def matmul(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    bias: np.ndarray | None = None,
+    *post_args: np.ndarray,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.matmul``: [...,M,K] @ [...,K,N] -> [...,M,N], batch dims broadcast (+ bias)."""
+    if lhs.ndim < 2 or rhs.ndim < 2 or lhs.shape[-1] != rhs.shape[-2]:
+        raise ValueError(f"matmul: shapes {lhs.shape} and {rhs.shape} do not multiply")
+    d = np.matmul(as_f64(lhs), as_f64(rhs))
+    if bias is not None:
+        if bias.ndim > d.ndim or np.broadcast_shapes(d.shape, bias.shape) != d.shape:
+            raise ValueError(f"matmul: bias {bias.shape} does not broadcast to {d.shape}")
+        d = d + as_f64(bias)
+    return to_dtype(apply_post_ops(d, post_ops, post_args), lhs.dtype)
+
+
+def inner_product(
+    src: np.ndarray,
+    wei: np.ndarray,
+    bias: np.ndarray | None = None,
+    *post_args: np.ndarray,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.inner_product``: src [N,C,...] . wei [O,C,...] over all but the first dim -> [N,O]."""
+    if src.shape[1:] != wei.shape[1:]:
+        raise ValueError(f"inner_product: src {src.shape} and wei {wei.shape} differ past dim 0")
+    d = as_f64(src).reshape(src.shape[0], -1) @ as_f64(wei).reshape(wei.shape[0], -1).T
+    if bias is not None:
+        d = d + as_f64(bias).reshape(1, -1)
+    return to_dtype(apply_post_ops(d, post_ops, post_args), src.dtype)
+
+
+def pool(
+    src: np.ndarray,
+    *post_args: np.ndarray,
+    kind: PoolKind | str,
+    kernel: Sequence[int],
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.pool``: max or average over windows of src [N,C,H,W] -> [N,C,OH,OW].
+
+    Padding never wins a max. ``avg_include_pad`` divides by the number of taps
+    (KH * KW) everywhere; ``avg_exclude_pad`` by the number of taps inside the input.
+    """
+    kind = PoolKind(kind)
+    x = as_f64(src)
+    window_args = (kernel, strides, dilations)
+    if kind is PoolKind.MAX:
+        d = _windows(_pad(x, pads_begin, pads_end, -np.inf), *window_args).max(axis=(4, 5))
+    else:
+        sums = _windows(_pad(x, pads_begin, pads_end, 0.0), *window_args).sum(axis=(4, 5))
+        if kind is PoolKind.AVG_INCLUDE_PAD:
+            counts = np.full(sums.shape[2:], float(np.prod(kernel)))
+        else:
+            inside = _pad(np.ones((1, 1, *x.shape[2:])), pads_begin, pads_end, 0.0)
+            counts = _windows(inside, *window_args).sum(axis=(4, 5))[0, 0]
+        d = sums / counts
+    return to_dtype(apply_post_ops(d, post_ops, post_args), src.dtype)

@@ -1,0 +1,69 @@
+"""Element-type handling of the reference kernels: how values enter and leave the f64 math.
+
+Every computing kernel reads its operands as float64 (exact for f32, bf16, f16, s8, u8 and
+s32 values), computes in float64, and converts the result once, with ``to_dtype``, to the
+element type of its first operand. That conversion models oneDNN's destination conversion:
+
+* f32: round to nearest even (numpy's float64 -> float32 cast).
+* bf16: first to f32 as above (oneDNN accumulates in f32), then ``round_to_bf16``: round to
+  nearest even on the upper 16 bits, NaN kept as a quiet NaN, overflow to infinity.
+* f16: first to f32, then numpy's float32 -> float16 cast (round to nearest even, overflow
+  to infinity).
+* s8 / u8 / s32: saturate to the type's range, then round half to even (oneDNN's
+  ``saturate`` + ``nearbyint`` under the default rounding mode); NaN becomes 0 (oneDNN
+  leaves it implementation defined).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from dnnc.core.kinds import DataType
+
+_ROUNDING_BIAS = np.uint32(0x7FFF)
+_BF16_HIGH_MASK = np.uint32(0xFFFF0000)
+_QUIET_BIT = np.uint32(0x00400000)
+
+
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to the nearest bf16 value (ties to even), returned as f32.
+
+    The bit-level rule of oneDNN's ``float2bfloat16``: add ``0x7FFF`` plus the lowest kept
+    bit and truncate the low 16 bits; a NaN is kept and made quiet.
+    """
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    lowest_kept = (bits >> np.uint32(16)) & np.uint32(1)
+    rounded = (bits + _ROUNDING_BIAS + lowest_kept) & _BF16_HIGH_MASK
+    quiet_nan = (bits | _QUIET_BIT) & _BF16_HIGH_MASK
+    result = np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint32)
+    return result.view(np.float32).reshape(np.shape(x))
+
+
+def data_type(dtype: DataType | str | np.dtype | type) -> DataType:
+    """The dnnc data type named by a DataType, its string value or a numpy dtype."""
+    if isinstance(dtype, str):
+        return DataType(dtype)
+    return DataType.of_numpy(np.dtype(dtype))
+
+
+def as_f64(array: np.ndarray) -> np.ndarray:
+    """The operand's values in float64 (exact for every dnnc element type but s64)."""
+    return np.asarray(array).astype(np.float64)
+
+
+def to_dtype(values: np.ndarray, dtype: DataType | str | np.dtype | type) -> np.ndarray:
+    """float64 results converted to ``dtype`` with oneDNN's rounding (module docstring)."""
+    target = data_type(dtype)
+    if target in (DataType.F32, DataType.BF16, DataType.F16):
+        f32 = np.asarray(values).astype(np.float32)
+        if target is DataType.BF16:
+            return round_to_bf16(f32).astype(ml_dtypes.bfloat16)
+        return f32.astype(target.numpy)
+    if target is DataType.BOOL:
+        return np.asarray(values) != 0  # NaN is true, as in C and ONNX Runtime
+    info = np.iinfo(target.numpy)
+    # the largest float64 values inside the range: float(2**63 - 1) itself rounds up out of it
+    low, high = (np.nextafter(float(b), 0.0) for b in (info.min, info.max))
+    saturated = np.clip(np.nan_to_num(values, nan=0.0), low, high)
+    return np.rint(saturated).astype(target.numpy)

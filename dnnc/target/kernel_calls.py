@@ -1,0 +1,250 @@
+"""Which kernel call each dnn op lowers to: kind, roles and parameters, as one table.
+
+A `KernelCall` names the `onednn.primitive` kind (or `onednn.reference` kernel), the input
+roles with the dnn operand each binds (a role ending in `_` enumerates a variadic operand:
+`src_0`, `src_1`, ...), the output roles, and the dnn properties copied into the parameter
+dictionary. Parameter values follow the runtime's conventions: enums as strings, integers as
+i64, floats as f32, integer lists as array<i64>, axes non-negative, post-ops as the dnn
+post-op attribute list. The role names are the runtime handlers' (dnnc/dnnl/primitives.py);
+reference kernels take roles named like the dnn operands and results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    f32,
+    i1,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute
+from xdsl.irdl import VarOperandDef
+
+from dnnc.ir.dnn import (
+    BatchNormOp,
+    BinaryOp,
+    CastOp,
+    ConcatOp,
+    Conv2DOp,
+    DnnOp,
+    EltwiseOp,
+    InnerProductOp,
+    LayerNormOp,
+    LogSoftmaxOp,
+    LrnOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    ReorderOp,
+    SliceOp,
+    SoftmaxOp,
+    SumOp,
+    TransposeOp,
+    shape_of,
+)
+from dnnc.ir.dnn.base import i64_array, ints, tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.kinds import DataType
+from dnnc.ir.decisions import inplace_requests
+from dnnc.target.post_op_rules import COMMUTATIVE
+
+Extra = Callable[[DnnOp], dict[str, Attribute]]
+"""Parameters that are not dnn properties (fixed algorithm names, filled-in defaults)."""
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """How one dnn op runs (see the module docstring)."""
+
+    kind: str
+    ins: tuple[tuple[str, str], ...]
+    params: tuple[str, ...] = ()
+    outs: tuple[str, ...] = ("dst",)
+    reference: bool = False
+    extra: Extra = field(default=lambda op: {})
+    """Parameters beyond the copied properties."""
+
+
+def _fixed(**values: str) -> Extra:
+    """Constant string parameters (softmax's algorithm)."""
+    return lambda op: {name: StringAttr(value) for name, value in values.items()}
+
+
+def _sum_scales(op: DnnOp) -> dict[str, Attribute]:
+    """dnn.sum's `scales` with its default (all 1.0) written out."""
+    assert isinstance(op, SumOp)
+    if op.scales is not None:
+        return {"scales": op.scales}
+    return {"scales": DenseArrayBase.from_list(f32, [1.0] * len(op.inputs))}
+
+
+_ANCHOR_POST_ARGS = ("post_arg_", "post_args")
+_ANCHOR_PARAMS = ("post_ops",)
+_REORDER = KernelCall("reorder", (("src", "src"),))
+_BINARY = KernelCall(
+    "binary", (("src_0", "lhs"), ("src_1", "rhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
+)
+
+CALLS: dict[type[DnnOp], KernelCall] = {
+    Conv2DOp: KernelCall(
+        "convolution",
+        (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        ("strides", "pads_begin", "pads_end", "dilations", "groups", "post_ops"),
+    ),
+    MatmulOp: KernelCall(
+        "matmul",
+        (("src", "lhs"), ("weights", "rhs"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS,
+    ),
+    InnerProductOp: KernelCall(
+        "inner_product",
+        (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
+        _ANCHOR_PARAMS,
+    ),
+    PoolOp: KernelCall(
+        "pooling",
+        (("src", "src"), _ANCHOR_POST_ARGS),
+        ("kind", "kernel", "strides", "pads_begin", "pads_end", "dilations", "post_ops"),
+    ),
+    BatchNormOp: KernelCall(
+        "batch_normalization",
+        (("src", "src"), ("mean", "mean"), ("variance", "variance"), ("scale", "scale"),
+         ("shift", "shift")),
+        ("epsilon",),
+    ),
+    LayerNormOp: KernelCall(
+        "layer_normalization",
+        (("src", "src"), ("scale", "scale"), ("shift", "shift")),
+        ("epsilon",),
+    ),
+    LrnOp: KernelCall("lrn", (("src", "src"),), ("kind", "size", "alpha", "beta", "k")),
+    SoftmaxOp: KernelCall("softmax", (("src", "src"),), ("axis",), extra=_fixed(alg="accurate")),
+    LogSoftmaxOp: KernelCall("softmax", (("src", "src"),), ("axis",), extra=_fixed(alg="log")),
+    ReduceOp: KernelCall("reduction", (("src", "src"),), ("kind",)),
+    EltwiseOp: KernelCall("eltwise", (("src", "src"),), ("alg", "alpha", "beta")),
+    BinaryOp: _BINARY,
+    SumOp: KernelCall("sum", (("src_", "inputs"),), extra=_sum_scales),
+    ConcatOp: KernelCall("concat", (("src_", "inputs"),), ("axis",)),
+    ReorderOp: _REORDER,
+    CastOp: _REORDER,
+    TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
+    SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
+}
+"""The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
+and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
+
+_SWAPPED_BINARY = KernelCall(
+    "binary", (("src_0", "rhs"), ("src_1", "lhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
+)
+
+_NOT_PARAMETERS = frozenset({"operandSegmentSizes"})
+
+
+def _result_data_type(op: DnnOp) -> dict[str, Attribute]:
+    """dnn.cast's target type, which its result type holds: the reference kernel's dtype."""
+    return {"dtype": StringAttr(data_type_of(tensor_type(op.results[0]).get_element_type()))}
+
+
+def reference_call(op: DnnOp) -> KernelCall:
+    """The numpy reference kernel named like `op`, by the interpreter's contract: operands
+    as roles of their own names (variadic ones enumerated), every property a parameter,
+    results in definition order."""
+    definition = op.get_irdl_definition()
+    call = KernelCall(
+        op.name.removeprefix("dnn."),
+        tuple(
+            (f"{name}_" if isinstance(d, VarOperandDef) else name, name)
+            for name, d in definition.operands
+        ),
+        tuple(name for name in definition.properties if name not in _NOT_PARAMETERS),
+        tuple(name for name, _ in definition.results),
+        reference=True,
+    )
+    return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
+
+
+_REFERENCE_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp)
+
+
+def _empty_reduction(op: DnnOp) -> bool:
+    """A convolution, matmul or inner product that sums over nothing (a zero-sized operand
+    dimension) into a non-empty result: oneDNN 3.2 then writes no output at all, where the
+    result is its bias and post-ops applied to zeros (ONNX: MatMul with K = 0 gives zeros)."""
+    if not isinstance(op, _REFERENCE_ANCHORS) or 0 in shape_of(op.results[0]):
+        return False
+    return any(0 in shape_of(v) for v in op.operands[:2])
+
+
+def _onednn_types(op: DnnOp) -> bool:
+    """Whether every value of `op` has a type oneDNN computes on (not s64, not boolean)."""
+    return all(
+        data_type_of(tensor_type(v).get_element_type()).is_onednn
+        for v in (*op.operands, *op.results)
+    )
+
+
+def _to_integer(op: CastOp) -> bool:
+    """A cast to an integer type: oneDNN's reorder rounds to nearest and saturates, where
+    ONNX truncates toward zero and wraps (the reference ``cast``)."""
+    return data_type_of(tensor_type(op.result).get_element_type()) in (
+        DataType.S8, DataType.U8, DataType.S32
+    )
+
+
+def kernel_call(op: DnnOp) -> KernelCall:
+    """The call that runs `op`: the table's, except where oneDNN cannot run the case, which
+    runs the op's numpy reference kernel (reference_call).
+
+    oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
+    an integer type runs the reference kernel too (_to_integer). Its
+    binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
+    commutative algorithm and falls back to the reference kernel otherwise; it writes in
+    place over its first source only, so a commutative binary in place over its RHS
+    (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory,
+    so it runs the reference kernel, and so does an empty reduction (_empty_reduction).
+    """
+    if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
+        return reference_call(op)
+    if isinstance(op, CastOp) and _to_integer(op):
+        return reference_call(op)
+    if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
+        if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
+            return _SWAPPED_BINARY
+        return reference_call(op)
+    if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
+        return _SWAPPED_BINARY
+    if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
+        return reference_call(op)
+    return CALLS[type(op)]
+
+
+def _param(attr: Attribute, name: str, rank: int) -> Attribute:
+    """A property as a parameter (see the module docstring); axes made non-negative."""
+    if isinstance(attr, EnumAttribute):
+        return StringAttr(str(attr.data))
+    if isinstance(attr, IntegerAttr) and attr.type != i1:
+        value = attr.value.data
+        return IntegerAttr(value % rank if name == "axis" else value, i64)
+    if isinstance(attr, FloatAttr):
+        return FloatAttr(attr.value.data, f32)
+    if name == "axes" and isinstance(attr, DenseArrayBase):
+        return i64_array(*(a % rank for a in ints(attr) or ()))
+    return attr
+
+
+def params_of(op: DnnOp, call: KernelCall) -> dict[str, Attribute]:
+    """The parameter dictionary of `op` run as `call`."""
+    rank = len(shape_of(op.operands[0]))
+    params: dict[str, Attribute] = {}
+    for name in call.params:
+        attr = getattr(op, name)
+        if attr is not None:
+            params[name] = _param(attr, name, rank)
+    return params | call.extra(op)

@@ -1,0 +1,307 @@
+"""The kernel table: what runs each dnn op, in which data types and which layouts.
+
+Data types are the target's answer: oneDNN is asked whether it implements a data type on
+this CPU and with a real kernel (``kernel_support``: per primitive kind through
+``dnnc.target``, per op for bf16/f16, where the answer depends on shapes and post-ops);
+nothing here assumes an ISA. One table (``LAYOUT_RULES``) says how
+each op class stands to layouts:
+
+- ``PREFERRED``: the primitive has a layout of its own choice (convolution, matmul, inner
+  product); it runs in a layout oneDNN picks when asked with format ``any``;
+- ``AGNOSTIC``: the primitive computes the same in any layout oneDNN supports for it (eltwise,
+  binary, pooling, batch norm, sum, concat, LRN, softmax): it takes its producer's layout;
+- ``PLAIN``: plain (row-major) layouts only: reference kernels (top_k, every op on s64 or
+  boolean values, a slice with steps, a binary broadcasting its left operand without
+  swapping), layer norm, reduce, transpose, slices and reshape (a view of plain data).
+
+Whether an op runs a reference kernel is the lowering's decision (``kernel_calls.kernel_call``),
+taken from there so that the two never disagree. ``Probe`` asks oneDNN itself: the layouts it
+prefers for a primitive and whether (and with which implementation) it runs an op in given
+layouts; the answers are cached per pass run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+from xdsl.ir import Operation, SSAValue
+
+from dnnc.ir.dnn import (
+    BatchNormOp,
+    BinaryOp,
+    CastOp,
+    ConcatOp,
+    ConstantOp,
+    Conv2DOp,
+    DnnOp,
+    EltwiseOp,
+    InnerProductOp,
+    KernelAttr,
+    KernelLibrary,
+    LayerNormOp,
+    LogSoftmaxOp,
+    LrnOp,
+    MatmulOp,
+    PoolOp,
+    ReduceOp,
+    ReorderOp,
+    ReshapeOp,
+    SliceOp,
+    SoftmaxOp,
+    SumOp,
+    TransposeOp,
+    WeightOp,
+)
+from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import Layout, plain_layout
+from dnnc.target.kernel_calls import kernel_call, params_of
+from dnnc.target import implementation
+
+KERNEL = "dnn.kernel"
+"""The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
+
+
+class LayoutRule(Enum):
+    """How an op stands to layouts (module docstring)."""
+
+    PREFERRED = "preferred"
+    AGNOSTIC = "agnostic"
+    PLAIN = "plain"
+
+
+LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
+    Conv2DOp: LayoutRule.PREFERRED,
+    MatmulOp: LayoutRule.PREFERRED,
+    InnerProductOp: LayoutRule.PREFERRED,
+    PoolOp: LayoutRule.AGNOSTIC,
+    BatchNormOp: LayoutRule.AGNOSTIC,
+    LrnOp: LayoutRule.AGNOSTIC,
+    SoftmaxOp: LayoutRule.AGNOSTIC,
+    LogSoftmaxOp: LayoutRule.AGNOSTIC,
+    EltwiseOp: LayoutRule.AGNOSTIC,
+    BinaryOp: LayoutRule.AGNOSTIC,
+    SumOp: LayoutRule.AGNOSTIC,
+    ConcatOp: LayoutRule.AGNOSTIC,
+    ReorderOp: LayoutRule.AGNOSTIC,
+    CastOp: LayoutRule.AGNOSTIC,
+    LayerNormOp: LayoutRule.PLAIN,
+    ReduceOp: LayoutRule.PLAIN,
+    TransposeOp: LayoutRule.PLAIN,
+    SliceOp: LayoutRule.PLAIN,
+}
+"""Per op class that runs a oneDNN primitive: how it stands to layouts (module docstring);
+the ops that run reference kernels only are plain."""
+
+DATA_MOVEMENT_KINDS = frozenset({"reorder", "concat"})
+"""Primitive kinds that move data without arithmetic: they run in their operand's type."""
+
+
+class Support(Enum):
+    """How oneDNN implements an op's primitive in a data type on this CPU."""
+
+    NATIVE = "native"
+    """A real kernel (jit, brgemm, gemm, simple ...)."""
+    REFERENCE = "reference"
+    """Only oneDNN's reference implementation (``ref:any``), orders of magnitude slower."""
+    NONE = "none"
+    """No implementation: creating the primitive fails."""
+
+
+def kernel_kind(op: DnnOp) -> str:
+    """The oneDNN primitive kind `op` lowers to (``convolution``, ``eltwise`` ...)."""
+    return kernel_call(op).kind
+
+
+REDUCED_FLOATS = frozenset({DataType.BF16, DataType.F16})
+"""Data types whose support oneDNN decides per primitive, not per kind (kernel_support)."""
+
+
+def kernel_support(op: DnnOp, data_type: DataType, probe: Probe) -> Support:
+    """How oneDNN implements `op` in `data_type` here. For a reduced float type oneDNN is
+    asked with the op's own shapes, parameters and post-ops in plain layouts (oneDNN 3.2
+    runs a bf16 matmul with a full-shape binary post-op on ``ref:any`` where the plain bf16
+    matmul is jit); otherwise, and for an op with ``?`` or rank-0 values, which oneDNN
+    cannot be asked about as they are, its kind's answer (dnnc.target, once per process)."""
+    if data_type in REDUCED_FLOATS and _has_onednn_shapes(op):
+        found = probe.implementation(op, {}, data_type)
+    else:
+        found = implementation(kernel_kind(op), data_type)
+    if found is None:
+        return Support.NONE
+    return Support.REFERENCE if found.startswith("ref") else Support.NATIVE
+
+
+KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
+"""Ops whose statistics (max and sum, mean and variance) dnn-assign-precision keeps in f32."""
+
+
+def runs_kernel(op: Operation) -> bool:
+    """Whether an op runs a kernel (every dnn op but sources and dnn.reshape, a view)."""
+    return isinstance(op, DnnOp) and not isinstance(op, ConstantOp | WeightOp | ReshapeOp)
+
+
+def is_reference(op: DnnOp) -> bool:
+    """Whether the lowering runs `op` with a numpy reference kernel."""
+    return kernel_call(op).reference
+
+
+def layout_rule(op: DnnOp) -> LayoutRule:
+    """How `op` stands to layouts: reference kernels, views and dynamic shapes are plain."""
+    if not runs_kernel(op) or is_reference(op):
+        return LayoutRule.PLAIN  # reshape views plain data; reference kernels read plain
+    if _is_dynamic(op):
+        return LayoutRule.PLAIN  # oneDNN cannot be asked about a dynamic shape
+    return LAYOUT_RULES[type(op)]
+
+
+def _is_dynamic(op: DnnOp) -> bool:
+    return any(d < 0 for v in (*op.operands, *op.results) for d in tensor_type(v).get_shape())
+
+
+def _has_onednn_shapes(op: DnnOp) -> bool:
+    """Whether every value of `op` has a static shape of rank 1 or more, as oneDNN takes."""
+    return not _is_dynamic(op) and all(
+        tensor_type(v).get_shape() for v in (*op.operands, *op.results)
+    )
+
+
+def kernel_of(op: Operation) -> KernelAttr | None:
+    """The #dnn.kernel an op carries, if any."""
+    attr = op.attributes.get(KERNEL)
+    return attr if isinstance(attr, KernelAttr) else None
+
+
+def compute_type(op: DnnOp) -> DataType:
+    """The data type `op` computes in: its kernel's, else its first operand's."""
+    kernel = kernel_of(op)
+    if kernel is not None:
+        return kernel.data_type.data
+    return data_type_of(tensor_type(op.operands[0]).get_element_type())
+
+
+def library_of(op: DnnOp) -> KernelLibrary:
+    return KernelLibrary.REFERENCE if is_reference(op) else KernelLibrary.ONEDNN
+
+
+def roles_of(op: DnnOp) -> list[tuple[str, int]]:
+    """The primitive role of each operand the kernel call binds, with the operand index."""
+    call = kernel_call(op)
+    index_of: dict[str, list[int]] = {}
+    position = 0
+    for name, value, is_result in op.named_values():
+        if not is_result:
+            index_of.setdefault(name.split("[")[0], []).append(position)
+            position += 1
+    roles: list[tuple[str, int]] = []
+    for role, operand in call.ins:
+        indices = index_of.get(operand, [])
+        if role.endswith("_"):
+            roles.extend((f"{role}{i}", index) for i, index in enumerate(indices))
+        else:
+            roles.extend((role, index) for index in indices)
+    return roles
+
+
+def weight_indices(op: DnnOp) -> list[int]:
+    """The operands oneDNN packs in a layout of its own: those the kernel call binds to the
+    ``weights`` role (conv2d's and inner_product's wei, matmul's rhs)."""
+    return [index for role, index in roles_of(op) if role == "weights"]
+
+
+@dataclass
+class Probe:
+    """oneDNN's answers about dnn ops, one primitive descriptor per structural key.
+
+    oneDNN is loaded on the first question only, so passes that never ask (strategy=plain,
+    reference kernels) run without it.
+    """
+
+    _descs: dict[object, object] = field(default_factory=dict)
+
+    def choose(
+        self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
+    ) -> dict[str, Layout | None] | None:
+        """The layout oneDNN picks for each role of `free` (given as format any), the other
+        roles in `fixed` or plain; None when oneDNN cannot run `op` so. A picked layout is
+        None when no layout of the role's logical dims describes it (blocked grouped
+        weights)."""
+        from dnnc.dnnl.primitives.base import logical_layout
+
+        created = self._create(op, {**fixed, **{role: None for role in free}})
+        if created is None:
+            return None
+        handler, desc = created
+        return {
+            role: logical_layout(desc.exec_arg_desc(handler.args[role]), handler.descs[role].dims)
+            for role in free
+        }
+
+    def implementation(
+        self, op: DnnOp, fixed: Mapping[str, Layout | None], data_type: DataType | None = None
+    ) -> str | None:
+        """oneDNN's implementation name for `op` with the roles in `fixed` (plain when not
+        given, oneDNN's choice when None), computing in `data_type` (default: its
+        compute_type), e.g. ``brg:avx512_core``; None when it has none."""
+        created = self._create(op, fixed, data_type)
+        return None if created is None else created[1].impl_info
+
+    def _create(  # noqa: ANN202
+        self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
+    ):
+        """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
+        `data_type` (default: compute_type), or None."""
+        from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
+        from dnnc.ir.values import attribute_value
+        from dnnc.dnnl.primitives import handler_for
+
+        data_type = data_type or compute_type(op)
+        follows = set(data_operands(op)) | set(op.results)
+        descs = {}
+        for role, index in [*roles_of(op), ("dst", -1)]:
+            value = op.results[0] if index < 0 else op.operands[index]
+            type_ = tensor_type(value)
+            shape = tuple(type_.get_shape())
+            element = data_type if value in follows else data_type_of(type_.get_element_type())
+            layout = layouts.get(role, plain_layout(len(shape)))
+            descs[role] = (
+                MemoryDesc.any(shape, element)
+                if layout is None
+                else MemoryDesc.of_layout(shape, element, layout)
+            )
+        call = kernel_call(op)
+        params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
+        try:
+            handler = handler_for(call.kind, descs, params)
+        except ValueError:
+            return None  # the handler refuses these descriptors
+        key = handler.key()
+        if key not in self._descs:
+            try:
+                self._descs[key] = (handler, handler.create(Engine.default()))
+            except DnnlError:
+                self._descs[key] = None  # oneDNN has no implementation
+        return self._descs[key]
+
+
+def data_operands(op: DnnOp) -> list[SSAValue]:
+    """The operands a kernel reads in its compute type (dnn-insert-data-transforms casts
+    them): the first operand, weights, the same-shaped operands of its element type; not
+    bias, statistics, broadcast post-op arguments (oneDNN reads them in f32) or indices."""
+    if isinstance(op, ReorderOp | CastOp):
+        return [op.src]
+    first = op.operands[0]
+    result_shape = tensor_type(op.results[0]).get_shape() if op.results else None
+    weights = {op.operands[i] for i in weight_indices(op)}
+    element = tensor_type(first).get_element_type()
+    return [
+        v for v in op.operands
+        if v is first or v in weights or (
+            tensor_type(v).get_shape() == result_shape
+            and tensor_type(v).get_element_type() == element  # not gather's indices
+        )
+    ]
+
