@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lit pytest test-avx2 bench clean
+.PHONY: install run test lint lit pytest test-avx2 bench clean
 
 install: $(STAMP)
 
@@ -19,6 +19,12 @@ run: $(STAMP)
 	$(BIN)/python examples/main_job.py
 
 test: lit pytest test-avx2
+
+# ruff (lint and format) on everything, mypy on the package; configured in pyproject.toml.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/lit -sv test

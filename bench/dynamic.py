@@ -30,8 +30,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "python" / "dynamic"))
 
-import dnnc  # noqa: E402
-from dynamic_graphs import bert, conv, write_weights  # noqa: E402
+from dynamic_graphs import bert, conv, write_weights
+
+import dnnc
 
 GraphText = Callable[..., str]
 CASES: dict[str, tuple[GraphText, list[tuple[int, ...]], Callable[..., list[tuple[int, ...]]]]] = {
@@ -75,8 +76,10 @@ def bench_graph(name: str, directory: Path, iterations: int) -> None:
         steady_dynamic = median_ms(lambda: dynamic.run(inputs), iterations)
         steady_static = median_ms(lambda: static.run(inputs), iterations)  # type: ignore[attr-defined]
         label = "x".join(map(str, size))
-        print(f"{label:>14} | {first_dynamic * 1e3:>11.1f} {first_static * 1e3:>11.1f} | "
-              f"{steady_dynamic:>11.3f} {steady_static:>11.3f}")
+        print(
+            f"{label:>14} | {first_dynamic * 1e3:>11.1f} {first_static * 1e3:>11.1f} | "
+            f"{steady_dynamic:>11.3f} {steady_static:>11.3f}"
+        )
     a, b = sizes[0], sizes[1]
     steady = [median_ms(lambda: dynamic.run(inputs_by_size[s]), iterations) for s in (a, b)]
     toggle = [0]
@@ -87,8 +90,10 @@ def bench_graph(name: str, directory: Path, iterations: int) -> None:
 
     switched = median_ms(alternate, 2 * iterations)
     extra = switched - statistics.mean(steady)
-    print(f"shape switch {'x'.join(map(str, a))} <-> {'x'.join(map(str, b))}: {switched:.3f} ms "
-          f"per run alternating vs {statistics.mean(steady):.3f} ms steady: {extra:+.3f} ms")
+    print(
+        f"shape switch {'x'.join(map(str, a))} <-> {'x'.join(map(str, b))}: {switched:.3f} ms "
+        f"per run alternating vs {statistics.mean(steady):.3f} ms steady: {extra:+.3f} ms"
+    )
     print(f"plan cache: {dynamic.stats()}")
 
 

@@ -77,35 +77,53 @@ class GraphBuilder:
 
     def batch_norm(self, src: str, shape: tuple[int, ...]) -> str:
         c = (shape[1],)
-        params = [self.weight(c, 0.5, 1.0), self.weight(c, 0.2), self.weight(c, 0.2),
-                  self.weight(c, 0.5, 1.0)]
+        params = [
+            self.weight(c, 0.5, 1.0),
+            self.weight(c, 0.2),
+            self.weight(c, 0.2),
+            self.weight(c, 0.5, 1.0),
+        ]
         types = ", ".join(tensor(c) for _ in params)
         return self.op(
-            "n", f"dnn.batch_norm {src}, {', '.join(params)} : ({tensor(shape)}, {types}) -> "
+            "n",
+            f"dnn.batch_norm {src}, {', '.join(params)} : ({tensor(shape)}, {types}) -> "
             f"{tensor(shape)}",
         )
 
     def eltwise(self, src: str, shape: tuple[int, ...], alg: str, alpha: float, beta: float) -> str:
         return self.op(
-            "e", f"dnn.eltwise {alg} {src} {{alpha = {alpha!r} : f32, beta = {beta!r} : f32}} : "
+            "e",
+            f"dnn.eltwise {alg} {src} {{alpha = {alpha!r} : f32, beta = {beta!r} : f32}} : "
             f"{tensor(shape)}",
         )
 
-    def binary(self, alg: str, lhs: tuple[str, tuple[int, ...]], rhs: tuple[str, tuple[int, ...]],
-               result: tuple[int, ...]) -> str:
+    def binary(
+        self,
+        alg: str,
+        lhs: tuple[str, tuple[int, ...]],
+        rhs: tuple[str, tuple[int, ...]],
+        result: tuple[int, ...],
+    ) -> str:
         return self.op(
-            "b", f"dnn.binary {alg} {lhs[0]}, {rhs[0]} : ({tensor(lhs[1])}, {tensor(rhs[1])}) -> "
+            "b",
+            f"dnn.binary {alg} {lhs[0]}, {rhs[0]} : ({tensor(lhs[1])}, {tensor(rhs[1])}) -> "
             f"{tensor(result)}",
         )
 
-    def function(self, args: list[tuple[str, tuple[int, ...]]],
-                 results: list[tuple[str, tuple[int, ...]]]) -> str:
+    def function(
+        self, args: list[tuple[str, tuple[int, ...]]], results: list[tuple[str, tuple[int, ...]]]
+    ) -> str:
         signature = ", ".join(f"{n}: {tensor(s)}" for n, s in args)
         types = ", ".join(tensor(s) for _, s in results)
-        return "\n".join([
-            f"func.func @graph({signature}) -> ({types}) {{", *self.lines,
-            f"  func.return {', '.join(n for n, _ in results)} : {types}", "}", "",
-        ])
+        return "\n".join(
+            [
+                f"func.func @graph({signature}) -> ({types}) {{",
+                *self.lines,
+                f"  func.return {', '.join(n for n, _ in results)} : {types}",
+                "}",
+                "",
+            ]
+        )
 
 
 def tensor(shape: tuple[int, ...]) -> str:
@@ -148,7 +166,8 @@ def bert_feed_forward(seq: int, hidden: int, inner: int, seed: int = 0) -> Case:
     )
     r = b.binary("add", (b.binary("add", (m2, x), (b2, (hidden,)), x), x), ("%x", x), x)
     y = b.op(
-        "y", f"dnn.layer_norm {r} scale({gamma} : {tensor((hidden,))}) shift({beta} : "
+        "y",
+        f"dnn.layer_norm {r} scale({gamma} : {tensor((hidden,))}) shift({beta} : "
         f"{tensor((hidden,))}) : {tensor(x)}",
     )
     inputs = [b.rng.uniform(-1, 1, x).astype(np.float32)]
@@ -194,7 +213,7 @@ def bench(name: str, case: Case, directory: Path, repeats: int) -> None:
             if not comparison.ok:
                 raise SystemExit(f"{name}: {column} and as-written outputs differ: {comparison}")
     ms = {column: median_ms(e, case.inputs, repeats) for column, e in executables.items()}
-    steps = "/".join(str(len(e.step_infos)) for e in executables.values())
+    steps = "/".join(str(len(e.plan.step_infos)) for e in executables.values())
     cells = " ".join(f"{ms[column]:>12.2f}" for column in PIPELINES)
     print(f"{name:<28} {cells} {steps:>9} {ms['unfused'] / ms['fused']:>8.2f}x", flush=True)
 

@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import dnnc  # noqa: E402
-from bench.fusion import median_ms, residual_blocks, write  # noqa: E402
-from dnnc.api import find_function, load_module  # noqa: E402
-from dnnc.ir.text import make_context  # noqa: E402
-from dnnc.passes.insert_data_transforms import transform_stats  # noqa: E402
-from dnnc.driver.pipelines import parse_pipeline, run_passes  # noqa: E402
-from dnnc.reference.interpreter import compare  # noqa: E402
+import dnnc
+from bench.fusion import median_ms, residual_blocks, write
+from dnnc.api import find_function, load_module
+from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.ir.text import make_context
+from dnnc.passes.insert_data_transforms import transform_stats
+from dnnc.reference.interpreter import compare
 
 STRATEGIES = ("plain", "greedy", "global")
 CLEAN_UP = "dnn-remove-redundant-reorders"
@@ -37,10 +37,14 @@ def assigned(path: Path, strategy: str) -> tuple[object, tuple[int, int], tuple[
     """The module after the layout passes, and (reorders, bytes) before and after clean-up."""
     module, _ = load_module(path)
     ctx = make_context()
-    run_passes(ctx, module, parse_pipeline(
-        "dnn-fold-constants,dnn-select-kernels,"
-        f"dnn-assign-layouts{{strategy={strategy}}},dnn-insert-data-transforms"
-    ))
+    run_passes(
+        ctx,
+        module,
+        parse_pipeline(
+            "dnn-fold-constants,dnn-select-kernels,"
+            f"dnn-assign-layouts{{strategy={strategy}}},dnn-insert-data-transforms"
+        ),
+    )
     inserted = transform_stats(find_function(module).body.block)[:2]
     run_passes(ctx, module, parse_pipeline(CLEAN_UP))
     cleaned = transform_stats(find_function(module).body.block)[:2]
@@ -57,8 +61,10 @@ def main() -> None:
     shape = (1, args.channels, args.size, args.size)
     case = residual_blocks(args.blocks, shape)
     print(f"resnet {args.blocks} blocks {'x'.join(map(str, shape))}")
-    print(f"{'strategy':<9} {'reorders':>9} {'MB moved':>9} {'after clean-up':>15} "
-          f"{'MB moved':>9} {'median ms':>10}")
+    print(
+        f"{'strategy':<9} {'reorders':>9} {'MB moved':>9} {'after clean-up':>15} "
+        f"{'MB moved':>9} {'median ms':>10}"
+    )
     with tempfile.TemporaryDirectory() as directory:
         path = write(case, Path(directory))
         reference = None
@@ -71,8 +77,10 @@ def main() -> None:
                 if not compare(actual, expected).ok:
                     raise SystemExit(f"{strategy}: outputs differ from plain")
             ms = median_ms(executable, case.inputs, args.repeats)
-            print(f"{strategy:<9} {count:>9} {moved / 1e6:>9.2f} {left:>15} "
-                  f"{left_moved / 1e6:>9.2f} {ms:>10.2f}")
+            print(
+                f"{strategy:<9} {count:>9} {moved / 1e6:>9.2f} {left:>15} "
+                f"{left_moved / 1e6:>9.2f} {ms:>10.2f}"
+            )
 
 
 if __name__ == "__main__":

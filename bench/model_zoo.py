@@ -27,7 +27,9 @@ import torch
 from torch import nn
 
 
-def _conv_bn(inputs: int, outputs: int, kernel: int, stride: int = 1, groups: int = 1) -> list[nn.Module]:
+def _conv_bn(
+    inputs: int, outputs: int, kernel: int, stride: int = 1, groups: int = 1
+) -> list[nn.Module]:
     return [
         nn.Conv2d(inputs, outputs, kernel, stride, kernel // 2, groups=groups, bias=False),
         nn.BatchNorm2d(outputs),
@@ -41,12 +43,16 @@ class Bottleneck(nn.Module):
         super().__init__()
         outputs = width * 4
         self.body = nn.Sequential(
-            *_conv_bn(inputs, width, 1, stride), nn.ReLU(),
-            *_conv_bn(width, width, 3), nn.ReLU(),
+            *_conv_bn(inputs, width, 1, stride),
+            nn.ReLU(),
+            *_conv_bn(width, width, 3),
+            nn.ReLU(),
             *_conv_bn(width, outputs, 1),
         )
         projected = stride != 1 or inputs != outputs
-        self.shortcut = nn.Sequential(*_conv_bn(inputs, outputs, 1, stride)) if projected else nn.Identity()
+        self.shortcut = (
+            nn.Sequential(*_conv_bn(inputs, outputs, 1, stride)) if projected else nn.Identity()
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.relu(self.body(x) + self.shortcut(x))
@@ -88,14 +94,25 @@ def mobilenet_v2() -> nn.Module:
     layers: list[nn.Module] = [*_conv_bn(3, 32, 3, 2), nn.ReLU6()]
     inputs = 32
     for expand, outputs, repeats, stride in (
-        (1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
-        (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1),
+        (1, 16, 1, 1),
+        (6, 24, 2, 2),
+        (6, 32, 3, 2),
+        (6, 64, 4, 2),
+        (6, 96, 3, 1),
+        (6, 160, 3, 2),
+        (6, 320, 1, 1),
     ):
         for index in range(repeats):
             layers.append(InvertedResidual(inputs, outputs, stride if index == 0 else 1, expand))
             inputs = outputs
-    layers += [*_conv_bn(inputs, 1280, 1), nn.ReLU6(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
-               nn.Dropout(0.2), nn.Linear(1280, 1000)]
+    layers += [
+        *_conv_bn(inputs, 1280, 1),
+        nn.ReLU6(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(1280, 1000),
+    ]
     return nn.Sequential(*layers)
 
 
@@ -137,8 +154,14 @@ def residual_chain() -> nn.Module:
             return torch.relu(x + self.body(x))
 
     return nn.Sequential(
-        *_conv_bn(3, 16, 3), nn.ReLU(), Block(), nn.MaxPool2d(2), Block(),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10),
+        *_conv_bn(3, 16, 3),
+        nn.ReLU(),
+        Block(),
+        nn.MaxPool2d(2),
+        Block(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(16, 10),
     )
 
 
@@ -189,8 +212,13 @@ def build(name: str, directory: str | Path, *, opset: int = 17, seed: int = 0) -
     example = torch.randn(spec.input_shape, generator=torch.Generator().manual_seed(seed))
     with torch.no_grad():
         torch.onnx.export(
-            torch_model(name, seed), (example,), str(path), dynamo=False, opset_version=opset,
-            input_names=[INPUT_NAME], output_names=["output"],
+            torch_model(name, seed),
+            (example,),
+            str(path),
+            dynamo=False,
+            opset_version=opset,
+            input_names=[INPUT_NAME],
+            output_names=["output"],
             do_constant_folding=spec.fold_constants,
         )
     return path

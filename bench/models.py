@@ -2,13 +2,15 @@
 
 For each model of bench/model_zoo.py (batch 1, seeded weights, exported once to a temporary
 directory) and each engine: the median latency of ``--repeats`` runs after ``--warmup`` runs,
-and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair runs in
+and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair runs
+in
 its own worker process (this script with ``--worker``) so that the peak RSS is that engine's
 alone (it includes the engine's libraries and the Python interpreter). All engines get the
 same thread count: ``OMP_NUM_THREADS`` for dnnc's oneDNN and PyTorch, ``intra_op_num_threads``
 for ONNX Runtime (all graph optimizations on), ``INFERENCE_NUM_THREADS`` for OpenVINO (CPU,
 latency hint, f32 precision: its default is bf16 on CPUs with bf16 instructions),
-``torch.set_num_threads`` under ``torch.inference_mode``. Every engine computes in f32. dnnc compiles the
+``torch.set_num_threads`` under ``torch.inference_mode``. Every engine computes in f32. dnnc
+compiles the
 imported module with the default pipeline (dnn-optimize, then dnn-to-onednn).
 
 One table: latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
@@ -66,10 +68,15 @@ def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
 def _openvino(path: Path, name: str, threads: int) -> Runner:
     import openvino as ov
 
-    compiled = ov.Core().compile_model(str(path), "CPU", {
-        "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
-        "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
-    })
+    compiled = ov.Core().compile_model(
+        str(path),
+        "CPU",
+        {
+            "INFERENCE_NUM_THREADS": threads,
+            "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
+        },
+    )
     request = compiled.create_infer_request()
     return lambda x: request.infer({INPUT_NAME: x})
 
@@ -90,7 +97,10 @@ def _pytorch(path: Path, name: str, threads: int) -> Runner:
 
 
 RUNNERS: dict[str, Callable[[Path, str, int], Runner]] = {
-    "dnnc": _dnnc, "onnxruntime": _onnxruntime, "openvino": _openvino, "pytorch": _pytorch,
+    "dnnc": _dnnc,
+    "onnxruntime": _onnxruntime,
+    "openvino": _openvino,
+    "pytorch": _pytorch,
 }
 
 
@@ -127,10 +137,20 @@ def measure(
     """One worker process's result, or the last line of its error."""
     env = dict(os.environ, OMP_NUM_THREADS=str(options.threads))
     command = [
-        sys.executable, __file__, "--worker", str(path), name, engine,
-        "--shape", "x".join(map(str, shape)),
-        "--threads", str(options.threads), "--repeats", str(options.repeats),
-        "--warmup", str(options.warmup),
+        sys.executable,
+        __file__,
+        "--worker",
+        str(path),
+        name,
+        engine,
+        "--shape",
+        "x".join(map(str, shape)),
+        "--threads",
+        str(options.threads),
+        "--repeats",
+        str(options.repeats),
+        "--warmup",
+        str(options.warmup),
     ]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -141,13 +161,19 @@ def measure(
 
 def table(results: dict[str, dict[str, dict | str]]) -> str:
     """The one table: latency and RSS per engine, peers' latency over dnnc's."""
-    header = ["model", *(f"{e} ms" for e in ENGINES), *(f"{e} MiB" for e in ENGINES),
-              *(f"{e}/dnnc" for e in ENGINES[1:])]
+    header = [
+        "model",
+        *(f"{e} ms" for e in ENGINES),
+        *(f"{e} MiB" for e in ENGINES),
+        *(f"{e}/dnnc" for e in ENGINES[1:]),
+    ]
     rows = [header]
     for name, by_engine in results.items():
         cells = [name]
         for key in ("ms", "rss_mib"):
-            cells += [f"{r[key]:.1f}" if isinstance(r, dict) else "error" for r in by_engine.values()]
+            cells += [
+                f"{r[key]:.1f}" if isinstance(r, dict) else "error" for r in by_engine.values()
+            ]
         ours = by_engine["dnnc"]
         for engine in ENGINES[1:]:
             theirs = by_engine[engine]
@@ -156,8 +182,12 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
         rows.append(cells)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
-    errors = [f"{name} / {engine}: {r}" for name, by in results.items()
-              for engine, r in by.items() if isinstance(r, str)]
+    errors = [
+        f"{name} / {engine}: {r}"
+        for name, by in results.items()
+        for engine, r in by.items()
+        if isinstance(r, str)
+    ]
     return "\n".join([*lines, *errors])
 
 
@@ -191,8 +221,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart (needs matplotlib)")
-    parser.add_argument("--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:

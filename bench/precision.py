@@ -26,10 +26,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import dnnc  # noqa: E402
-from bench.fusion import Case, bert_feed_forward, residual_blocks, write  # noqa: E402
-from dnnc.core.diagnostics import DnncWarning  # noqa: E402
-from dnnc.driver.pipelines import OptimizePipeline  # noqa: E402
+import dnnc
+from bench.fusion import Case, bert_feed_forward, residual_blocks, write
+from dnnc.core.diagnostics import DnncWarning
+from dnnc.driver.pipelines import OptimizePipeline
 
 F32 = "dnn-optimize"
 BF16 = ",".join(
@@ -61,24 +61,37 @@ def bench(name: str, source: Path, inputs: list[np.ndarray], repeats: int) -> No
     (expected,), (actual,) = f32.run(inputs), bf16.run(inputs)
     scale = max(1.0, float(np.abs(expected).max()))
     error = float(np.abs(actual.astype(np.float64) - expected).max()) / scale
-    in_bf16 = sum("bf16" in ",".join(s.operands) and s.kind != "reorder" for s in bf16.step_infos)
+    in_bf16 = sum(
+        "bf16" in ",".join(s.operands) and s.kind != "reorder" for s in bf16.plan.step_infos
+    )
     ms_f32, ms_bf16 = alternate_medians([f32, bf16], inputs, repeats)
     note = " (warned: stays f32)" if warned else ""
-    print(f"{name:<30} {ms_f32:>9.2f} {ms_bf16:>9.2f} {ms_f32 / ms_bf16:>9.2f}x "
-          f"{in_bf16:>4}/{len(bf16.step_infos):<4} {error:>9.1e}{note}", flush=True)
+    print(
+        f"{name:<30} {ms_f32:>9.2f} {ms_bf16:>9.2f} {ms_f32 / ms_bf16:>9.2f}x "
+        f"{in_bf16:>4}/{len(bf16.plan.step_infos):<4} {error:>9.1e}{note}",
+        flush=True,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30, help="timed runs per executable")
-    parser.add_argument("--resnet50", action="store_true",
-                        help="also ResNet-50 exported from torch (bench/model_zoo.py)")
+    parser.add_argument(
+        "--resnet50",
+        action="store_true",
+        help="also ResNet-50 exported from torch (bench/model_zoo.py)",
+    )
     args = parser.parse_args()
     info = dnnc.target_info()
-    print(f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; "
-          f"bf16 compute native: {'yes' if info.bf16_compute else 'no'}")
-    print(f"{'graph':<30} {'f32 ms':>9} {'bf16 ms':>9} {'f32/bf16':>10} {'bf16 steps':>9} "
-          f"{'rel diff':>9}", flush=True)
+    print(
+        f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; "
+        f"bf16 compute native: {'yes' if info.bf16_compute else 'no'}"
+    )
+    print(
+        f"{'graph':<30} {'f32 ms':>9} {'bf16 ms':>9} {'f32/bf16':>10} {'bf16 steps':>9} "
+        f"{'rel diff':>9}",
+        flush=True,
+    )
     cases: list[tuple[str, Case]] = [
         ("resnet 4 blocks 1x64x56x56", residual_blocks(4, (1, 64, 56, 56))),
         ("bert ffn 128x768x3072", bert_feed_forward(128, 768, 3072)),

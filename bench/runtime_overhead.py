@@ -22,9 +22,9 @@ import numpy as np
 
 from dnnc.core.kinds import DataType
 from dnnc.dnnl import capi
-from dnnc.runtime.cache import PrimitiveCache
 from dnnc.dnnl.objects import Memory, MemoryDesc, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
+from dnnc.runtime.cache import PrimitiveCache
 
 F32 = DataType.F32
 
@@ -109,8 +109,10 @@ def main() -> None:
         ("relu 1x16x8x8", small_relu, options.small_iterations),
         ("conv 1x64x56x56 3x3", large_conv, options.large_iterations),
     ]
-    print(f"{'primitive':<22}{'iters':>7}{'runtime us':>12}{'bare us':>10}{'diff us':>10}"
-          f"{'ratio':>8}   one-time us: acquire miss / handler+hit, bind")
+    print(
+        f"{'primitive':<22}{'iters':>7}{'runtime us':>12}{'bare us':>10}{'diff us':>10}"
+        f"{'ratio':>8}   one-time us: acquire miss / handler+hit, bind"
+    )
     for name, make, iterations in cases:
         t = {k: v / 1000 for k, v in measure(make, iterations).items()}
         print(

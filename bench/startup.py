@@ -35,12 +35,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository
-from bench.models import RUNNERS as MODEL_RUNNERS  # noqa: E402
-from bench.models import peak_rss_kib  # noqa: E402
+from bench.models import RUNNERS as MODEL_RUNNERS
+from bench.models import peak_rss_kib
 
 ENGINES = ("dnnc", "dnnc-load", "onnxruntime", "openvino")
-PACKAGES = {"dnnc": "dnnc", "dnnc-load": "dnnc", "onnxruntime": "onnxruntime",
-            "openvino": "openvino"}
+PACKAGES = {
+    "dnnc": "dnnc",
+    "dnnc-load": "dnnc",
+    "onnxruntime": "onnxruntime",
+    "openvino": "openvino",
+}
 
 
 def _dnnc_load(path: Path, name: str, threads: int) -> Callable[[np.ndarray], object]:
@@ -65,15 +69,27 @@ def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -
     run(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
     first = time.perf_counter()
     return {
-        "import_s": imported - start, "ready_s": ready - imported,
-        "first_ms": (first - ready) * 1e3, "peak_mib": peak_rss_kib() / 1024,
+        "import_s": imported - start,
+        "ready_s": ready - imported,
+        "first_ms": (first - ready) * 1e3,
+        "peak_mib": peak_rss_kib() / 1024,
     }
 
 
 def measure(path: Path, name: str, engine: str, shape: tuple[int, ...], threads: int) -> dict | str:
     """One worker process's figures, or the last line of its error."""
-    command = [sys.executable, __file__, "--worker", str(path), name, engine,
-               "--shape", "x".join(map(str, shape)), "--threads", str(threads)]
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        str(path),
+        name,
+        engine,
+        "--shape",
+        "x".join(map(str, shape)),
+        "--threads",
+        str(threads),
+    ]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -89,12 +105,22 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
             if isinstance(r, str):
                 rows.append([name, engine, "error: " + r, "", "", ""])
                 continue
-            rows.append([name, engine, f"{r['import_s']:.2f}", f"{r['ready_s']:.2f}",
-                         f"{r['first_ms']:.1f}", f"{r['peak_mib']:.0f}"])
+            rows.append(
+                [
+                    name,
+                    engine,
+                    f"{r['import_s']:.2f}",
+                    f"{r['ready_s']:.2f}",
+                    f"{r['first_ms']:.1f}",
+                    f"{r['peak_mib']:.0f}",
+                ]
+            )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
     for name, by_engine in results.items():
-        peers = [r for e, r in by_engine.items() if not e.startswith("dnnc") and isinstance(r, dict)]
+        peers = [
+            r for e, r in by_engine.items() if not e.startswith("dnnc") and isinstance(r, dict)
+        ]
         ort = by_engine.get("onnxruntime")
         for engine in ("dnnc", "dnnc-load"):
             ours = by_engine[engine]
@@ -104,8 +130,10 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
             line = f"{name}: {engine} peak RSS / lowest peer's = {ours['peak_mib'] / lowest:.2f}"
             if isinstance(ort, dict):
                 total = ours["import_s"] + ours["ready_s"]
-                line += (f"; import + ready / ONNX Runtime's = "
-                         f"{total / (ort['import_s'] + ort['ready_s']):.2f}")
+                line += (
+                    f"; import + ready / ONNX Runtime's = "
+                    f"{total / (ort['import_s'] + ort['ready_s']):.2f}"
+                )
             lines.append(line)
     return "\n".join(lines)
 
@@ -115,8 +143,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", choices=names, default=list(names))
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
+    )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
@@ -130,7 +159,8 @@ def main() -> None:
     results: dict[str, dict[str, dict | str]] = {}
     with tempfile.TemporaryDirectory() as directory:
         for name, path, shape in build_all(options.models, directory):
-            save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={str(path.with_suffix('.dnnc'))!r})"
+            saved = str(path.with_suffix(".dnnc"))
+            save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={saved!r})"
             subprocess.run([sys.executable, "-c", save], check=True)
             results[name] = {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
     print(table(results))

@@ -21,7 +21,6 @@ oneDNN's effective ISA and the core count.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -104,11 +103,23 @@ def worker(path: Path, engine: str, streams: int, options: argparse.Namespace) -
     return images_per_second(run_all, images, streams)
 
 
-def measure(path: Path, engine: str, streams: int, shape: tuple[int, ...],
-            options: argparse.Namespace) -> float | str:
-    command = [sys.executable, __file__, "--worker", str(path), engine, str(streams),
-               "--shape", "x".join(map(str, shape)), "--images", str(options.images),
-               "--cores", str(options.cores)]
+def measure(
+    path: Path, engine: str, streams: int, shape: tuple[int, ...], options: argparse.Namespace
+) -> float | str:
+    command = [
+        sys.executable,
+        __file__,
+        "--worker",
+        str(path),
+        engine,
+        str(streams),
+        "--shape",
+        "x".join(map(str, shape)),
+        "--images",
+        str(options.images),
+        "--cores",
+        str(options.cores),
+    ]
     env = dict(os.environ, OMP_NUM_THREADS=str(max(1, options.cores // streams)))
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -133,8 +144,10 @@ def main() -> None:
     from bench.model_zoo import MODELS, build
 
     info = dnnc.target_info()
-    print(f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; "
-          f"{options.cores} cores; f32; {options.images} images per figure")
+    print(
+        f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; "
+        f"{options.cores} cores; f32; {options.images} images per figure"
+    )
     configurations = [1, *options.callers]
     header = " ".join(f"{e[:8]:>8} x{n}" for n in configurations for e in ENGINES)
     print(f"{'model':<14} {header}   (images/s; ratio = peer / dnnc)")
@@ -145,13 +158,17 @@ def main() -> None:
                 path = build(name, directory)
             cells, ratios = [], []
             for streams in configurations:
-                figures = {e: measure(path, e, streams, MODELS[name].input_shape, options)
-                           for e in ENGINES}
-                for engine, figure in figures.items():
-                    cells.append(f"{figure:>11.1f}" if isinstance(figure, float) else f"{figure:>11}")
+                figures = {
+                    e: measure(path, e, streams, MODELS[name].input_shape, options) for e in ENGINES
+                }
+                for figure in figures.values():
+                    cells.append(
+                        f"{figure:>11.1f}" if isinstance(figure, float) else f"{figure:>11}"
+                    )
                 base = figures["dnnc"]
                 ratios += [
-                    f"{e} x{streams}: {figures[e] / base:.2f}" for e in ENGINES[1:]
+                    f"{e} x{streams}: {figures[e] / base:.2f}"
+                    for e in ENGINES[1:]
                     if isinstance(base, float) and isinstance(figures[e], float)
                 ]
             print(f"{name:<14} {' '.join(cells)}", flush=True)

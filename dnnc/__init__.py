@@ -8,7 +8,8 @@ runs many inferences at once (throughput mode, see dnnc.driver.streams);
 ``dnnc.compile(..., save_to=DIR)`` writes a compiled model that ``dnnc.load(DIR)`` reads
 without compiling (see dnnc.driver.saved). Every user
 mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
-import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so that ``import dnnc.ir.text`` (dnnc-opt) does not
+import; ``dnnc.InputError``: run-time inputs that do not fit). They are imported on first use, so
+that ``import dnnc.ir.text`` (dnnc-opt) does not
 load the oneDNN library or onnx.
 """
 
@@ -20,11 +21,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from dnnc.api import compile
     from dnnc.core.diagnostics import DnncError, InputError, ModelError
-    from dnnc.frontend.onnx import import_onnx
     from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-    from dnnc.runtime.executor import Executable
     from dnnc.driver.saved import load
     from dnnc.driver.streams import Streams
+    from dnnc.frontend.onnx import import_onnx
+    from dnnc.runtime.executor import Executable
     from dnnc.target import TargetInfo, target_info
 
 _EXPORTS = {

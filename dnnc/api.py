@@ -5,7 +5,8 @@
 (an ``os.PathLike``, or a ``str`` that names an existing file or ends in ``.mlir``; any other
 ``str`` is IR text). ``compile`` parses and verifies it, runs the optimization ``pipeline``,
 then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check; skipped when
-``pipeline`` already lowered the function), verifying after every pass, and builds the Executable of one function. A function with ``?``
+``pipeline`` already lowered the function), verifying after every pass, and builds the Executable
+of one function. A function with ``?``
 dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.driver.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
 ``DynamicOptions``). Primitives come from ``cache`` (default: the process-wide one).
@@ -29,23 +30,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
-
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.core.diagnostics import DnncError, ModelError
-from dnnc.ir.dnn import WeightOp
-from dnnc.ir.onednn import is_lowered
-from dnnc.frontend.onnx import import_onnx
-from dnnc.ir.text import make_context, parse_module, read_source, verify_module
-from dnnc.lowering.specialize import is_dynamic
+from dnnc.driver import saved
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
-from dnnc.runtime.cache import PrimitiveCache
-from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-from dnnc.driver import saved
-from dnnc.runtime.executor import Executable
+from dnnc.frontend.onnx import import_onnx
+from dnnc.ir.dnn import WeightOp
+from dnnc.ir.onednn import is_lowered
+from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.ir.weights import weight_path
+from dnnc.lowering.specialize import is_dynamic
+from dnnc.runtime.cache import PrimitiveCache
+from dnnc.runtime.executor import Executable
 
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
@@ -116,19 +116,24 @@ def _is_onnx(source: Source) -> bool:
 
 
 def _per_input_shape(
-    source: Source, pipeline: str, function: str | None,
-    weights_dir: str | os.PathLike[str] | None, dynamic: DynamicOptions | None,
+    source: Source,
+    pipeline: str,
+    function: str | None,
+    weights_dir: str | os.PathLike[str] | None,
+    dynamic: DynamicOptions | None,
     cache: PrimitiveCache | None,
 ) -> ShapeSpecializedExecutable:
     """An ONNX model whose shape arithmetic reads `?` dimensions: imported and compiled again
     per input-shape signature (dnnc.driver.onnx_shapes)."""
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
     executable = ShapeSpecializedExecutable(
-        model, lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
+        model,
+        lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
         max_models=(dynamic or DynamicOptions()).max_plans,
     )
-    executable.recipe = _recipe(source, pipeline, function or executable.name,
-                                _weights_of(source, weights_dir), dynamic)
+    executable.recipe = _recipe(
+        source, pipeline, function or executable.name, _weights_of(source, weights_dir), dynamic
+    )
     return executable
 
 
@@ -141,8 +146,9 @@ def _weights_of(source: Source, weights_dir: str | os.PathLike[str] | None) -> s
     return None if str(source).endswith(".onnx") else str(Path(source).resolve().parent)
 
 
-def _cache_material(source: Source, pipeline: str, function: str | None,
-                    weights_dir: str | os.PathLike[str] | None) -> list[bytes]:
+def _cache_material(
+    source: Source, pipeline: str, function: str | None, weights_dir: str | os.PathLike[str] | None
+) -> list[bytes]:
     """What identifies a compilation for the compile cache: the source's bytes, the options,
     and the name, size and modification time of every dnn.weight file it reads."""
     options = repr((pipeline, function, None if weights_dir is None else os.fspath(weights_dir)))
@@ -180,12 +186,22 @@ class CompileRecipe:
     dynamic: DynamicOptions | None
 
     def compile(self) -> Executable | DynamicExecutable:
-        return compile(self.source, self.pipeline, function=self.function,
-                       weights_dir=self.weights_dir, dynamic=self.dynamic)
+        return compile(
+            self.source,
+            self.pipeline,
+            function=self.function,
+            weights_dir=self.weights_dir,
+            dynamic=self.dynamic,
+        )
 
 
-def _recipe(source: Source, pipeline: str, function: str, weights_dir: str | None,
-            dynamic: DynamicOptions | None) -> CompileRecipe | None:
+def _recipe(
+    source: Source,
+    pipeline: str,
+    function: str,
+    weights_dir: str | None,
+    dynamic: DynamicOptions | None,
+) -> CompileRecipe | None:
     """The recipe of a path or text source; None for objects (module docstring)."""
     if isinstance(source, ModuleOp | onnx.ModelProto):
         return None
@@ -195,7 +211,7 @@ def _recipe(source: Source, pipeline: str, function: str, weights_dir: str | Non
     return CompileRecipe(text, pipeline, function, weights_dir, dynamic)
 
 
-def compile(  # noqa: A001 - the API's name (dnnc.compile)
+def compile(
     source: Source,
     pipeline: str = "dnn-optimize",
     *,
@@ -212,16 +228,18 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     source, options and weight files on this target is loaded from there instead, and
     saved there otherwise."""
     if cache_dir is not None and save_to is None:
-        entry = saved.cache_entry(cache_dir, _cache_material(source, pipeline, function,
-                                                             weights_dir))
+        entry = saved.cache_entry(
+            cache_dir, _cache_material(source, pipeline, function, weights_dir)
+        )
         if (entry / saved.MANIFEST).is_file():
             try:
                 executable = saved.load(entry, cache=cache)
             except DnncError:
                 pass  # unreadable: compiled again below, and replaced
             else:
-                executable.recipe = _recipe(source, pipeline, executable.name,
-                                            _weights_of(source, weights_dir), dynamic)
+                executable.recipe = _recipe(
+                    source, pipeline, executable.name, _weights_of(source, weights_dir), dynamic
+                )
                 return executable
         save_to = entry
     try:
@@ -242,11 +260,17 @@ def compile(  # noqa: A001 - the API's name (dnnc.compile)
     run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:
         if save_to is not None and cache_dir is None:
-            raise DnncError(f"@{chosen} has ? dimensions: save_to saves static functions only "
-                            "(fix the input shapes, e.g. dnnc-run --shape, to save one)")
+            raise DnncError(
+                f"@{chosen} has ? dimensions: save_to saves static functions only "
+                "(fix the input shapes, e.g. dnnc-run --shape, to save one)"
+            )
         executable = DynamicExecutable(
-            find_function(module, chosen), optimize, lowering, weights_dir=weights,
-            options=dynamic, cache=cache,
+            find_function(module, chosen),
+            optimize,
+            lowering,
+            weights_dir=weights,
+            options=dynamic,
+            cache=cache,
         )
         executable.recipe = recipe
         return executable

@@ -75,9 +75,7 @@ class DnncBackend(Backend):
     """The ONNX Backend API on dnnc (CPU only)."""
 
     @classmethod
-    def prepare(
-        cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any
-    ) -> DnncBackendRep:
+    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> DnncBackendRep:
         super().prepare(model, device, **kwargs)  # checks the model
         return DnncBackendRep(model)
 

@@ -1,4 +1,5 @@
-"""The main job (`make run`): a small ONNX model built here, imported, compiled, run, checked, timed.
+"""The main job (`make run`): a small ONNX model built here, imported, compiled, run, checked,
+timed.
 
 1. Builds a small residual CNN classifier as ONNX (onnx.helper, seeded random weights: nothing is
    downloaded) into out/small_cnn.onnx.
@@ -55,8 +56,12 @@ def _conv_bn_relu(
     weights += [numpy_helper.from_array(a.astype(np.float32), k) for k, a in arrays.items()]
     nodes.append(
         helper.make_node(
-            "Conv", [src, f"{name}.w", f"{name}.b"], [f"{name}.conv"],
-            pads=[1, 1, 1, 1], strides=[stride, stride], kernel_shape=[3, 3],
+            "Conv",
+            [src, f"{name}.w", f"{name}.b"],
+            [f"{name}.conv"],
+            pads=[1, 1, 1, 1],
+            strides=[stride, stride],
+            kernel_shape=[3, 3],
         )
     )
     bn_inputs = [f"{name}.conv"] + [f"{name}.{k}" for k in ("gamma", "beta", "mean", "var")]
@@ -122,8 +127,10 @@ def main() -> int:
     executable = dnnc.compile(mlir_path)
     compiled = time.perf_counter()
     print(f"imported {onnx_path} -> {mlir_path} in {(imported - start) * 1e3:.0f} ms")
-    print(f"compiled with dnn-optimize in {(compiled - imported) * 1e3:.0f} ms, "
-          f"{len(executable.step_infos)} steps")
+    print(
+        f"compiled with dnn-optimize in {(compiled - imported) * 1e3:.0f} ms, "
+        f"{len(executable.plan.step_infos)} steps"
+    )
 
     image = np.random.default_rng(1).standard_normal(INPUT_SHAPE, dtype=np.float32)
     (result,) = executable.run([image])
@@ -137,18 +144,24 @@ def main() -> int:
     for name, reference in (("reference interpreter", expected), ("ONNX Runtime", peer)):
         comparison = compare(result, reference)
         failures += not comparison.ok
-        print(f"check vs {name}: max abs error {comparison.max_abs_error:.2e}, "
-              f"max rel error {comparison.max_rel_error:.2e}: "
-              f"{'ok' if comparison.ok else 'FAILED'}")
+        print(
+            f"check vs {name}: max abs error {comparison.max_abs_error:.2e}, "
+            f"max rel error {comparison.max_rel_error:.2e}: "
+            f"{'ok' if comparison.ok else 'FAILED'}"
+        )
 
     dnnc_ms = median_ms(lambda: executable.run([image]))
     ort_ms = median_ms(lambda: session.run(None, {"image": image}))
-    print(f"latency (median of 200, batch 1): dnnc {dnnc_ms:.3f} ms, "
-          f"ONNX Runtime {ort_ms:.3f} ms, ratio dnnc/ORT {dnnc_ms / ort_ms:.2f}")
+    print(
+        f"latency (median of 200, batch 1): dnnc {dnnc_ms:.3f} ms, "
+        f"ONNX Runtime {ort_ms:.3f} ms, ratio dnnc/ORT {dnnc_ms / ort_ms:.2f}"
+    )
     report = executable.memory_report()
-    print(f"memory: planned arena {report.planned_bytes} bytes, lower bound "
-          f"{report.lower_bound_bytes}, allocated {report.arena_bytes}, scratchpad "
-          f"{report.scratchpad_bytes}, constants {report.constant_bytes}")
+    print(
+        f"memory: planned arena {report.planned_bytes} bytes, lower bound "
+        f"{report.lower_bound_bytes}, allocated {report.arena_bytes}, scratchpad "
+        f"{report.scratchpad_bytes}, constants {report.constant_bytes}"
+    )
     return 1 if failures else 0
 
 

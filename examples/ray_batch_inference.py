@@ -45,16 +45,18 @@ def run_with_ray(count: int, actors: int, batch_size: int = 16) -> tuple[np.ndar
 
     executable = dnnc.compile(MODEL)
     data = images(count)
-    ray.init(num_cpus=actors, include_dashboard=False, log_to_driver=False,
-             ignore_reinit_error=True)
+    ray.init(
+        num_cpus=actors, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True
+    )
     try:
-        dataset = ray.data.from_items(
-            [{"index": i, "image": data[i]} for i in range(count)]
-        )
+        dataset = ray.data.from_items([{"index": i, "image": data[i]} for i in range(count)])
         start = time.perf_counter()
         result = dataset.map_batches(
-            Classify, fn_constructor_args=(executable,), batch_size=batch_size,
-            compute=ray.data.ActorPoolStrategy(size=actors), num_cpus=1,
+            Classify,
+            fn_constructor_args=(executable,),
+            batch_size=batch_size,
+            compute=ray.data.ActorPoolStrategy(size=actors),
+            num_cpus=1,
         ).take_all()
         seconds = time.perf_counter() - start
     finally:
@@ -75,8 +77,10 @@ def main() -> None:
     options = parser.parse_args()
     outputs, rate = run_with_ray(options.images, options.actors)
     same = np.array_equal(outputs, run_in_process(options.images))
-    print(f"{options.images} images on {options.actors} Ray actors: {rate:.1f} images/s "
-          f"(Ray Data start-up and transfers included); identical to one process: {same}")
+    print(
+        f"{options.images} images on {options.actors} Ray actors: {rate:.1f} images/s "
+        f"(Ray Data start-up and transfers included); identical to one process: {same}"
+    )
     raise SystemExit(0 if same else 1)
 
 

@@ -123,7 +123,7 @@ def show_warnings_plainly() -> None:
     """Print DnncWarnings as ``warning: <message>`` lines on stderr (for the CLIs)."""
     default = warnings.showwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001, ANN202
+    def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, DnncWarning):
             print(f"warning: {message}", file=file or sys.stderr)
         else:
@@ -141,7 +141,8 @@ class Remark:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.location}: remark: {self.message}"
+        said_by = f"[{self.pass_name}] " if self.pass_name else ""
+        return f"{self.location}: remark: {said_by}{self.message}"
 
 
 @dataclass(frozen=True)

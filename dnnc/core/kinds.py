@@ -90,6 +90,7 @@ class EltwiseAlg(StrEnum):
     SOFT_RELU = "soft_relu"
     MISH = "mish"
     ROUND = "round"
+    SOFTSIGN = "softsign"
 
 
 class BinaryAlg(StrEnum):

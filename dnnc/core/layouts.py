@@ -25,16 +25,44 @@ import numpy as np
 
 # Names people write, as oneDNN spells them, and the tag each stands for.
 ALIASES: dict[str, str] = {
-    "x": "a", "nc": "ab", "cn": "ba", "tnc": "abc", "ntc": "bac",
-    "ncw": "abc", "nwc": "acb", "nchw": "abcd", "nhwc": "acdb", "chwn": "bcda",
-    "ncdhw": "abcde", "ndhwc": "acdeb",
-    "oi": "ab", "io": "ba", "oiw": "abc", "wio": "cba", "oihw": "abcd", "hwio": "cdba",
-    "ohwi": "acdb", "ihwo": "bcda", "iohw": "bacd", "goihw": "abcde", "hwigo": "decab",
-    "nCw8c": "aBc8b", "nCw16c": "aBc16b", "nChw8c": "aBcd8b", "nChw16c": "aBcd16b",
-    "nCdhw8c": "aBcde8b", "nCdhw16c": "aBcde16b",
-    "OIhw8i8o": "ABcd8b8a", "OIhw16i16o": "ABcd16b16a", "OIhw16o16i": "ABcd16a16b",
-    "Ohwi8o": "Acdb8a", "Ohwi16o": "Acdb16a", "OIhw4i16o4i": "ABcd4b16a4b",
-    "gOIhw16i16o": "aBCde16c16b", "Goihw8g": "Abcde8a", "Goihw16g": "Abcde16a",
+    "x": "a",
+    "nc": "ab",
+    "cn": "ba",
+    "tnc": "abc",
+    "ntc": "bac",
+    "ncw": "abc",
+    "nwc": "acb",
+    "nchw": "abcd",
+    "nhwc": "acdb",
+    "chwn": "bcda",
+    "ncdhw": "abcde",
+    "ndhwc": "acdeb",
+    "oi": "ab",
+    "io": "ba",
+    "oiw": "abc",
+    "wio": "cba",
+    "oihw": "abcd",
+    "hwio": "cdba",
+    "ohwi": "acdb",
+    "ihwo": "bcda",
+    "iohw": "bacd",
+    "goihw": "abcde",
+    "hwigo": "decab",
+    "nCw8c": "aBc8b",
+    "nCw16c": "aBc16b",
+    "nChw8c": "aBcd8b",
+    "nChw16c": "aBcd16b",
+    "nCdhw8c": "aBcde8b",
+    "nCdhw16c": "aBcde16b",
+    "OIhw8i8o": "ABcd8b8a",
+    "OIhw16i16o": "ABcd16b16a",
+    "OIhw16o16i": "ABcd16a16b",
+    "Ohwi8o": "Acdb8a",
+    "Ohwi16o": "Acdb16a",
+    "OIhw4i16o4i": "ABcd4b16a4b",
+    "gOIhw16i16o": "aBCde16c16b",
+    "Goihw8g": "Abcde8a",
+    "Goihw16g": "Abcde16a",
 }
 
 # The name a layout prints as: the first alias for a tag, except that a rank's plain
@@ -68,9 +96,7 @@ class Layout:
     def tag(self) -> str:
         """The canonical oneDNN spelling (``aBcd16b``)."""
         blocked = {d for d, _ in self.blocks}
-        letters = "".join(
-            chr(ord("A" if d in blocked else "a") + d) for d in self.order
-        )
+        letters = "".join(chr(ord("A" if d in blocked else "a") + d) for d in self.order)
         return letters + "".join(f"{size}{chr(ord('a') + d)}" for d, size in self.blocks)
 
     @property

@@ -45,13 +45,17 @@ def compatible(actual: Sequence[int], expected: Sequence[int]) -> bool:
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
     """A possibly negative axis as an index in [0, rank)."""
     if not -rank <= axis < rank:
-        raise ShapeError(f"{what} {axis} is out of range for rank {rank}: expected {-rank}..{rank - 1}")
+        raise ShapeError(
+            f"{what} {axis} is out of range for rank {rank}: expected {-rank}..{rank - 1}"
+        )
     return axis % rank
 
 
 def _expect_rank(shape: Shape, what: str, valid: str, ok: bool) -> None:
     if not ok:
-        raise ShapeError(f"{what} must have rank {valid}, got rank {len(shape)} ({format_shape(shape)})")
+        raise ShapeError(
+            f"{what} must have rank {valid}, got rank {len(shape)} ({format_shape(shape)})"
+        )
 
 
 def _expect_equal(a: int, b: int, message: str) -> None:
@@ -62,7 +66,9 @@ def _expect_equal(a: int, b: int, message: str) -> None:
 
 def _expect_pair(values: Sequence[int], what: str, minimum: int) -> None:
     if len(values) != 2 or any(v < minimum for v in values):
-        raise ShapeError(f"{what} must be 2 values >= {minimum} (height, width), got {list(values)}")
+        raise ShapeError(
+            f"{what} must be 2 values >= {minimum} (height, width), got {list(values)}"
+        )
 
 
 def _vector(shape: Shape, size: int, what: str, size_name: str) -> None:
@@ -157,7 +163,7 @@ def _expect_broadcastable_to(arg: Shape, dst: Shape, what: str, same_rank: bool)
             f"{what} {format_shape(arg)} must have {'the' if same_rank else 'at most the'} rank "
             f"of the result {format_shape(dst)}"
         )
-    for a, d in zip(arg, dst[len(dst) - len(arg):]):
+    for a, d in zip(arg, dst[len(dst) - len(arg) :]):
         if a != 1 and a != d and DYNAMIC not in (a, d):
             raise ShapeError(
                 f"{what} {format_shape(arg)} does not broadcast to the result "
@@ -169,10 +175,8 @@ def matmul(lhs: Shape, rhs: Shape, bias: Shape | None = None) -> Shape:
     """[...,M,K] @ [...,K,N] -> [...,M,N] with the batch dimensions broadcast."""
     _expect_rank(lhs, "lhs", ">= 2 ([..., M, K])", len(lhs) >= 2)
     _expect_rank(rhs, "rhs", ">= 2 ([..., K, N])", len(rhs) >= 2)
-    _expect_equal(
-        lhs[-1], rhs[-2], f"lhs columns ({lhs[-1]}) must equal rhs rows ({rhs[-2]}) (K)"
-    )
-    dst = _broadcast(lhs[:-2], rhs[:-2], "batch dimensions") + (lhs[-2], rhs[-1])
+    _expect_equal(lhs[-1], rhs[-2], f"lhs columns ({lhs[-1]}) must equal rhs rows ({rhs[-2]}) (K)")
+    dst = (*_broadcast(lhs[:-2], rhs[:-2], "batch dimensions"), lhs[-2], rhs[-1])
     if bias is not None:
         _expect_broadcastable_to(bias, dst, "bias", same_rank=False)
     return dst
@@ -305,7 +309,9 @@ def sum(inputs: Sequence[Shape], *, scales: Sequence[float] | None = None) -> Sh
                 f"{format_shape(inputs[0])}"
             )
     if scales is not None and len(scales) != len(inputs):
-        raise ShapeError(f"has {len(scales)} scales for {len(inputs)} inputs: expected one per input")
+        raise ShapeError(
+            f"has {len(scales)} scales for {len(inputs)} inputs: expected one per input"
+        )
     return inputs[0]
 
 
@@ -317,14 +323,14 @@ def concat(inputs: Sequence[Shape], *, axis: int) -> Shape:
     along = normalize_axis(axis, len(first))
     total = 0
     for index, shape in enumerate(inputs):
-        others = first[:along] + first[along + 1:]
-        if len(shape) != len(first) or not compatible(shape[:along] + shape[along + 1:], others):
+        others = first[:along] + first[along + 1 :]
+        if len(shape) != len(first) or not compatible(shape[:along] + shape[along + 1 :], others):
             raise ShapeError(
                 f"inputs[{index}] {format_shape(shape)} must match inputs[0] "
                 f"{format_shape(first)} in every dimension but axis {axis}"
             )
         total = DYNAMIC if DYNAMIC in (total, shape[along]) else total + shape[along]
-    return first[:along] + (total,) + first[along + 1:]
+    return (*first[:along], total, *first[along + 1 :])
 
 
 def slice(
@@ -338,7 +344,9 @@ def slice(
     steps = [1] * len(src) if steps is None else steps
     for what, values in (("starts", starts), ("ends", ends), ("steps", steps)):
         if len(values) != len(src):
-            raise ShapeError(f"{what} has {len(values)} entries, expected one per dimension ({len(src)})")
+            raise ShapeError(
+                f"{what} has {len(values)} entries, expected one per dimension ({len(src)})"
+            )
     out: list[int] = []
     for d, (size, start, end, step) in enumerate(zip(src, starts, ends, steps)):
         if step < 1:
@@ -366,7 +374,7 @@ def reshape(src: Shape, *, shape: Shape) -> Shape:
 def gather(src: Shape, indices: Shape, *, axis: int) -> Shape:
     """src's dimensions with the one at ``axis`` replaced by the indices' (ONNX Gather)."""
     along = normalize_axis(axis, len(src))
-    return src[:along] + tuple(indices) + src[along + 1:]
+    return src[:along] + tuple(indices) + src[along + 1 :]
 
 
 def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
@@ -385,7 +393,7 @@ def top_k(src: Shape, *, k: int, axis: int = -1) -> tuple[Shape, Shape]:
         raise ShapeError(f"k must be >= 1, got {k}")
     if src[along] != DYNAMIC and k > src[along]:
         raise ShapeError(f"k ({k}) exceeds the size of axis {axis} ({src[along]})")
-    out = src[:along] + (k,) + src[along + 1:]
+    out = (*src[:along], k, *src[along + 1 :])
     return out, out
 
 

@@ -182,7 +182,7 @@ DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE: int = 32768
 DNNL_MAX_NDIMS: int = 12
 
 
-def DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx: int) -> int:  # noqa: N802 (the C macro's name)
+def DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx: int) -> int:
     """Exec argument base of post-op ``idx`` (``| DNNL_ARG_SRC_1`` for a binary's operand)."""
     return DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE * (idx + 1)
 
@@ -287,8 +287,8 @@ class dnnl_alg_kind_t(IntEnum):
     dnnl_convolution_direct = 0x1
     dnnl_convolution_winograd = 0x2
     dnnl_convolution_auto = 0x3
-    dnnl_deconvolution_direct = 0xa
-    dnnl_deconvolution_winograd = 0xb
+    dnnl_deconvolution_direct = 0xA
+    dnnl_deconvolution_winograd = 0xB
     dnnl_eltwise_relu = 0x20
     dnnl_eltwise_tanh = 0x21
     dnnl_eltwise_elu = 0x22
@@ -299,12 +299,12 @@ class dnnl_alg_kind_t(IntEnum):
     dnnl_eltwise_soft_relu = 0x27
     dnnl_eltwise_hardsigmoid = 0x28
     dnnl_eltwise_logistic = 0x29
-    dnnl_eltwise_exp = 0x2a
-    dnnl_eltwise_gelu_tanh = 0x2b
-    dnnl_eltwise_swish = 0x2c
-    dnnl_eltwise_log = 0x2d
-    dnnl_eltwise_clip = 0x2e
-    dnnl_eltwise_clip_v2 = 0x2f
+    dnnl_eltwise_exp = 0x2A
+    dnnl_eltwise_gelu_tanh = 0x2B
+    dnnl_eltwise_swish = 0x2C
+    dnnl_eltwise_log = 0x2D
+    dnnl_eltwise_clip = 0x2E
+    dnnl_eltwise_clip_v2 = 0x2F
     dnnl_eltwise_pow = 0x30
     dnnl_eltwise_gelu_erf = 0x31
     dnnl_eltwise_round = 0x32
@@ -317,40 +317,40 @@ class dnnl_alg_kind_t(IntEnum):
     dnnl_eltwise_logistic_use_dst_for_bwd = 0x104
     dnnl_eltwise_exp_use_dst_for_bwd = 0x105
     dnnl_eltwise_clip_v2_use_dst_for_bwd = 0x106
-    dnnl_pooling_max = 0x1ff
-    dnnl_pooling_avg_include_padding = 0x2ff
-    dnnl_pooling_avg_exclude_padding = 0x3ff
-    dnnl_lrn_across_channels = 0xaff
-    dnnl_lrn_within_channel = 0xbff
-    dnnl_vanilla_rnn = 0x1fff
-    dnnl_vanilla_lstm = 0x2fff
-    dnnl_vanilla_gru = 0x3fff
-    dnnl_lbr_gru = 0x4fff
-    dnnl_vanilla_augru = 0x5fff
-    dnnl_lbr_augru = 0x6fff
-    dnnl_binary_add = 0x1fff0
-    dnnl_binary_mul = 0x1fff1
-    dnnl_binary_max = 0x1fff2
-    dnnl_binary_min = 0x1fff3
-    dnnl_binary_div = 0x1fff4
-    dnnl_binary_sub = 0x1fff5
-    dnnl_binary_ge = 0x1fff6
-    dnnl_binary_gt = 0x1fff7
-    dnnl_binary_le = 0x1fff8
-    dnnl_binary_lt = 0x1fff9
-    dnnl_binary_eq = 0x1fffa
-    dnnl_binary_ne = 0x1fffb
-    dnnl_resampling_nearest = 0x2fff0
-    dnnl_resampling_linear = 0x2fff1
-    dnnl_reduction_max = 0x2fff2
-    dnnl_reduction_min = 0x2fff3
-    dnnl_reduction_sum = 0x2fff4
-    dnnl_reduction_mul = 0x2fff5
-    dnnl_reduction_mean = 0x2fff6
-    dnnl_reduction_norm_lp_max = 0x2fff7
-    dnnl_reduction_norm_lp_sum = 0x2fff8
-    dnnl_reduction_norm_lp_power_p_max = 0x2fff9
-    dnnl_reduction_norm_lp_power_p_sum = 0x2fffa
+    dnnl_pooling_max = 0x1FF
+    dnnl_pooling_avg_include_padding = 0x2FF
+    dnnl_pooling_avg_exclude_padding = 0x3FF
+    dnnl_lrn_across_channels = 0xAFF
+    dnnl_lrn_within_channel = 0xBFF
+    dnnl_vanilla_rnn = 0x1FFF
+    dnnl_vanilla_lstm = 0x2FFF
+    dnnl_vanilla_gru = 0x3FFF
+    dnnl_lbr_gru = 0x4FFF
+    dnnl_vanilla_augru = 0x5FFF
+    dnnl_lbr_augru = 0x6FFF
+    dnnl_binary_add = 0x1FFF0
+    dnnl_binary_mul = 0x1FFF1
+    dnnl_binary_max = 0x1FFF2
+    dnnl_binary_min = 0x1FFF3
+    dnnl_binary_div = 0x1FFF4
+    dnnl_binary_sub = 0x1FFF5
+    dnnl_binary_ge = 0x1FFF6
+    dnnl_binary_gt = 0x1FFF7
+    dnnl_binary_le = 0x1FFF8
+    dnnl_binary_lt = 0x1FFF9
+    dnnl_binary_eq = 0x1FFFA
+    dnnl_binary_ne = 0x1FFFB
+    dnnl_resampling_nearest = 0x2FFF0
+    dnnl_resampling_linear = 0x2FFF1
+    dnnl_reduction_max = 0x2FFF2
+    dnnl_reduction_min = 0x2FFF3
+    dnnl_reduction_sum = 0x2FFF4
+    dnnl_reduction_mul = 0x2FFF5
+    dnnl_reduction_mean = 0x2FFF6
+    dnnl_reduction_norm_lp_max = 0x2FFF7
+    dnnl_reduction_norm_lp_sum = 0x2FFF8
+    dnnl_reduction_norm_lp_power_p_max = 0x2FFF9
+    dnnl_reduction_norm_lp_power_p_sum = 0x2FFFA
     dnnl_softmax_accurate = 0x30000
     dnnl_softmax_log = 0x30001
 
@@ -447,8 +447,14 @@ class dnnl_cpu_isa_t(IntEnum):
 # --- the one table of prototypes -------------------------------------------------------------
 
 _HANDLES = (
-    "dnnl_engine_t", "dnnl_stream_t", "dnnl_memory_desc_t", "dnnl_memory_t", "dnnl_post_ops_t",
-    "dnnl_primitive_attr_t", "dnnl_primitive_desc_t", "dnnl_primitive_t",
+    "dnnl_engine_t",
+    "dnnl_stream_t",
+    "dnnl_memory_desc_t",
+    "dnnl_memory_t",
+    "dnnl_post_ops_t",
+    "dnnl_primitive_attr_t",
+    "dnnl_primitive_desc_t",
+    "dnnl_primitive_t",
 )
 
 C_TYPES: dict[str, type | None] = {
@@ -2383,10 +2389,20 @@ class dnnl_format_tag_t(IntEnum):
 ENUMS: dict[str, type[IntEnum]] = {
     enum.__name__: enum
     for enum in (
-        dnnl_status_t, dnnl_data_type_t, dnnl_engine_kind_t, dnnl_stream_flags_t,
-        dnnl_fpmath_mode_t, dnnl_format_kind_t, dnnl_prop_kind_t, dnnl_primitive_kind_t,
-        dnnl_alg_kind_t, dnnl_normalization_flags_t, dnnl_scratchpad_mode_t, dnnl_query_t,
-        dnnl_cpu_isa_t, dnnl_format_tag_t,
+        dnnl_status_t,
+        dnnl_data_type_t,
+        dnnl_engine_kind_t,
+        dnnl_stream_flags_t,
+        dnnl_fpmath_mode_t,
+        dnnl_format_kind_t,
+        dnnl_prop_kind_t,
+        dnnl_primitive_kind_t,
+        dnnl_alg_kind_t,
+        dnnl_normalization_flags_t,
+        dnnl_scratchpad_mode_t,
+        dnnl_query_t,
+        dnnl_cpu_isa_t,
+        dnnl_format_tag_t,
     )
 }
 """Every C enum declared here, by its C name."""

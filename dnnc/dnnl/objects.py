@@ -173,8 +173,14 @@ _FIXED_ELTWISE: dict[EltwiseAlg, tuple[Alg, float, float]] = {
 }
 
 
+def has_eltwise_algorithm(alg: EltwiseAlg) -> bool:
+    """Whether oneDNN computes `alg` (the others run their numpy reference kernel)."""
+    return alg in _FIXED_ELTWISE or alg in _ELTWISE_ALGS
+
+
 def eltwise_algorithm(alg: EltwiseAlg, alpha: float, beta: float) -> tuple[Alg, float, float]:
-    """oneDNN's (algorithm, alpha, beta) for a dnnc eltwise algorithm and its parameters."""
+    """oneDNN's (algorithm, alpha, beta) for a dnnc eltwise algorithm and its parameters
+    (`alg` must be one `has_eltwise_algorithm` accepts)."""
     if alg in _FIXED_ELTWISE:
         return _FIXED_ELTWISE[alg]
     return _ELTWISE_ALGS[alg], float(alpha), float(beta)
@@ -589,8 +595,14 @@ class MemoryDesc(_Owned):
         The size is included because it also covers oneDNN's hidden extra buffers."""
         if self._key is None:
             self._key = (
-                self.dims, self.data_type.value, self.format_kind.value, self.padded_dims,
-                self.padded_offsets, self.submemory_offset, self.strides, self.inner_blocks,
+                self.dims,
+                self.data_type.value,
+                self.format_kind.value,
+                self.padded_dims,
+                self.padded_offsets,
+                self.submemory_offset,
+                self.strides,
+                self.inner_blocks,
                 self.size_bytes,
             )
         return self._key
@@ -871,7 +883,8 @@ class PrimitiveDesc(_Owned):
         engine = engine or Engine.default()
         declarations = capi.SIGNATURES[function_name][1][1:]
         taken = [
-            d for d in declarations
+            d
+            for d in declarations
             if capi.parameter_type(d) not in (_ENGINE, _ATTR) and d != _COUNT
         ]
         if len(args) != len(taken):
@@ -970,12 +983,24 @@ class PrimitiveDesc(_Owned):
     def expected_args(self) -> dict[int, MemoryDesc]:
         """Every exec argument this primitive reads or writes, with its descriptor."""
         candidates = [
-            capi.DNNL_ARG_SRC_0, capi.DNNL_ARG_SRC_1, capi.DNNL_ARG_SRC_2, capi.DNNL_ARG_SRC_3,
-            capi.DNNL_ARG_DST_0, capi.DNNL_ARG_DST_1, capi.DNNL_ARG_DST_2,
-            capi.DNNL_ARG_WEIGHTS_0, capi.DNNL_ARG_WEIGHTS_1, capi.DNNL_ARG_WEIGHTS_2,
-            capi.DNNL_ARG_WEIGHTS_3, capi.DNNL_ARG_BIAS, capi.DNNL_ARG_MEAN,
-            capi.DNNL_ARG_VARIANCE, capi.DNNL_ARG_SCALE, capi.DNNL_ARG_SHIFT,
-            capi.DNNL_ARG_WORKSPACE, capi.DNNL_ARG_SCRATCHPAD,
+            capi.DNNL_ARG_SRC_0,
+            capi.DNNL_ARG_SRC_1,
+            capi.DNNL_ARG_SRC_2,
+            capi.DNNL_ARG_SRC_3,
+            capi.DNNL_ARG_DST_0,
+            capi.DNNL_ARG_DST_1,
+            capi.DNNL_ARG_DST_2,
+            capi.DNNL_ARG_WEIGHTS_0,
+            capi.DNNL_ARG_WEIGHTS_1,
+            capi.DNNL_ARG_WEIGHTS_2,
+            capi.DNNL_ARG_WEIGHTS_3,
+            capi.DNNL_ARG_BIAS,
+            capi.DNNL_ARG_MEAN,
+            capi.DNNL_ARG_VARIANCE,
+            capi.DNNL_ARG_SCALE,
+            capi.DNNL_ARG_SHIFT,
+            capi.DNNL_ARG_WORKSPACE,
+            capi.DNNL_ARG_SCRATCHPAD,
         ]
         inputs = self.query_s32(Query.dnnl_query_num_of_inputs_s32)
         candidates += [capi.DNNL_ARG_MULTIPLE_SRC + i for i in range(inputs)]
@@ -995,8 +1020,13 @@ class PrimitiveDesc(_Owned):
 
 
 _OUTPUT_ARGS = frozenset(
-    {capi.DNNL_ARG_DST_0, capi.DNNL_ARG_DST_1, capi.DNNL_ARG_DST_2, capi.DNNL_ARG_WORKSPACE,
-     capi.DNNL_ARG_SCRATCHPAD}
+    {
+        capi.DNNL_ARG_DST_0,
+        capi.DNNL_ARG_DST_1,
+        capi.DNNL_ARG_DST_2,
+        capi.DNNL_ARG_WORKSPACE,
+        capi.DNNL_ARG_SCRATCHPAD,
+    }
 )
 
 

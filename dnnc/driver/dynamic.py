@@ -46,26 +46,20 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError, error_at
+from dnnc.driver.pipelines import run_passes
 from dnnc.ir.dnn import shape_of
 from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.onednn import ARENA_BYTES
 from dnnc.ir.names import input_names, output_names
-from dnnc.ir.types import data_type_of
+from dnnc.ir.onednn import ARENA_BYTES
 from dnnc.ir.text import make_context
+from dnnc.ir.types import data_type_of
 from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
-from dnnc.driver.pipelines import run_passes
 from dnnc.runtime.cache import PrimitiveCache, default_cache
-from dnnc.runtime.executor import (
-    Executable,
-    PackedConstants,
-    ShippedByRecipe,
-    StepTime,
-    TensorSpec,
-    aligned_bytes,
-    chosen_outputs,
-    input_error,
-    ordered_inputs,
-)
+from dnnc.runtime.constants import PackedConstants
+from dnnc.runtime.executor import Executable, ShippedByRecipe
+from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
+from dnnc.runtime.plan import aligned_bytes
+from dnnc.runtime.report import StepTime
 
 Signature = tuple[tuple[int, ...], ...]
 """The shapes of a run's inputs, in order."""
@@ -161,10 +155,14 @@ class DynamicExecutable(ShippedByRecipe):
         )
         """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
         self.outputs = tuple(
-            TensorSpec(name, tuple(max(d, -1) for d in t.get_shape()),
-                       data_type_of(t.get_element_type()).numpy)
-            for name, t in zip(output_names(function), function.function_type.outputs.data,
-                               strict=True)
+            TensorSpec(
+                name,
+                tuple(max(d, -1) for d in t.get_shape()),
+                data_type_of(t.get_element_type()).numpy,
+            )
+            for name, t in zip(
+                output_names(function), function.function_type.outputs.data, strict=True
+            )
         )
         """The results as declared, ``?`` dimensions as -1 (as Executable.outputs)."""
 
@@ -235,7 +233,7 @@ class DynamicExecutable(ShippedByRecipe):
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
         executable = self._executable(lowered)
-        return _Plan(lowered, executable, executable.scratchpad_bytes)
+        return _Plan(lowered, executable, executable.plan.scratchpad_bytes)
 
     def _executable(self, lowered: func.FuncOp) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""
@@ -284,4 +282,3 @@ class DynamicExecutable(ShippedByRecipe):
             constant_bytes=self._constants.bytes,
             constant_packs=self._constants.packs,
         )
-

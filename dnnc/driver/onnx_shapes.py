@@ -21,13 +21,8 @@ import numpy as np
 import onnx
 
 from dnnc.core.diagnostics import InputError
-from dnnc.runtime.executor import (
-    Executable,
-    ShippedByRecipe,
-    TensorSpec,
-    chosen_outputs,
-    ordered_inputs,
-)
+from dnnc.runtime.executor import Executable, ShippedByRecipe
+from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
 
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
@@ -76,8 +71,10 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
                 d < 0 or d == n for d, n in zip(spec.shape, array.shape)
             )
             if array.dtype != spec.dtype or not fits:
-                raise InputError(f"input '{spec.name}' is {array.dtype}{list(array.shape)}; "
-                                 f"expected {self.signature()}")
+                raise InputError(
+                    f"input '{spec.name}' is {array.dtype}{list(array.shape)}; "
+                    f"expected {self.signature()}"
+                )
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
         executable = self._executable(tuple(a.shape for a in arrays))
         return executable.run(arrays, as_dict=as_dict, output_names=output_names)

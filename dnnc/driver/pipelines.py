@@ -21,9 +21,9 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_xdsl_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from dnnc.core.diagnostics import DnncError, running_pass
+from dnnc.driver.registry import get_all_passes
 from dnnc.ir.onednn import is_lowered
 from dnnc.ir.text import verify_module
-from dnnc.driver.registry import get_all_passes
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,18 @@ class OptimizePipeline(PipelinePass):
     """
 
     name = "dnn-optimize"
-    steps = ("dnn-recover-gelu", "dnn-recover-layer-norm", "dnn-fold-constants", "dnn-fuse-post-ops",
-             "dnn-select-kernels", "dnn-assign-layouts", "dnn-insert-data-transforms", "dnn-remove-redundant-reorders",
-             "dnn-buffer-fusing", "dnn-inplace")
+    steps = (
+        "dnn-recover-gelu",
+        "dnn-recover-layer-norm",
+        "dnn-fold-constants",
+        "dnn-fuse-post-ops",
+        "dnn-select-kernels",
+        "dnn-assign-layouts",
+        "dnn-insert-data-transforms",
+        "dnn-remove-redundant-reorders",
+        "dnn-buffer-fusing",
+        "dnn-inplace",
+    )
 
 
 @dataclass(frozen=True)
@@ -76,8 +85,13 @@ class ToOnednnPipeline(PipelinePass):
     """
 
     name = "dnn-to-onednn"
-    steps = ("dnn-select-kernels", "dnn-insert-data-transforms", "dnn-plan-memory",
-             "convert-dnn-to-onednn", "onednn-verify-buffers")
+    steps = (
+        "dnn-select-kernels",
+        "dnn-insert-data-transforms",
+        "dnn-plan-memory",
+        "convert-dnn-to-onednn",
+        "onednn-verify-buffers",
+    )
 
 
 _ANCHORED = re.compile(r"\s*([\w.]+)\s*\((.*)\)\s*", re.DOTALL)
@@ -210,7 +224,9 @@ def run_passes(
             after_pass(module_pass, module)
     if expanded and not (verify_each or after_pass is not None):
         names = ",".join(p.name for p in expanded)
-        _verify_after(module, f"passes '{names}' (set {VERIFY_EACH_VARIABLE}=1 to verify after each)")
+        _verify_after(
+            module, f"passes '{names}' (set {VERIFY_EACH_VARIABLE}=1 to verify after each)"
+        )
 
 
 def _verify_after(module: ModuleOp, what: str) -> None:

@@ -1,7 +1,8 @@
 """The one place where dnnc's passes and named pipelines are listed (dialects: `dnnc.ir.dialects`).
 
 Factories are lazy (like xDSL's `get_all_passes()`): a module is imported only when its pass is
-used. Adding a pass is one line, `"<name>": "<module>:<Class>"`, in `_DNNC_PASSES`; `test/python/test_registry.py` then checks the pass name against
+used. Adding a pass is one line, `"<name>": "<module>:<Class>"`, in `_DNNC_PASSES`;
+`test/python/test_registry.py` then checks the pass name against
 its class, its file and its lit test (`test/Passes/<pass-name>.mlir`, or `test/Lowering/...` for
 passes in `dnnc.lowering`). What the named pipelines run is in `dnnc/driver/pipelines.py`."""
 
@@ -28,7 +29,9 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-assign-precision": "dnnc.passes.assign_precision:AssignPrecisionPass",
     "dnn-assign-layouts": "dnnc.passes.assign_layouts:AssignLayoutsPass",
     "dnn-insert-data-transforms": "dnnc.passes.insert_data_transforms:InsertDataTransformsPass",
-    "dnn-remove-redundant-reorders": "dnnc.passes.remove_redundant_reorders:RemoveRedundantReordersPass",
+    "dnn-remove-redundant-reorders": (
+        "dnnc.passes.remove_redundant_reorders:RemoveRedundantReordersPass"
+    ),
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
     "dnn-buffer-fusing": "dnnc.passes.buffer_fusing:BufferFusingPass",
     "dnn-inplace": "dnnc.passes.inplace:InplacePass",

@@ -35,14 +35,15 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
 
 from dnnc.core.diagnostics import DnncError
 from dnnc.ir.dnn import ConstantOp, WeightOp
 from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.text import make_context, parse_module, verify_module
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.executor import Executable, PackedConstants, aligned_bytes
+from dnnc.runtime.constants import PackedConstants, constant_key
+from dnnc.runtime.executor import Executable
+from dnnc.runtime.plan import aligned_bytes
 from dnnc.target import effective_isa, onednn_version
 
 FORMAT = 1
@@ -122,9 +123,7 @@ def _replace_source(wrapper: MemoryConstantOp, source: object, name: str) -> Non
     wrapper.operands[0] = weight.result
 
 
-def load(
-    directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = None
-) -> Executable:
+def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = None) -> Executable:
     """The Executable saved in ``directory`` (module docstring); DnncError if it cannot be."""
     path = Path(directory)
     try:
@@ -133,9 +132,11 @@ def load(
     except (OSError, ValueError) as error:
         raise DnncError(f"'{path}' is not a saved dnnc model: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise DnncError(f"'{path}' holds a saved model of format "
-                        f"{manifest.get('format') if isinstance(manifest, dict) else '?'}; "
-                        f"this dnnc reads format {FORMAT}: compile the model again")
+        raise DnncError(
+            f"'{path}' holds a saved model of format "
+            f"{manifest.get('format') if isinstance(manifest, dict) else '?'}; "
+            f"this dnnc reads format {FORMAT}: compile the model again"
+        )
     here = target_identity()
     saved_for = {key: manifest.get(key) for key in here}
     if saved_for != here:
@@ -153,8 +154,9 @@ def load(
         for wrapper in [op for op in function.walk() if isinstance(op, MemoryConstantOp)]:
             source = wrapper.tensor.owner
             assert isinstance(source, WeightOp) and source.key is not None  # as saved
-            constants.preload(Executable.constant_key(source, str(path)), wrapper.result.type,
-                              arrays[source.key.data])
+            constants.preload(
+                constant_key(source, str(path)), wrapper.result.type, arrays[source.key.data]
+            )
     except (OSError, KeyError, ValueError, struct.error, zipfile.BadZipFile) as error:
         raise DnncError(f"cannot read the constants of '{path}': {error!r}") from None
     return Executable(function, weights_dir=str(path), cache=cache, constants=constants)
@@ -178,7 +180,8 @@ def _write_arrays(npz: Path, arrays: dict[str, np.ndarray]) -> None:
             array = np.ascontiguousarray(array)
             header = io.BytesIO()
             np.lib.format.write_array_header_1_0(
-                header, np.lib.format.header_data_from_array_1_0(array))
+                header, np.lib.format.header_data_from_array_1_0(array)
+            )
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             zip64 = array.nbytes + len(header.getvalue()) >= zipfile.ZIP64_LIMIT
             fixed = _LOCAL_HEADER.size + len(info.filename) + (20 if zip64 else 0) + 4
@@ -206,8 +209,11 @@ def _read_arrays(npz: Path) -> dict[str, np.ndarray]:
             header = _LOCAL_HEADER.unpack(file.read(_LOCAL_HEADER.size))
             file.seek(info.header_offset + _LOCAL_HEADER.size + header[-2] + header[-1])
             version = np.lib.format.read_magic(file)
-            read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                           else np.lib.format.read_array_header_2_0)
+            read_header = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
             shape, fortran, dtype = read_header(file)
             if fortran:
                 raise ValueError(f"{info.filename} is in Fortran order")

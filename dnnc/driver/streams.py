@@ -63,7 +63,9 @@ class Streams:
         self.streams = streams
         self.threads_per_stream = threads
         self._pool = ThreadPoolExecutor(
-            streams, thread_name_prefix="dnnc-stream", initializer=set_thread_count,
+            streams,
+            thread_name_prefix="dnnc-stream",
+            initializer=set_thread_count,
             initargs=(threads,),
         )
         self._closed = threading.Event()

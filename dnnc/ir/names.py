@@ -22,9 +22,9 @@ NAME = "dnn.name"
 
 def named(names: Sequence[str | None]) -> ArrayAttr[DictionaryAttr]:
     """``arg_attrs`` / ``res_attrs`` carrying ``names`` (None: no attribute)."""
-    return ArrayAttr([
-        DictionaryAttr({} if name is None else {NAME: StringAttr(name)}) for name in names
-    ])
+    return ArrayAttr(
+        [DictionaryAttr({} if name is None else {NAME: StringAttr(name)}) for name in names]
+    )
 
 
 def _name_of(attrs: ArrayAttr[DictionaryAttr] | None, index: int) -> str | None:

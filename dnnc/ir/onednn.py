@@ -42,10 +42,9 @@ from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from dnnc.ir.types import data_type_of
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout, LayoutError, parse_layout, plain_layout
-
+from dnnc.ir.types import data_type_of
 
 ARENA_BYTES = "onednn.arena_bytes"
 """The function attribute of a lowered function: the size of its arena. A function that
@@ -74,7 +73,9 @@ class MemoryType(ParametrizedAttribute, TypeAttribute):
 
     def __init__(self, shape: Sequence[int], element_type: Attribute, layout: Layout | None = None):
         layout = layout or plain_layout(len(shape))
-        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type, StringAttr(layout.tag))
+        super().__init__(
+            ArrayAttr([IntAttr(d) for d in shape]), element_type, StringAttr(layout.tag)
+        )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -224,7 +225,11 @@ class SubviewOp(IRDLOperation):
         offset = self.offset.data
         if source.element_type != result.element_type:
             raise VerifyException("must keep the element type")
-        if offset < 0 or offset % result.data_type.itemsize or offset + result.nbytes > source.nbytes:
+        if (
+            offset < 0
+            or offset % result.data_type.itemsize
+            or offset + result.nbytes > source.nbytes
+        ):
             raise VerifyException(
                 f"bytes [{offset}, {offset + result.nbytes}) are not whole "
                 f"elements inside the {source.nbytes} bytes of the source"
@@ -337,7 +342,10 @@ class KernelCallOp(IRDLOperation):
         printer.print_string(")")
 
     def verify_(self) -> None:
-        for roles, values, what in ((self.in_roles, self.ins, "ins"), (self.out_roles, self.outs, "outs")):
+        for roles, values, what in (
+            (self.in_roles, self.ins, "ins"),
+            (self.out_roles, self.outs, "outs"),
+        ):
             names = [r.data for r in roles.data]
             if len(names) != len(values):
                 raise VerifyException(

@@ -8,11 +8,19 @@ op, so that both parse errors and verifier failures read `file:line:col: error: 
 import os
 import re
 from bisect import bisect_right
+from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -21,7 +29,6 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location, source_snippet
 from dnnc.ir.dialects import get_all_dialects
-
 
 # xDSL 0.74's string-literal pattern, '"(?:[^"\\\n\v\f]+|\\(...))*"', nests a quantifier in a
 # quantifier: on a string left unterminated before the end of its line, the regex engine tries
@@ -120,6 +127,15 @@ def read_source(path: str | os.PathLike[str]) -> str:
         raise DnncError(f"input file '{path}' is not UTF-8: {error.reason}") from None
 
 
+def _elided_constant(text: str) -> int | None:
+    """The offset of the first ELIDED constant outside a `//` comment, if any."""
+    for match in re.finditer(re.escape(ELIDED), text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if "//" not in text[line_start : match.start()]:
+            return match.start()
+    return None
+
+
 def parse_module(
     text: str, filename: str, ctx: Context | None = None, *, line_offset: int = 0
 ) -> ModuleOp:
@@ -130,6 +146,14 @@ def parse_module(
     `builtin.module` are wrapped in one. Raises `DnncError` for any malformed input.
     """
     parser = _LocatingParser(ctx or make_context(), text, filename, line_offset)
+    elided = _elided_constant(text)
+    if elided is not None:
+        raise parser.error(
+            "this constant was elided when the IR was printed; print the IR again with its "
+            "constants in full (dnnc-opt --print-constants-in-full) to read it back",
+            parser.location_at(elided),
+            len(ELIDED),
+        )
     if parser.at_end():
         return ModuleOp([])  # like mlir-opt: an empty input is an empty module
     try:
@@ -149,10 +173,50 @@ def parse_module(
     return module
 
 
-def print_module(module: ModuleOp) -> str:
-    """`module` in dnnc's custom assembly, ending in a newline (what `parse_module` reads)."""
+ELIDED = "dense_resource<__elided__>"
+"""What a constant larger than the elision limit prints as (MLIR's spelling); `parse_module`
+refuses it with a clear error rather than reading a wrong value."""
+
+DUMP_ELISION_LIMIT = 16
+"""Debug dumps (`--print-ir-after-all`, graph pictures) elide constants with more elements."""
+
+
+@dataclass(eq=False, repr=False)
+class _ElidingPrinter(Printer):
+    """xDSL's printer, printing dense constants of more than `limit` elements as ELIDED."""
+
+    limit: int | None = None
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if (
+            self.limit is not None
+            and isinstance(attribute, DenseIntOrFPElementsAttr)
+            and len(attribute) > self.limit
+        ):
+            self.print_string(f"{ELIDED} : ")
+            self.print_attribute(attribute.get_type())
+            return
+        super().print_attribute(attribute)
+
+
+def print_module(
+    module: ModuleOp,
+    *,
+    elide_larger_than: int | None = None,
+    debuginfo: bool = False,
+    generic: bool = False,
+) -> str:
+    """`module` in dnnc's custom assembly (`generic`: MLIR's generic form), ending in a newline:
+    what `parse_module` reads, unless a constant of more than `elide_larger_than` elements was
+    printed as ELIDED (like MLIR's `--mlir-elide-elementsattrs-if-larger`)."""
     stream = StringIO()
-    Printer(stream=stream).print_op(module)
+    printer = _ElidingPrinter(
+        stream=stream,
+        print_debuginfo=debuginfo,
+        print_generic_format=generic,
+        limit=elide_larger_than,
+    )
+    printer.print_op(module)
     return stream.getvalue() + "\n"
 
 
@@ -163,8 +227,11 @@ def _check_defined_before_use(block: Block) -> None:
         for operand in op.operands:
             owner = operand.owner
             if isinstance(owner, Operation) and owner.parent is block and owner not in defined:
-                raise error_at(op, f"operand %{operand.name_hint or '?'} is used before it "
-                                   "is defined (its definition comes later in the block)")
+                raise error_at(
+                    op,
+                    f"operand %{operand.name_hint or '?'} is used before it "
+                    "is defined (its definition comes later in the block)",
+                )
         defined.add(op)
 
 

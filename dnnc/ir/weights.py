@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects.builtin import FileLineColLoc, TensorType
 
-from dnnc.core.diagnostics import DnncError, error_at
+from dnnc.core.diagnostics import error_at
+from dnnc.core.kinds import DataType
 from dnnc.ir.dnn import ConstantOp, WeightOp
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import DataType
 
 
 def numpy_dtype(type_: TensorType) -> np.dtype:
@@ -98,7 +98,8 @@ def _checked(op: WeightOp, array: np.ndarray, type_: TensorType, where: str) -> 
         array = array.view(dtype)
     if array.dtype != dtype:
         raise error_at(
-            op, f"weight {where} has element type {array.dtype}, the result type {type_} needs {dtype}"
+            op,
+            f"weight {where} has element type {array.dtype}, the result type {type_} needs {dtype}",
         )
     shape = tuple(type_.get_shape())
     if array.shape != shape:

@@ -31,15 +31,23 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import error_at
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
 from dnnc.ir.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
 from dnnc.ir.dnn.base import ints
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
-from dnnc.ir.onednn import INPUT_NAMES, OUTPUT_NAMES
-from dnnc.ir.onednn import ArenaViewOp, MemoryType, PrimitiveOp, ReferenceOp, SubviewOp
+from dnnc.ir.onednn import (
+    INPUT_NAMES,
+    OUTPUT_NAMES,
+    ArenaViewOp,
+    MemoryType,
+    PrimitiveOp,
+    ReferenceOp,
+    SubviewOp,
+)
 from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.onednn import ReshapeOp as MemoryReshapeOp
-from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
+from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
@@ -49,7 +57,6 @@ from dnnc.passes.buffer_classes import (
     sum_post_args,
 )
 from dnnc.target.kernel_calls import KernelCall, kernel_call, params_of
-from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 
 
 class _FunctionLowering:

@@ -32,10 +32,10 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import OpResult
 from xdsl.passes import ModulePass
 
-from dnnc.core.diagnostics import remark
-from dnnc.ir.dnn.base import i64_array
 from dnnc.core.arena import ArenaPlan, Lifetime, plan_arena
+from dnnc.core.diagnostics import remark
 from dnnc.ir.decisions import INPLACE, inplace_requests
+from dnnc.ir.dnn.base import i64_array
 from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
@@ -95,8 +95,7 @@ def plan_function(function: func.FuncOp) -> ArenaPlan:
     excess = plan.peak_bytes / plan.lower_bound_bytes - 1 if plan.lower_bound_bytes else 0.0
     remark(
         function,
-        f"planned {plan.peak_bytes} bytes, lower bound {plan.lower_bound_bytes} "
-        f"(+{excess:.1%})",
+        f"planned {plan.peak_bytes} bytes, lower bound {plan.lower_bound_bytes} (+{excess:.1%})",
     )
     return plan
 

@@ -37,6 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
 from dnnc.core.diagnostics import error_at
+from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
 from dnnc.ir.dnn import (
     BinaryAlgAttr,
     BinaryOp,
@@ -49,7 +50,6 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
 from dnnc.ir.names import input_name
-from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
 from dnnc.passes.fuse_post_ops import post_op_attr
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
@@ -58,9 +58,7 @@ def is_dynamic(function: func.FuncOp) -> bool:
     """Whether any tensor type in the function has a ``?`` dimension."""
     values = [*function.body.block.args]
     values += [r for op in function.body.block.ops for r in op.results]
-    return any(
-        isinstance(v.type, TensorType) and shapes.DYNAMIC in shape_of(v) for v in values
-    )
+    return any(isinstance(v.type, TensorType) and shapes.DYNAMIC in shape_of(v) for v in values)
 
 
 def _first_reader(function: func.FuncOp, arg: SSAValue) -> Operation:
@@ -92,8 +90,7 @@ def _check_inputs(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -
             if want != shapes.DYNAMIC and size != want:
                 raise error_at(
                     _first_reader(function, arg),
-                    f"{where} dimension {dim} is {size}, @{function.sym_name.data} declares "
-                    f"{want}",
+                    f"{where} dimension {dim} is {size}, @{function.sym_name.data} declares {want}",
                 )
 
 
@@ -255,4 +252,3 @@ def unfuse_invalid_post_ops(function: func.FuncOp) -> list[DnnOp]:
 
 
 __all__ = ["is_dynamic", "specialize", "unfuse_invalid_post_ops"]
-

@@ -29,13 +29,13 @@ from xdsl.passes import ModulePass
 from dnnc.core.diagnostics import DnncError, error_at, location_of
 from dnnc.ir.onednn import (
     INPUT_NAMES,
-    is_lowered,
     ArenaViewOp,
     ConstantOp,
     KernelCallOp,
     MemoryType,
     ReshapeOp,
     SubviewOp,
+    is_lowered,
 )
 
 Content = tuple[SSAValue, int]

@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError, remark
+from dnnc.core.layouts import Layout, plain_layout
 from dnnc.ir.dnn import (
     CastOp,
     ConcatOp,
@@ -59,7 +60,6 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.layouts import Layout, plain_layout
 from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, weight_indices
 
@@ -119,7 +119,9 @@ class _Graph:
         self.function = function
         self.probe = probe
         ops = [op for op in function.body.block.ops if isinstance(op, DnnOp)]
-        preferred = {op: self._preferred(op) for op in ops if layout_rule(op) is LayoutRule.PREFERRED}
+        preferred = {
+            op: self._preferred(op) for op in ops if layout_rule(op) is LayoutRule.PREFERRED
+        }
         pool: dict[int, list[Layout]] = {}
         for node in preferred.values():
             for k in node.candidates:
@@ -161,7 +163,8 @@ class _Graph:
         for k in pool.get(_plain(node.op.operands[0]).rank, []):
             self._try(node, k)
         direct = [
-            k for k in node.candidates
+            k
+            for k in node.candidates
             if k in node.implementations and not _fallback(node.implementations[k])
         ]
         if direct:
@@ -173,7 +176,9 @@ class _Graph:
         if k in node.candidates:
             return
         op = node.op
-        tied = {r: k for r, i in roles_of(op) if i in node.tied} | {r: k for r in self._dst_role(op)}
+        tied = {r: k for r, i in roles_of(op) if i in node.tied} | {
+            r: k for r in self._dst_role(op)
+        }
         packed = self.probe.choose(op, tied, ("weights",))
         if packed is None:
             return  # oneDNN cannot run the op so
@@ -197,7 +202,9 @@ class _Graph:
 
     @staticmethod
     def _dst_role(op: DnnOp) -> list[str]:
-        same = tensor_type(op.results[0]).get_num_dims() == tensor_type(op.operands[0]).get_num_dims()
+        same = (
+            tensor_type(op.results[0]).get_num_dims() == tensor_type(op.operands[0]).get_num_dims()
+        )
         return ["dst"] if same else []
 
     # --- cost ---------------------------------------------------------------------------------
@@ -295,7 +302,7 @@ class _Graph:
     def annotate(self, choice: dict[Operation, Layout]) -> None:
         for op, node in self.nodes.items():
             layouts: list[Attribute] = []
-            for index, value in enumerate(op.operands):
+            for index in range(len(op.operands)):
                 want = node.expected(choice[op], index)
                 layouts.append(LayoutAttr(want) if want.rank else NoneAttr())  # rank 0: no layout
             op.attributes[OPERAND_LAYOUTS] = ArrayAttr(layouts)
@@ -311,8 +318,10 @@ def _tied(op: DnnOp) -> set[int]:
     weights = {op.operands[i] for i in weight_indices(op)}
     same_rank = result.get_num_dims() == first.get_num_dims()
     return {
-        i for i, v in enumerate(op.operands)
-        if i == 0 or isinstance(op, ConcatOp)
+        i
+        for i, v in enumerate(op.operands)
+        if i == 0
+        or isinstance(op, ConcatOp)
         or (same_rank and v not in weights and tensor_type(v).get_shape() == result.get_shape())
     }
 

@@ -35,12 +35,13 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from dnnc.core.diagnostics import DnncError, remark, warn
-from dnnc.ir.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
 from dnnc.core.kinds import DataType
+from dnnc.ir.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
+from dnnc.target import computes_in, effective_isa, onednn_version
 from dnnc.target.kernel_table import (
     KEEP_F32,
     KERNEL,
@@ -50,7 +51,6 @@ from dnnc.target.kernel_table import (
     kernel_of,
     kernel_support,
 )
-from dnnc.target import computes_in, effective_isa, onednn_version
 
 LOWER_PRECISIONS = (DataType.BF16,)
 """The data types ``dtype`` may name."""
@@ -78,8 +78,10 @@ class LowerKernelPrecision(RewritePattern):
         support = kernel_support(op, self.dtype, self.probe)
         if support is not Support.NATIVE:
             what = "only a reference" if support is Support.REFERENCE else "no"
-            remark(op, f"kept f32: oneDNN has {what} {self.dtype} {kernel_kind(op)} on "
-                       f"{effective_isa()}")
+            remark(
+                op,
+                f"kept f32: oneDNN has {what} {self.dtype} {kernel_kind(op)} on {effective_isa()}",
+            )
             return  # a reference kernel would be far slower than f32; none would fail
         op.attributes[KERNEL] = KernelAttr(KernelLibrary.ONEDNN, self.dtype)
         rewriter.notify_op_modified(op)
@@ -102,8 +104,12 @@ class AssignPrecisionPass(ModulePass):
             )
         dtype = DataType(self.dtype)
         if not computes_in(dtype):
-            warn(f"dnn-assign-precision: oneDNN {onednn_version()} has no native {dtype} "
-                 f"convolution, matmul or inner product on this CPU (effective ISA "
-                 f"{effective_isa()}): the graph stays f32")
+            warn(
+                f"dnn-assign-precision: oneDNN {onednn_version()} has no native {dtype} "
+                f"convolution, matmul or inner product on this CPU (effective ISA "
+                f"{effective_isa()}): the graph stays f32"
+            )
             return  # lowering eltwise alone would add casts and gain nothing
-        PatternRewriteWalker(LowerKernelPrecision(dtype), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(LowerKernelPrecision(dtype), apply_recursively=False).rewrite_module(
+            op
+        )

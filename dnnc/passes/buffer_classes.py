@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
+from xdsl.dialects.builtin import IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from dnnc.core.diagnostics import error_at, location_of
+from dnnc.core.kinds import takes_argument
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE, inplace_requests
 from dnnc.ir.dnn import (
     BinaryOp,
     ConcatOp,
@@ -42,13 +44,10 @@ from dnnc.ir.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE, inplace_requests
 from dnnc.ir.dnn.base import int_of, ints
 from dnnc.ir.onednn import MemoryType
-from dnnc.core.kinds import takes_argument
 from dnnc.passes.regions import concat_offsets, region_offset
 from dnnc.target.post_op_rules import COMMUTATIVE
-
 
 
 class Owner(Enum):
@@ -196,7 +195,8 @@ class ClassBuilder:
         return reader, member
 
     def inplace_refusal(self, op: Operation, index: int, operand: int) -> str | None:
-        """Why result `index` of `op` may not take the buffer of operand `operand` (None: it may)."""
+        """Why result `index` of `op` may not take the buffer of operand `operand` (None: it
+        may)."""
         source, result = op.operands[operand], op.results[index]
         target = self.of[source]
         name = f"operand {operand} ({describe(source)})"
@@ -246,7 +246,10 @@ class ClassBuilder:
                 return offsets, f"{name} has layout {memory_type(op, value).layout.name}"
             if target.owner is not Owner.COMPUTED:
                 return offsets, f"{name} lives in {target.owner.value}: its producer is not ours"
-            if value in target.views or memory_type(op, value).nbytes != memory_type(op, target.root).nbytes:
+            if (
+                value in target.views
+                or memory_type(op, value).nbytes != memory_type(op, target.root).nbytes
+            ):
                 return offsets, (
                     f"{name} is already part of a larger buffer (a view, or an input of "
                     "another implicit concat)"
@@ -270,9 +273,7 @@ class ClassBuilder:
             return 0, f"the window is not a contiguous part of the {source.layout.name} source"
         target = self.of[op.src]
         if target.owner is not Owner.COMPUTED:
-            return 0, (
-                f"the source lives in {target.owner.value}, which the runtime binds whole"
-            )
+            return 0, (f"the source lives in {target.owner.value}, which the runtime binds whole")
         return element * source.data_type.itemsize, None
 
     def add(self, op: Operation, inplace: list[int] | None = None) -> None:

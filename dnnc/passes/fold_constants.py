@@ -41,6 +41,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     InsertPoint,
@@ -49,9 +50,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import error_at, location_of
+from dnnc.core.kinds import BinaryAlg, DataType
 from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -65,12 +66,11 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.ir.weights import source_value
 from dnnc.passes.buffer_classes import describe
 from dnnc.passes.fuse_post_ops import Decisions
-from dnnc.reference.interpreter import kernel_call
 from dnnc.reference import to_dtype
-from dnnc.ir.weights import source_value
+from dnnc.reference.interpreter import kernel_call
 
 Producer = Conv2DOp | InnerProductOp | MatmulOp
 _PRODUCERS = (Conv2DOp, InnerProductOp, MatmulOp)
@@ -256,8 +256,7 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         candidates = [
             (value, other)
             for value, other in sides
-            if isinstance(value.owner, _PRODUCERS)
-            and self.sources.constant_of(other) is not None
+            if isinstance(value.owner, _PRODUCERS) and self.sources.constant_of(other) is not None
         ]
         if not candidates:
             return  # no producer meets a constant here: not a candidate

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, NoneAttr, TensorType, i32
 from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     InsertPoint,
@@ -50,10 +51,10 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.passes import ModulePass
 
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError, location_of, remark
+from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
 from dnnc.ir.dnn import (
     BinaryOp,
     BinaryPostOpAttr,
@@ -67,7 +68,6 @@ from dnnc.ir.dnn import (
     shape_of,
 )
 from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
-from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
 from dnnc.passes.buffer_classes import describe
 from dnnc.target.post_op_rules import (
     COMMUTATIVE,
@@ -78,6 +78,7 @@ from dnnc.target.post_op_rules import (
     appended,
     broadcast_kind,
     combine_eltwise,
+    onednn_computes,
 )
 
 
@@ -123,6 +124,9 @@ class _FusionPattern(RewritePattern):
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
+            if not onednn_computes(post_op):
+                name = getattr(post_op, "alg", post_op)
+                return f"oneDNN has no eltwise {name} (it runs its reference kernel)"
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
             return f"{describe(value)} is also read by {other.name} at {location_of(other)}"

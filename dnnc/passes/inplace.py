@@ -42,6 +42,8 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import BinaryAlg, SumPostOp, takes_argument
+from dnnc.ir.decisions import INPLACE
 from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -58,8 +60,6 @@ from dnnc.ir.dnn import (
     SumPostOpAttr,
 )
 from dnnc.ir.dnn.base import i64_array, shape_of
-from dnnc.core.kinds import BinaryAlg, SumPostOp, takes_argument
-from dnnc.ir.decisions import INPLACE
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
     describe,
@@ -186,6 +186,7 @@ class InplacePass(ModulePass):
     name = "dnn-inplace"
 
     annotate_only: bool = False
+    """Only write `dnn.inplace_candidate` on each candidate op (analysis for tests; no rewrite)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in op.walk():

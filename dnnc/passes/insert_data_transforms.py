@@ -32,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     InsertPoint,
     PatternRewriter,
@@ -39,7 +40,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from dnnc.core.diagnostics import remark
@@ -56,13 +56,14 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of, element_type_of
-from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
+from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.target.kernel_table import KERNEL, data_operands, kernel_of
 
 
-def retyped(type_: TensorType, element: Attribute | None = None,
-            encoding: Attribute | None = None) -> TensorType:
+def retyped(
+    type_: TensorType, element: Attribute | None = None, encoding: Attribute | None = None
+) -> TensorType:
     """`type_` with another element type and/or encoding (layout)."""
     return TensorType(
         type_.get_element_type() if element is None else element,
@@ -187,8 +188,11 @@ def _transformed(
         if key not in transforms:
             new = transform_op(op_class, current, type_, reader)
             owner = current.owner
-            point = (InsertPoint.after(owner) if isinstance(owner, Operation)
-                     else InsertPoint.at_start(owner))
+            point = (
+                InsertPoint.after(owner)
+                if isinstance(owner, Operation)
+                else InsertPoint.at_start(owner)
+            )
             rewriter.insert(new, point)
             transforms[key] = new.results[0]
         current = transforms[key]

@@ -34,10 +34,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.ir.dnn import BinaryOp, ConstantOp, EltwiseOp
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr
-from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.ir.weights import constant_value
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -179,9 +179,13 @@ class RecoverTanhGelu(RewritePattern):
             remark(op, f"not recovered: {refusal}")
             return
         gelu = EltwiseOp.build(
-            operands=[x], result_types=[x.type],
-            properties={"alg": EltwiseAlgAttr(EltwiseAlg.GELU_TANH), "alpha": f32_attr(0.0),
-                        "beta": f32_attr(0.0)},
+            operands=[x],
+            result_types=[x.type],
+            properties={
+                "alg": EltwiseAlgAttr(EltwiseAlg.GELU_TANH),
+                "alpha": f32_attr(0.0),
+                "beta": f32_attr(0.0),
+            },
         )
         replace_chain(rewriter, [*chain, last], [gelu])
         remark(gelu, "recovered gelu_tanh")
@@ -189,18 +193,19 @@ class RecoverTanhGelu(RewritePattern):
     @staticmethod
     def _match(tanh: EltwiseOp) -> tuple[SSAValue, BinaryOp, list[Operation]]:
         scaled = single_use_binary(tanh.src, "the tanh argument", BinaryAlg.MUL)
-        for inner, constant in ((scaled.lhs, scaled.rhs), (scaled.rhs, scaled.lhs)):
-            if _is_splat(constant, _SQRT_2_OVER_PI):
-                break
-        else:
+        pairs = ((scaled.lhs, scaled.rhs), (scaled.rhs, scaled.lhs))
+        inner = next((v for v, constant in pairs if _is_splat(constant, _SQRT_2_OVER_PI)), None)
+        if inner is None:
             raise NoMatch("the tanh argument is not sqrt(2/pi) * (...)")
         add = single_use_binary(inner, "x + 0.044715 x^3", BinaryAlg.ADD)
-        for x, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-            owner = term.owner
-            if isinstance(owner, BinaryOp) and owner.alg.data == BinaryAlg.MUL:
-                break
-        else:
+        products = [
+            (x, term)
+            for x, term in ((add.lhs, add.rhs), (add.rhs, add.lhs))
+            if isinstance(term.owner, BinaryOp) and term.owner.alg.data == BinaryAlg.MUL
+        ]
+        if not products:
             raise NoMatch("x + 0.044715 x^3 has no product term")
+        x, term = products[0]
         weighted = single_use_binary(term, "0.044715 x^3", BinaryAlg.MUL)
         cube = weighted.lhs if _is_splat(weighted.rhs, 0.044715) else weighted.rhs
         splat(other_operand(weighted, cube), 0.044715, "the cube's coefficient")

@@ -31,6 +31,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg, ReduceKind
 from dnnc.ir.dnn import (
     BinaryOp,
     ConstantOp,
@@ -41,7 +42,7 @@ from dnnc.ir.dnn import (
     shape_of,
 )
 from dnnc.ir.dnn.base import f32_attr, int_of, ints, tensor_type
-from dnnc.core.kinds import BinaryAlg, EltwiseAlg, ReduceKind
+from dnnc.ir.weights import constant_value
 from dnnc.passes.recover_gelu import (
     NoMatch,
     binary_user,
@@ -50,7 +51,6 @@ from dnnc.passes.recover_gelu import (
     other_operand,
     replace_chain,
 )
-from dnnc.ir.weights import constant_value
 
 
 def _last_axis_mean(op: Operation | None, what: str) -> ReduceOp:
@@ -135,7 +135,8 @@ class RecoverLayerNorm(RewritePattern):
                 vector = reshape.result
             operands.append([] if vector is None else [vector])
         norm = LayerNormOp.build(
-            operands=[match.x, *operands], result_types=[match.x.type],
+            operands=[match.x, *operands],
+            result_types=[match.x.type],
             properties={"epsilon": f32_attr(match.epsilon)},
         )
         replace_chain(rewriter, match.ops, [*new_ops, norm])

@@ -32,6 +32,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     InsertPoint,
@@ -40,23 +41,28 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import DataType
 from dnnc.ir.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, layout_of
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import DataType
-from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.assign_layouts import moved_bytes
+from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.insert_data_transforms import retyped, transform_op, transform_stats
 from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
 
 _EXACT = {
-    (DataType.BF16, DataType.F32), (DataType.F16, DataType.F32), (DataType.S8, DataType.S32),
-    (DataType.U8, DataType.S32), (DataType.S8, DataType.F32), (DataType.U8, DataType.F32),
-    (DataType.S8, DataType.BF16), (DataType.U8, DataType.BF16), (DataType.S8, DataType.F16),
+    (DataType.BF16, DataType.F32),
+    (DataType.F16, DataType.F32),
+    (DataType.S8, DataType.S32),
+    (DataType.U8, DataType.S32),
+    (DataType.S8, DataType.F32),
+    (DataType.U8, DataType.F32),
+    (DataType.S8, DataType.BF16),
+    (DataType.U8, DataType.BF16),
+    (DataType.S8, DataType.F16),
     (DataType.U8, DataType.F16),
 }
 """(A, B): B represents every value of A exactly, so casting A -> B -> A is the identity."""
@@ -126,8 +132,13 @@ class ShareDuplicateTransforms(RewritePattern):
             return  # only transforms are shared here
         for use in op.src.uses:
             twin = use.operation
-            if (type(twin) is type(op) and twin is not op and twin.parent is op.parent
-                    and twin.results[0].type == op.result.type and twin.is_before_in_block(op)):
+            if (
+                type(twin) is type(op)
+                and twin is not op
+                and twin.parent is op.parent
+                and twin.results[0].type == op.result.type
+                and twin.is_before_in_block(op)
+            ):
                 _forward(rewriter, op, twin.results[0])  # the earlier one dominates op's readers
                 return
 
@@ -140,9 +151,7 @@ class FoldReorderIntoConstant(RewritePattern):
             return  # only sources can be packed before the first run
         packed = _retyped_op(source, list(source.operands), op.result.type)
         if isinstance(packed, ConstantOp):
-            packed.properties["value"] = DenseIntOrFPElementsAttr(
-                op.result.type, source.value.data
-            )
+            packed.properties["value"] = DenseIntOrFPElementsAttr(op.result.type, source.value.data)
         rewriter.replace(op, packed, packed.results)
         _erase_unused_source(rewriter, source)
 
@@ -258,7 +267,8 @@ class RemoveRedundantReordersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [
-            f for f in op.walk()
+            f
+            for f in op.walk()
             if isinstance(f, func.FuncOp) and f.body.blocks and is_dnn_function(f)
         ]
         before = {f: transform_stats(f.body.block) for f in functions}

@@ -29,18 +29,19 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import DataType
 from dnnc.ir.dnn import DnnOp, KernelAttr, KernelLibrary
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import DataType
+from dnnc.target import computes_in, effective_isa
 from dnnc.target.kernel_table import (
     DATA_MOVEMENT_KINDS,
     KERNEL,
@@ -53,7 +54,6 @@ from dnnc.target.kernel_table import (
     library_of,
     runs_kernel,
 )
-from dnnc.target import computes_in, effective_isa
 
 
 @dataclass
@@ -88,12 +88,14 @@ def _onednn_data_type(op: DnnOp, data_type: DataType, probe: Probe) -> DataType:
         return data_type
     isa = effective_isa()
     if data_type in REDUCED_FLOATS and kernel_support(op, DataType.F32, probe) is Support.NATIVE:
-        remark(op, f"computed in f32: oneDNN has no native {data_type} {kernel_kind(op)} "
-                   f"on {isa}")
+        remark(op, f"computed in f32: oneDNN has no native {data_type} {kernel_kind(op)} on {isa}")
         return DataType.F32  # exact enough: f32 is wider; the casts round once
     if support is Support.REFERENCE:
-        remark(op, f"oneDNN runs {op.name} in {data_type} on {isa} in plain layouts with "
-                   "its reference implementation only")
+        remark(
+            op,
+            f"oneDNN runs {op.name} in {data_type} on {isa} in plain layouts with "
+            "its reference implementation only",
+        )
     else:
         remark(op, f"oneDNN has no {op.name} in {data_type} on {isa}: dnn.cast it to f32")
     return data_type

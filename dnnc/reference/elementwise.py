@@ -81,6 +81,7 @@ ELTWISE: dict[EltwiseAlg, EltwiseFn] = {
     EltwiseAlg.SOFT_RELU: lambda x, a, b: _softplus(a * x) / a,
     EltwiseAlg.MISH: lambda x, a, b: x * np.tanh(_softplus(x)),
     EltwiseAlg.ROUND: lambda x, a, b: np.rint(x),
+    EltwiseAlg.SOFTSIGN: lambda x, a, b: x / (1.0 + np.abs(x)),
 }
 """Forward formula of each eltwise algorithm, ``f(x, alpha, beta)`` on float64."""
 
@@ -125,8 +126,7 @@ def apply_post_ops(
         p = next(args, None)
         if p is None:
             raise ValueError(
-                f"post-op {consumed + 1} ({post_op}) needs an argument, "
-                f"only {len(post_args)} given"
+                f"post-op {consumed + 1} ({post_op}) needs an argument, only {len(post_args)} given"
             )
         consumed += 1
         p = as_f64(p)
@@ -166,8 +166,14 @@ def binary(
     return to_dtype(apply_post_ops(d, post_ops, post_args), lhs.dtype)
 
 
-_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-            "gt": np.greater, "ge": np.greater_equal}
+_COMPARE = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
 _LOGICAL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 

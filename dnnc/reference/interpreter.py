@@ -21,19 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseArrayBase,
-    FloatAttr,
-    FloatData,
-    IntAttr,
-    IntegerAttr,
-    StringAttr,
     TensorType,
-    i1,
 )
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from dnnc import reference
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError, error_at
 from dnnc.core.kinds import DataType
@@ -41,7 +33,6 @@ from dnnc.ir.dnn import (
     CastOp,
     ConstantOp,
     DnnOp,
-    PostOpAttr,
     ReshapeOp,
     WeightOp,
     shape_of,
@@ -49,7 +40,6 @@ from dnnc.ir.dnn import (
 from dnnc.ir.dnn.compute import COMPUTE_OPS
 from dnnc.ir.dnn.data import DATA_OPS
 from dnnc.ir.dnn.logic import LOGIC_OPS
-from dnnc import reference
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import numpy_dtype, source_value
 

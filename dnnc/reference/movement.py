@@ -21,7 +21,7 @@ from dnnc.core.layouts import Layout, parse_layout
 from dnnc.reference.dtypes import as_f64, data_type, to_dtype
 
 
-def sum(*inputs: np.ndarray, scales: Sequence[float] | None = None) -> np.ndarray:  # noqa: A001
+def sum(*inputs: np.ndarray, scales: Sequence[float] | None = None) -> np.ndarray:
     """``dnn.sum``: sum of ``scales[i] * inputs[i]`` (scales all 1.0 when None)."""
     if not inputs:
         raise ValueError("sum: needs at least one input")
@@ -45,7 +45,7 @@ def concat(*inputs: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(inputs, axis=axis)
 
 
-def slice(  # noqa: A001
+def slice(
     src: np.ndarray,
     *,
     starts: Sequence[int],
@@ -123,8 +123,10 @@ def gather(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray
     flat = np.asarray(indices, dtype=np.int64)
     bad = (flat < -size) | (flat >= size)
     if bad.any():
-        raise ValueError(f"index {int(flat[bad].flat[0])} is out of range for axis {axis} of "
-                         f"size {size} (valid: -{size} to {size - 1})")
+        raise ValueError(
+            f"index {int(flat[bad].flat[0])} is out of range for axis {axis} of "
+            f"size {size} (valid: -{size} to {size - 1})"
+        )
     return np.take(src, np.where(flat < 0, flat + size, flat), axis=axis)
 
 
@@ -140,7 +142,7 @@ def top_k(
     k: int,
     axis: int = -1,
     largest: bool = True,
-    sorted: bool = True,  # noqa: A002
+    sorted: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``dnn.top_k``: the k largest (or smallest) values along ``axis`` and their int64 indices.
 

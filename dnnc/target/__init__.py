@@ -4,7 +4,8 @@
 it, which honours ``ONEDNN_MAX_CPU_ISA``; the oneDNN version; the CPU's name and ISA flags).
 ``implementation(kind, data_type, layout)`` names the implementation oneDNN gives a small
 primitive of that kind here (``brgconv:avx512_core``, ``gemm:jit``, ``ref:any``), or None
-when it has none; ``runs_natively`` says whether that is a real (non-reference) kernel, ``computes_in``
+when it has none; ``runs_natively`` says whether that is a real (non-reference) kernel,
+``computes_in``
 whether every compute kind (convolution, matmul, inner product) runs natively in a type,
 ``weights_layout`` the layout oneDNN packs a primitive's weights into.
 Both are found by asking oneDNN (a tiny primitive descriptor each), never from a hand-written

@@ -14,10 +14,21 @@ MAX_ISA_VARIABLE = "ONEDNN_MAX_CPU_ISA"
 """oneDNN's environment variable capping the ISA its kernels may use."""
 
 ISA_FLAGS = (
-    "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
-    "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8",
+    "avx2",
+    "fma",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
 )
 """The /proc/cpuinfo flags that decide which oneDNN kernels a CPU can run."""
+
 
 @dataclass(frozen=True)
 class TargetInfo:
@@ -44,7 +55,8 @@ class TargetInfo:
             f"CPU: {self.cpu}",
             f"CPU flags: {' '.join(self.cpu_flags) or 'none of ' + ', '.join(ISA_FLAGS)}",
             f"effective ISA: {self.isa}{cap}",
-            f"bf16 compute: {'yes' if self.bf16_compute else 'no (dnn-assign-precision keeps f32)'}",
+            "bf16 compute: "
+            + ("yes" if self.bf16_compute else "no (dnn-assign-precision keeps f32)"),
             "implementations (plain layouts; - = none):",
         ]
         width = max(len(kind) for kind in self.implementations)

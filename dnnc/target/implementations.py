@@ -48,8 +48,14 @@ PROBES: dict[str, _Probe] = {
     "reorder": _Probe({"src": _IMAGE, "dst": _IMAGE}),
     "softmax": _Probe({"src": _IMAGE, "dst": _IMAGE}, {"axis": 3}),
     "batch_normalization": _Probe(
-        {"src": _IMAGE, "mean": _CHANNEL, "variance": _CHANNEL, "scale": _CHANNEL,
-         "shift": _CHANNEL, "dst": _IMAGE}
+        {
+            "src": _IMAGE,
+            "mean": _CHANNEL,
+            "variance": _CHANNEL,
+            "scale": _CHANNEL,
+            "shift": _CHANNEL,
+            "dst": _IMAGE,
+        }
     ),
     "layer_normalization": _Probe(
         {"src": (2, 8, 16), "scale": _CHANNEL, "shift": _CHANNEL, "dst": (2, 8, 16)}
@@ -94,7 +100,7 @@ def weights_layout(kind: str, shapes: dict[str, tuple[int, ...]], data_type: Dat
     return "" if layout is None or layout.is_plain else layout.name
 
 
-def _primitive_desc(kind: str, probe: _Probe, data_type: DataType, layout: str | None):  # noqa: ANN202
+def _primitive_desc(kind: str, probe: _Probe, data_type: DataType, layout: str | None):
     """The primitive descriptor oneDNN creates for `probe` (module docstring), or None."""
     from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
     from dnnc.dnnl.primitives import handler_for

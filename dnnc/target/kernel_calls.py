@@ -27,6 +27,9 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute
 from xdsl.irdl import VarOperandDef
 
+from dnnc.core.kinds import DataType
+from dnnc.dnnl.objects import has_eltwise_algorithm
+from dnnc.ir.decisions import inplace_requests
 from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -51,8 +54,6 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import i64_array, ints, tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import DataType
-from dnnc.ir.decisions import inplace_requests
 from dnnc.target.post_op_rules import COMMUTATIVE
 
 Extra = Callable[[DnnOp], dict[str, Attribute]]
@@ -115,8 +116,13 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     ),
     BatchNormOp: KernelCall(
         "batch_normalization",
-        (("src", "src"), ("mean", "mean"), ("variance", "variance"), ("scale", "scale"),
-         ("shift", "shift")),
+        (
+            ("src", "src"),
+            ("mean", "mean"),
+            ("variance", "variance"),
+            ("scale", "scale"),
+            ("shift", "shift"),
+        ),
         ("epsilon",),
     ),
     LayerNormOp: KernelCall(
@@ -194,7 +200,9 @@ def _to_integer(op: CastOp) -> bool:
     """A cast to an integer type: oneDNN's reorder rounds to nearest and saturates, where
     ONNX truncates toward zero and wraps (the reference ``cast``)."""
     return data_type_of(tensor_type(op.result).get_element_type()) in (
-        DataType.S8, DataType.U8, DataType.S32
+        DataType.S8,
+        DataType.U8,
+        DataType.S32,
     )
 
 
@@ -203,7 +211,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     runs the op's numpy reference kernel (reference_call).
 
     oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
-    an integer type runs the reference kernel too (_to_integer). Its
+    an integer type runs the reference kernel too (_to_integer), and so does an eltwise
+    algorithm oneDNN lacks (softsign). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
@@ -213,6 +222,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
         return reference_call(op)
     if isinstance(op, CastOp) and _to_integer(op):
+        return reference_call(op)
+    if isinstance(op, EltwiseOp) and not has_eltwise_algorithm(op.alg.data):
         return reference_call(op)
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):

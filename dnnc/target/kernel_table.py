@@ -28,6 +28,8 @@ from enum import Enum
 
 from xdsl.ir import Operation, SSAValue
 
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import Layout, plain_layout
 from dnnc.ir.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -56,10 +58,8 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.core.kinds import DataType
-from dnnc.core.layouts import Layout, plain_layout
-from dnnc.target.kernel_calls import kernel_call, params_of
 from dnnc.target import implementation
+from dnnc.target.kernel_calls import kernel_call, params_of
 
 KERNEL = "dnn.kernel"
 """The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
@@ -192,7 +192,7 @@ def roles_of(op: DnnOp) -> list[tuple[str, int]]:
     call = kernel_call(op)
     index_of: dict[str, list[int]] = {}
     position = 0
-    for name, value, is_result in op.named_values():
+    for name, _, is_result in op.named_values():
         if not is_result:
             index_of.setdefault(name.split("[")[0], []).append(position)
             position += 1
@@ -249,14 +249,14 @@ class Probe:
         created = self._create(op, fixed, data_type)
         return None if created is None else created[1].impl_info
 
-    def _create(  # noqa: ANN202
+    def _create(
         self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
     ):
         """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
         `data_type` (default: compute_type), or None."""
         from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
-        from dnnc.ir.values import attribute_value
         from dnnc.dnnl.primitives import handler_for
+        from dnnc.ir.values import attribute_value
 
         data_type = data_type or compute_type(op)
         follows = set(data_operands(op)) | set(op.results)
@@ -298,10 +298,12 @@ def data_operands(op: DnnOp) -> list[SSAValue]:
     weights = {op.operands[i] for i in weight_indices(op)}
     element = tensor_type(first).get_element_type()
     return [
-        v for v in op.operands
-        if v is first or v in weights or (
+        v
+        for v in op.operands
+        if v is first
+        or v in weights
+        or (
             tensor_type(v).get_shape() == result_shape
             and tensor_type(v).get_element_type() == element  # not gather's indices
         )
     ]
-

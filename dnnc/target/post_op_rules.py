@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from dnnc.core import shapes
-from dnnc.ir.dnn import BinaryOp, Conv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
 from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp
+from dnnc.dnnl.objects import has_eltwise_algorithm
+from dnnc.ir.dnn import BinaryOp, Conv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
 
 ONEDNN_MAX_POST_OPS = 32
 """oneDNN's hard limit on the length of a post-op chain."""
@@ -103,9 +104,7 @@ def anchor_rule(op: object) -> AnchorRule | None:
     return ANCHORS.get(type(op))
 
 
-def broadcast_kind(
-    arg: shapes.Shape, dst: shapes.Shape, oc_axis: int
-) -> Broadcast | None:
+def broadcast_kind(arg: shapes.Shape, dst: shapes.Shape, oc_axis: int) -> Broadcast | None:
     """How `arg` (already of `dst`'s rank) covers `dst`, None if oneDNN has no fast form."""
     if len(arg) != len(dst) or shapes.DYNAMIC in arg or shapes.DYNAMIC in dst:
         return None
@@ -121,6 +120,11 @@ def broadcast_kind(
     if kept == {oc_axis % len(dst)}:
         return Broadcast.PER_OC
     return None
+
+
+def onednn_computes(post_op: PostOp) -> bool:
+    """Whether oneDNN has the post-op's algorithm (every binary and sum; not every eltwise)."""
+    return not isinstance(post_op, EltwisePostOp) or has_eltwise_algorithm(post_op.alg)
 
 
 def _as_clip(post_op: EltwisePostOp) -> tuple[float, float] | None:
@@ -172,4 +176,3 @@ def appended(post_ops: Sequence[PostOp], extra: Sequence[PostOp]) -> list[PostOp
                 continue
         chain.append(post_op)
     return chain
-

@@ -38,8 +38,10 @@ def main(args: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="dnnc-import", description=__doc__.splitlines()[0])
     parser.add_argument("model", help="the .onnx file")
     parser.add_argument(
-        "-o", "--output", help="the .mlir file to write (weights beside it as .npz); "
-        "default: print to stdout with the weights inline"
+        "-o",
+        "--output",
+        help="the .mlir file to write (weights beside it as .npz); "
+        "default: print to stdout with the weights inline",
     )
     options = parser.parse_args(args)
     try:

@@ -1,8 +1,13 @@
 """dnnc-opt: parse a .mlir file, run a pass pipeline, print the result (like mlir-opt).
 
-Dialects and passes come from `dnnc.driver.registry` only. Every user mistake (unreadable or malformed
-input, unknown op or pass, bad pass option, IR that does not verify) is one diagnostic on stderr,
-`file:line:col: error: ...` or `error: ...`, and exit status 1.
+Dialects and passes come from `dnnc.ir.dialects` and `dnnc.driver.registry` only. Every user
+mistake (unreadable or malformed input, unknown op or pass, bad pass option, IR that does not
+verify) is one diagnostic on stderr, `file:line:col: error: ...` or `error: ...`, and exit status 1.
+
+Reading aids: `--print-ir-after-all` dumps elide constants of more than 16 elements (MLIR's
+`dense_resource<__elided__>`; `--print-constants-in-full` keeps them), `--view-graph out.svg`
+draws the resulting graph (dnnc.tools.graph_picture), `--list-passes` describes every pass and
+its options from the pass docstrings.
 """
 
 import argparse
@@ -15,10 +20,18 @@ from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from dnnc.core.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
-from dnnc.ir.text import parse_module, read_source, verify_module
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.driver.registry import get_all_passes
 from dnnc.ir.dialects import get_all_dialects
+from dnnc.ir.text import (
+    DUMP_ELISION_LIMIT,
+    parse_module,
+    print_module,
+    read_source,
+    verify_module,
+)
+from dnnc.tools.graph_picture import write_picture
+from dnnc.tools.pass_reference import pass_reference
 
 SPLIT_MARKER = "// -----"
 
@@ -61,38 +74,76 @@ class DnncOptMain(xDSLOptMain):
         arg_parser.add_argument("input_file", nargs="?", help="input .mlir file (default: stdin)")
         arg_parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
         arg_parser.add_argument(
-            "-p", "--passes", default="",
+            "-p",
+            "--passes",
+            default="",
             help="passes to run: 'a,b{opt=1}'; known: " + ", ".join(self.available_passes),
         )
         arg_parser.add_argument(
-            "--pass-pipeline", default="",
+            "--pass-pipeline",
+            default="",
             help="passes to run, MLIR syntax: 'builtin.module(a,b{opt=1})'",
         )
         arg_parser.add_argument(
-            "--print-ir-after-all", action="store_true",
+            "--print-ir-after-all",
+            action="store_true",
             help="print the IR to stderr after each pass",
         )
         arg_parser.add_argument(
-            "--split-input-file", action="store_true",
+            "--split-input-file",
+            action="store_true",
             help="process each piece between '// -----' lines on its own",
         )
         arg_parser.add_argument(
-            "--verify-diagnostics", action="store_true",
+            "--verify-diagnostics",
+            action="store_true",
             help="print diagnostics to stdout in place of the output and exit 0",
         )
         arg_parser.add_argument(
-            "--remarks", nargs="?", const="", default=None, metavar="PASS,...",
+            "--remarks",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="PASS,...",
             help="print remarks to stderr (only those of the given passes, if any)",
         )
         arg_parser.add_argument(
-            "--mlir-print-debuginfo", "--print-debuginfo", dest="print_debuginfo",
-            action="store_true", help="print op locations",
+            "--mlir-print-debuginfo",
+            "--print-debuginfo",
+            dest="print_debuginfo",
+            action="store_true",
+            help="print op locations",
         )
         arg_parser.add_argument(
             "--print-op-generic", action="store_true", help="print ops in the generic format"
         )
         arg_parser.add_argument(
-            "--allow-unregistered-dialect", action="store_true",
+            "--elide-constants-larger-than",
+            type=int,
+            metavar="N",
+            default=None,
+            help="print constants of more than N elements as dense_resource<__elided__> "
+            "(the output then cannot be read back; IR dumps elide above "
+            f"{DUMP_ELISION_LIMIT} unless this or --print-constants-in-full is given)",
+        )
+        arg_parser.add_argument(
+            "--print-constants-in-full",
+            action="store_true",
+            help="print every constant in full, in IR dumps too",
+        )
+        arg_parser.add_argument(
+            "--view-graph",
+            metavar="PATH",
+            help="draw the resulting graph to PATH (.svg; .dot for Graphviz text)",
+        )
+        arg_parser.add_argument(
+            "--list-passes",
+            action="store_true",
+            help="describe every pass and pipeline with its options, and exit",
+        )
+        arg_parser.add_argument(
+            "--allow-unregistered-dialect",
+            action="store_true",
             help="accept ops of dialects that are not registered",
         )
         # Read by xDSLOptMain; fixed for dnnc-opt.
@@ -115,6 +166,9 @@ class DnncOptMain(xDSLOptMain):
 
     def run(self) -> None:
         """Process the input (each piece, with --split-input-file); exit 1 if any piece failed."""
+        if self.args.list_passes:
+            sys.stdout.write(pass_reference())
+            return
         text, filename = self._read_input()
         pieces = split_input(text) if self.args.split_input_file else [(text, 0)]
         outputs: list[str] = []
@@ -149,13 +203,26 @@ class DnncOptMain(xDSLOptMain):
                 verify_module(module)
                 after_pass = self._print_after_pass if self.args.print_ir_after_all else None
                 run_passes(self.ctx, module, self.passes, after_pass=after_pass)
-                return self.output_resulting_program(module)
+                if self.args.view_graph:
+                    write_picture(module, self.args.view_graph)
+                return self._printed(module, self.args.elide_constants_larger_than)
             finally:
                 _print_remarks(remarks)
 
     def _print_after_pass(self, module_pass: ModulePass, module: ModuleOp) -> None:
+        limit = self.args.elide_constants_larger_than
+        if limit is None and not self.args.print_constants_in_full:
+            limit = DUMP_ELISION_LIMIT
         print(f"// -----// IR Dump After {module_pass.name} //----- //", file=sys.stderr)
-        print(self.output_resulting_program(module), file=sys.stderr)
+        print(self._printed(module, limit), file=sys.stderr)
+
+    def _printed(self, module: ModuleOp, elide_larger_than: int | None) -> str:
+        return print_module(
+            module,
+            elide_larger_than=elide_larger_than,
+            debuginfo=self.args.print_debuginfo,
+            generic=self.args.print_op_generic,
+        )
 
     def _write_output(self, output: str) -> None:
         if self.args.output_file is None:

@@ -12,7 +12,8 @@ implementation of each primitive kind in f32, bf16 and s8) and exits.
 
 Inputs not given by ``--input`` / ``--inputs`` are random, from ``--seed``: floats uniform in
 [-1, 1), integers in [-4, 4] (unsigned: [0, 8]), of the shape ``--shape`` gives where the
-function has ``?`` dimensions (the plan of those shapes then runs). Prints each output's shape, element type and
+function has ``?`` dimensions (the plan of those shapes then runs). Prints each output's shape,
+element type and
 range, then what the options ask for:
 * ``--check``: runs the unoptimized function with the reference interpreter on the same
   inputs and prints the max abs / rel error of each output; exit 1 when one is over the
@@ -52,9 +53,10 @@ from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
 from dnnc.driver.dynamic import DynamicExecutable
-from dnnc.runtime.executor import Executable, TensorSpec
 from dnnc.driver.streams import set_thread_count
 from dnnc.reference.interpreter import compare, interpret
+from dnnc.runtime.executor import Executable
+from dnnc.runtime.io_binding import TensorSpec
 from dnnc.target import target_info
 
 WARMUP_RUNS = 3
@@ -71,15 +73,28 @@ class _Parser(argparse.ArgumentParser):
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(prog="dnnc-run", description="Compile a .mlir file and run it on oneDNN.")
     parser.add_argument("file", nargs="?", help="input .mlir file")
-    parser.add_argument("--version", action="store_true",
-                        help="print dnnc's version and what it found on this CPU, then exit")
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print dnnc's version and what it found on this CPU, then exit",
+    )
     parser.add_argument("--function", help="the function to run (needed if there are several)")
     parser.add_argument("--pipeline", default="dnn-optimize", help="optimization passes")
-    parser.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
-                        help="an input array from a .npy file (repeatable)")
+    parser.add_argument(
+        "--input",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="an input array from a .npy file (repeatable)",
+    )
     parser.add_argument("--inputs", metavar="FILE.npz", help="input arrays by name")
-    parser.add_argument("--shape", action="append", default=[], metavar="NAME=1x3x224x224",
-                        help="the shape of a random input with ? dimensions (repeatable)")
+    parser.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=1x3x224x224",
+        help="the shape of a random input with ? dimensions (repeatable)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
     parser.add_argument("--check", action="store_true", help="compare with the interpreter")
     parser.add_argument("--benchmark", type=int, metavar="N", help="time N runs")
@@ -149,8 +164,9 @@ def _shapes(args: argparse.Namespace, specs: Sequence[TensorSpec]) -> dict[str, 
             raise DnncError(f"--shape '{item}': expected NAME=DxDx... (e.g. x=1x3x224x224)")
         spec = by_name.get(name)
         if spec is None:
-            raise DnncError(f"--shape names unknown input '{name}': the inputs are "
-                            f"{', '.join(by_name)}")
+            raise DnncError(
+                f"--shape names unknown input '{name}': the inputs are {', '.join(by_name)}"
+            )
         if len(shape) != len(spec.shape) or any(
             d >= 0 and d != s for d, s in zip(spec.shape, shape)
         ):
@@ -181,8 +197,10 @@ def _inputs(
             continue
         shape = shapes.get(spec.name, spec.shape)
         if min(shape, default=0) < 0:
-            raise DnncError(f"input {spec} has ? dimensions: give its shape with "
-                            f"--shape {spec.name}=..., or an array with --input")
+            raise DnncError(
+                f"input {spec} has ? dimensions: give its shape with "
+                f"--shape {spec.name}=..., or an array with --input"
+            )
         inputs[spec.name] = _random_array(rng, TensorSpec(spec.name, shape, spec.dtype))
     return inputs
 
@@ -198,22 +216,35 @@ def _summary(name: str, array: np.ndarray) -> dict[str, object]:
     }
 
 
-def _check(args: argparse.Namespace, inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray],
-           executable: Executable) -> list[dict[str, object]]:
+def _check(
+    args: argparse.Namespace,
+    inputs: dict[str, np.ndarray],
+    outputs: dict[str, np.ndarray],
+    executable: Executable,
+) -> list[dict[str, object]]:
     module, weights_dir = load_module(args.file)
     function = find_function(module, args.function)
-    expected = interpret(function, [inputs[s.name] for s in executable.inputs],
-                         weights_dir=weights_dir)
+    expected = interpret(
+        function, [inputs[s.name] for s in executable.inputs], weights_dir=weights_dir
+    )
     rows = []
     for (name, actual), wanted in zip(outputs.items(), expected, strict=True):
         comparison = compare(actual, wanted)
-        rows.append({"name": name, "max_abs_error": comparison.max_abs_error,
-                     "max_rel_error": comparison.max_rel_error,
-                     "mismatches": comparison.mismatches, "ok": comparison.ok})
+        rows.append(
+            {
+                "name": name,
+                "max_abs_error": comparison.max_abs_error,
+                "max_rel_error": comparison.max_rel_error,
+                "mismatches": comparison.mismatches,
+                "ok": comparison.ok,
+            }
+        )
     return rows
 
 
-def _benchmark(executable: Executable, inputs: dict[str, np.ndarray], runs: int) -> dict[str, float]:
+def _benchmark(
+    executable: Executable, inputs: dict[str, np.ndarray], runs: int
+) -> dict[str, float]:
     for _ in range(WARMUP_RUNS):
         executable.run(inputs)
     times = []
@@ -222,8 +253,14 @@ def _benchmark(executable: Executable, inputs: dict[str, np.ndarray], runs: int)
         executable.run(inputs)
         times.append(time.perf_counter() - start)
     p90, p99 = (float(np.percentile(times, q)) * 1e3 for q in (90, 99))
-    return {"runs": runs, "median_ms": statistics.median(times) * 1e3, "p90_ms": p90,
-            "p99_ms": p99, "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3}
+    return {
+        "runs": runs,
+        "median_ms": statistics.median(times) * 1e3,
+        "p90_ms": p90,
+        "p99_ms": p99,
+        "min_ms": min(times) * 1e3,
+        "max_ms": max(times) * 1e3,
+    }
 
 
 def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str, object]:
@@ -232,10 +269,17 @@ def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str,
     times = executable.profile(inputs, repeats=PROFILE_REPEATS)
     total = sum(t.seconds for t in times) or 1.0
     steps = [
-        {"step": index, "library": t.step.library, "kind": t.step.kind,
-         "location": t.step.location, "operands": list(t.step.operands),
-         "implementation": t.step.implementation, "bytes": t.step.bytes,
-         "us": t.seconds * 1e6, "share": t.seconds / total}
+        {
+            "step": index,
+            "library": t.step.library,
+            "kind": t.step.kind,
+            "location": t.step.location,
+            "operands": list(t.step.operands),
+            "implementation": t.step.implementation,
+            "bytes": t.step.bytes,
+            "us": t.seconds * 1e6,
+            "share": t.seconds / total,
+        }
         for index, t in enumerate(times)
     ]
     reorders = [row for row in steps if row["kind"] == "reorder"]
@@ -253,34 +297,49 @@ def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str,
 def _print_text(result: dict[str, Any]) -> None:
     print(f"@{result['function']}: {result['steps']} steps")
     for row in result["outputs"]:
-        stats = f" min {row['min']:.6g} max {row['max']:.6g} mean {row['mean']:.6g}" if "min" in row else ""
+        stats = (
+            f" min {row['min']:.6g} max {row['max']:.6g} mean {row['mean']:.6g}"
+            if "min" in row
+            else ""
+        )
         print(f"  {row['name']}: {row['dtype']}{row['shape']}{stats}")
     for row in result.get("check", []):
         verdict = "ok" if row["ok"] else f"FAIL ({row['mismatches']} elements over tolerance)"
-        print(f"check {row['name']}: max abs error {row['max_abs_error']:.3g}, "
-              f"max rel error {row['max_rel_error']:.3g}: {verdict}")
+        print(
+            f"check {row['name']}: max abs error {row['max_abs_error']:.3g}, "
+            f"max rel error {row['max_rel_error']:.3g}: {verdict}"
+        )
     if "benchmark" in result:
         b = result["benchmark"]
-        print(f"benchmark ({b['runs']} runs after {WARMUP_RUNS} warm-up): median {b['median_ms']:.4f} ms, "
-              f"p90 {b['p90_ms']:.4f} ms, p99 {b['p99_ms']:.4f} ms, "
-              f"min {b['min_ms']:.4f} ms, max {b['max_ms']:.4f} ms")
+        print(
+            f"benchmark ({b['runs']} runs after {WARMUP_RUNS} warm-up): "
+            f"median {b['median_ms']:.4f} ms, "
+            f"p90 {b['p90_ms']:.4f} ms, p99 {b['p99_ms']:.4f} ms, "
+            f"min {b['min_ms']:.4f} ms, max {b['max_ms']:.4f} ms"
+        )
     if "profile" in result:
         print(f"{'#':>3}  {'kind':<28} {'us':>10} {'share':>6}  location / operands")
         for row in result["profile"]["steps"]:
             kind = f"{row['library']}:{row['kind']}"
-            print(f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
-                  f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}]")
+            print(
+                f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
+                f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}]"
+            )
         r = result["profile"]["reorders"]
-        print(f"reorders: {r['count']} steps moving {r['bytes']} bytes (read + written), "
-              f"{r['us']:.1f} us, {r['share']:.1%} of the run")
+        print(
+            f"reorders: {r['count']} steps moving {r['bytes']} bytes (read + written), "
+            f"{r['us']:.1f} us, {r['share']:.1%} of the run"
+        )
     if "saved" in result:
         print(f"outputs saved in {result['saved']} (outputs.json maps names to files)")
     if "memory" in result:
         m = result["memory"]
         excess = m["planned_bytes"] / m["lower_bound_bytes"] - 1 if m["lower_bound_bytes"] else 0.0
-        print(f"memory: planned {m['planned_bytes']} bytes, lower bound {m['lower_bound_bytes']} "
-              f"(+{excess:.1%}), arena allocated {m['arena_bytes']}, scratchpad "
-              f"{m['scratchpad_bytes']}, constants {m['constant_bytes']}")
+        print(
+            f"memory: planned {m['planned_bytes']} bytes, lower bound {m['lower_bound_bytes']} "
+            f"(+{excess:.1%}), arena allocated {m['arena_bytes']}, scratchpad "
+            f"{m['scratchpad_bytes']}, constants {m['constant_bytes']}"
+        )
 
 
 def _save_outputs(directory: str, outputs: dict[str, np.ndarray]) -> str:
@@ -294,7 +353,9 @@ def _save_outputs(directory: str, outputs: dict[str, np.ndarray]) -> str:
             files[name] = f"{index}.npy"
         (target / "outputs.json").write_text(json.dumps(files, indent=2) + "\n")
     except OSError as error:
-        raise DnncError(f"cannot save the outputs in '{directory}': {error.strerror or error}") from None
+        raise DnncError(
+            f"cannot save the outputs in '{directory}': {error.strerror or error}"
+        ) from None
     return str(target)
 
 
@@ -327,7 +388,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     assert isinstance(outputs, dict)  # as_dict
     result: dict[str, Any] = {
         "function": executable.name,
-        "steps": len(executable.step_infos),
+        "steps": len(executable.plan.step_infos),
         "outputs": [_summary(name, array) for name, array in outputs.items()],
     }
     if args.check:

@@ -8,7 +8,7 @@
 // CHECK:         dnn.eltwise tanh %a {dnn.arena_offsets = array<i64: 4096>}
 // CHECK:         dnn.eltwise relu %b {dnn.arena_offsets = array<i64: 0>}
 // CHECK:         dnn.eltwise tanh %c {dnn.arena_offsets = array<i64: -1>}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 1]]:1: remark: planned 8192 bytes, lower bound 8192 (+0.0%)
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 1]]:1: remark: [dnn-plan-memory] planned 8192 bytes, lower bound 8192 (+0.0%)
 func.func @chain_reuses_buffers(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %a = dnn.eltwise relu %x : tensor<1x16x8x8xf32>
   %b = dnn.eltwise tanh %a : tensor<1x16x8x8xf32>
@@ -59,7 +59,7 @@ func.func @reshape_shares_offset(%x: tensor<4x256xf32>) -> tensor<4x256xf32> {
 // CHECK-SAME:    dnn.arena_bytes = 0 : i64, dnn.lower_bound_bytes = 0 : i64
 // CHECK:         dnn.eltwise relu %x {dnn.arena_offsets = array<i64: -1>}
 // CHECK:         dnn.reshape %a {dnn.arena_offsets = array<i64: -1>}
-// REMARK: remark: planned 0 bytes, lower bound 0 (+0.0%)
+// REMARK: remark: [dnn-plan-memory] planned 0 bytes, lower bound 0 (+0.0%)
 func.func @returned_value_not_in_arena(%x: tensor<4x256xf32>) -> tensor<1024xf32> {
   %a = dnn.eltwise relu %x : tensor<4x256xf32>
   %v = dnn.reshape %a : (tensor<4x256xf32>) -> tensor<1024xf32>
@@ -113,10 +113,10 @@ func.func @inplace_shares_buffer(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf3
 // CHECK:         %a = dnn.eltwise relu %x {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: [[A:[0-9]+]]>}
 // CHECK:         %b = dnn.eltwise tanh %a {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: [[B:[0-9]+]]>}
 // CHECK:         %r = dnn.reorder %b {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: -1>}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%x) lives in a function argument, which is read-only
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%a): %a is also read by dnn.binary at {{.*}}dnn-plan-memory.mlir:[[# @LINE + 7]]:3 after this op
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: result 0 not in place: operand 0 (%b) has type tensor<1x16x8x8xf32>, the result tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>
-// REMARK: remark: planned 8192 bytes
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: [dnn-plan-memory] result 0 not in place: operand 0 (%x) lives in a function argument, which is read-only
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: [dnn-plan-memory] result 0 not in place: operand 0 (%a): %a is also read by dnn.binary at {{.*}}dnn-plan-memory.mlir:[[# @LINE + 7]]:3 after this op
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 5]]:3: remark: [dnn-plan-memory] result 0 not in place: operand 0 (%b) has type tensor<1x16x8x8xf32>, the result tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>
+// REMARK: remark: [dnn-plan-memory] planned 8192 bytes
 func.func @negative_inplace_refused(%x: tensor<1x16x8x8xf32>) -> (tensor<1x16x8x8xf32, #dnn.layout<nChw16c>>, tensor<1x16x8x8xf32>) {
   %a = dnn.eltwise relu %x {dnn.inplace = array<i64: 0>} : tensor<1x16x8x8xf32>
   %b = dnn.eltwise tanh %a {dnn.inplace = array<i64: 0>} : tensor<1x16x8x8xf32>
@@ -142,7 +142,7 @@ func.func @blocked_padded_size(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32> {
 /// the rhs src_0: the request over the rhs is refused (a commutative max would be swapped).
 // CHECK-LABEL: func.func @negative_inplace_binary_rhs_not_commutative
 // CHECK:         %c = dnn.binary sub %a, %b {dnn.inplace = array<i64: -1>, dnn.arena_offsets = array<i64: -1>}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: result 0 not in place: operand 1 (%b) is the rhs of sub, which cannot swap its operands
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: [dnn-plan-memory] result 0 not in place: operand 1 (%b) is the rhs of sub, which cannot swap its operands
 func.func @negative_inplace_binary_rhs_not_commutative(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %a = dnn.eltwise relu %x : tensor<64xf32>
   %b = dnn.eltwise tanh %x : tensor<64xf32>
@@ -156,7 +156,7 @@ func.func @negative_inplace_binary_rhs_not_commutative(%x: tensor<64xf32>) -> (t
 /// concat runs, each input has a buffer of its own.
 // CHECK-LABEL: func.func @negative_implicit_concat_wrong_offsets
 // CHECK:         %c = dnn.concat %a, %b {dnn.arena_offsets = array<i64: -1>, axis = 0 : i64}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: not fused into its buffer: the byte offsets must be [0, 64], not [0, 32]
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 4]]:3: remark: [dnn-plan-memory] not fused into its buffer: the byte offsets must be [0, 64], not [0, 32]
 func.func @negative_implicit_concat_wrong_offsets(%x: tensor<16xf32>) -> tensor<32xf32> {
   %a = dnn.eltwise relu %x : tensor<16xf32>
   %b = dnn.eltwise tanh %x : tensor<16xf32>
@@ -169,7 +169,7 @@ func.func @negative_implicit_concat_wrong_offsets(%x: tensor<16xf32>) -> tensor<
 /// A slice with steps reads strided elements: it cannot be a view, the attribute is dropped.
 // CHECK-LABEL: func.func @negative_implicit_slice_steps
 // CHECK:         %s = dnn.slice %a {dnn.arena_offsets = array<i64: -1>, starts = array<i64: 0>, ends = array<i64: 16>, steps = array<i64: 2>}
-// REMARK: dnn-plan-memory.mlir:[[# @LINE + 3]]:3: remark: not fused into its buffer: it has steps: the elements are not contiguous
+// REMARK: dnn-plan-memory.mlir:[[# @LINE + 3]]:3: remark: [dnn-plan-memory] not fused into its buffer: it has steps: the elements are not contiguous
 func.func @negative_implicit_slice_steps(%x: tensor<16xf32>) -> tensor<8xf32> {
   %a = dnn.eltwise relu %x : tensor<16xf32>
   %s = dnn.slice %a {starts = array<i64: 0>, ends = array<i64: 16>, steps = array<i64: 2>, dnn.implicit_slice = 0 : i64} : (tensor<16xf32>) -> tensor<8xf32>

@@ -17,7 +17,7 @@
 // GREEDY-LABEL: func.func @conv_relu_conv
 // GREEDY:         dnn.conv2d {{.*}}dnn.operand_layouts = [#dnn.layout<[[L:[A-Za-z0-9]+]]>,
 // GREEDY:         dnn.eltwise relu {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
-// REMARK: remark: global: 2 run-time reorders moving 24576 bytes (greedy: 57344 bytes)
+// REMARK: remark: [dnn-assign-layouts] global: 2 run-time reorders moving 24576 bytes (greedy: 57344 bytes)
 func.func @conv_relu_conv(%src: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
   %w1 = dnn.weight "w.npz", "w1" : tensor<32x16x3x3xf32>
   %w2 = dnn.weight "w.npz", "w2" : tensor<32x32x3x3xf32>
@@ -32,7 +32,7 @@ func.func @conv_relu_conv(%src: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
 /// A relu between the argument and the result has nothing to gain from another layout.
 // CHECK-LABEL: func.func @negative_no_preference_stays_plain
 // CHECK:         dnn.eltwise relu {{.*}}dnn.operand_layouts = [#dnn.layout<nchw>]
-// REMARK: remark: global: 0 run-time reorders moving 0 bytes (greedy: 0 bytes)
+// REMARK: remark: [dnn-assign-layouts] global: 0 run-time reorders moving 0 bytes (greedy: 0 bytes)
 func.func @negative_no_preference_stays_plain(%src: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = dnn.eltwise relu %src : tensor<1x16x8x8xf32>
   func.return %r : tensor<1x16x8x8xf32>

@@ -34,7 +34,7 @@ func.func @conv2d_relu_bf16(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf32
 // CHECK-LABEL: func.func @negative_lrn_reference_only_kept_f32
 // BF16:          dnn.conv2d {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
 // CHECK:         dnn.lrn {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
-// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 3]]:3: remark: kept f32: oneDNN has only a reference bf16 lrn on {{avx512.*|amx.*}}
+// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 3]]:3: remark: [dnn-assign-precision] kept f32: oneDNN has only a reference bf16 lrn on {{avx512.*|amx.*}}
 func.func @negative_lrn_reference_only_kept_f32(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
   %l = dnn.lrn across_channels %c {size = 5 : i64} : tensor<1x16x4x4xf32>
@@ -46,7 +46,7 @@ func.func @negative_lrn_reference_only_kept_f32(%src: tensor<1x8x6x6xf32>, %wei:
 /// Softmax keeps its max and sum in f32.
 // CHECK-LABEL: func.func @negative_softmax_kept_f32
 // CHECK:         dnn.softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
-// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 2]]:3: remark: kept f32: dnn.softmax keeps its statistics in f32
+// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 2]]:3: remark: [dnn-assign-precision] kept f32: dnn.softmax keeps its statistics in f32
 func.func @negative_softmax_kept_f32(%src: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %s = dnn.softmax %src {axis = 1 : i64} : tensor<2x8xf32>
   func.return %s : tensor<2x8xf32>
@@ -57,7 +57,7 @@ func.func @negative_softmax_kept_f32(%src: tensor<2x8xf32>) -> tensor<2x8xf32> {
 /// top_k runs the reference kernel, which computes in its operand type.
 // CHECK-LABEL: func.func @negative_reference_kept_f32
 // CHECK:         dnn.top_k {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
-// REMARK-BF16: remark: kept f32: the reference kernel computes in the operand type
+// REMARK-BF16: remark: [dnn-assign-precision] kept f32: the reference kernel computes in the operand type
 func.func @negative_reference_kept_f32(%src: tensor<6x10xf32>) -> tensor<6x3xf32> {
   %v, %i = dnn.top_k %src {k = 3 : i64} : (tensor<6x10xf32>) -> (tensor<6x3xf32>, tensor<6x3xi64>)
   func.return %v : tensor<6x3xf32>

@@ -6,7 +6,7 @@
 /// concat.s buffer (1x4x4x4 f32: 256 bytes each), the concat runs nothing.
 // CHECK-LABEL: func.func @concat_channels
 // CHECK:         dnn.concat %a, %b {dnn.implicit_concat = array<i64: 0, 256>, axis = 1 : i64}
-// REMARK: remark: implicit concat: the inputs are written at byte offsets [0, 256]
+// REMARK: remark: [dnn-buffer-fusing] implicit concat: the inputs are written at byte offsets [0, 256]
 // LOWER-LABEL: func.func @concat_channels
 // LOWER:         %[[WHOLE:.*]] = onednn.arena_view [[OFF:[0-9]+]] : !onednn.memory<1x8x4x4xf32>
 // LOWER:         %[[A:.*]] = onednn.subview %[[WHOLE]][0] : !onednn.memory<1x8x4x4xf32> -> !onednn.memory<1x4x4x4xf32>
@@ -41,7 +41,7 @@ func.func @concat_blocked_aligned(%x: tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>
 /// Blocked with 8 channels first: the second input would start inside a 16-channel block.
 // CHECK-LABEL: func.func @negative_concat_blocked_misaligned
 // CHECK-NOT:     dnn.implicit_concat
-// REMARK: remark: not fused: the inputs are not contiguous parts of a nChw16c result
+// REMARK: remark: [dnn-buffer-fusing] not fused: the inputs are not contiguous parts of a nChw16c result
 func.func @negative_concat_blocked_misaligned(%x: tensor<1x8x2x2xf32, #dnn.layout<nChw16c>>) -> tensor<1x16x2x2xf32, #dnn.layout<nChw16c>> {
   %a = dnn.eltwise relu %x : tensor<1x8x2x2xf32, #dnn.layout<nChw16c>>
   %b = dnn.eltwise tanh %x : tensor<1x8x2x2xf32, #dnn.layout<nChw16c>>
@@ -55,7 +55,7 @@ func.func @negative_concat_blocked_misaligned(%x: tensor<1x8x2x2xf32, #dnn.layou
 /// Batch 2, channel concat in plain layout: each input is two strided pieces.
 // CHECK-LABEL: func.func @negative_concat_strided
 // CHECK-NOT:     dnn.implicit_concat
-// REMARK: remark: not fused: the inputs are not contiguous parts
+// REMARK: remark: [dnn-buffer-fusing] not fused: the inputs are not contiguous parts
 func.func @negative_concat_strided(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
   %a = dnn.eltwise relu %x : tensor<2x4xf32>
   %b = dnn.eltwise tanh %x : tensor<2x4xf32>
@@ -68,7 +68,7 @@ func.func @negative_concat_strided(%x: tensor<2x4xf32>) -> tensor<2x8xf32> {
 /// A function argument's bytes are the caller's: its producer cannot write into the concat.
 // CHECK-LABEL: func.func @negative_concat_argument
 // CHECK-NOT:     dnn.implicit_concat
-// REMARK: remark: not fused: input 1 (%x) lives in a function argument: its producer is not ours
+// REMARK: remark: [dnn-buffer-fusing] not fused: input 1 (%x) lives in a function argument: its producer is not ours
 func.func @negative_concat_argument(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
   %a = dnn.eltwise relu %x : tensor<2x4xf32>
   %c = dnn.concat %a, %x {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
@@ -80,7 +80,7 @@ func.func @negative_concat_argument(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
 /// The same value concatenated twice cannot live in two places.
 // CHECK-LABEL: func.func @negative_concat_input_twice
 // CHECK-NOT:     dnn.implicit_concat
-// REMARK: remark: not fused: input 1 (%a) shares its buffer with an earlier input
+// REMARK: remark: [dnn-buffer-fusing] not fused: input 1 (%a) shares its buffer with an earlier input
 func.func @negative_concat_input_twice(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
   %a = dnn.eltwise relu %x : tensor<2x4xf32>
   %c = dnn.concat %a, %a {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
@@ -93,7 +93,7 @@ func.func @negative_concat_input_twice(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
 // CHECK-LABEL: func.func @negative_input_of_two_concats
 // CHECK:         %c = dnn.concat %a, %b {dnn.implicit_concat = array<i64: 0, 32>, axis = 0 : i64}
 // CHECK:         %d = dnn.concat %b, %a {axis = 0 : i64} :
-// REMARK: remark: not fused: input 0 (%b) is already part of a larger buffer
+// REMARK: remark: [dnn-buffer-fusing] not fused: input 0 (%b) is already part of a larger buffer
 func.func @negative_input_of_two_concats(%x: tensor<2x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
   %a = dnn.eltwise relu %x : tensor<2x4xf32>
   %b = dnn.eltwise tanh %x : tensor<2x4xf32>
@@ -126,8 +126,8 @@ func.func @concat_input_read_after(%x: tensor<2x4xf32>) -> (tensor<4x4xf32>, ten
 // CHECK:         %s = dnn.slice %a {{.*}}dnn.implicit_slice = 32 : i64
 // CHECK:         %t = dnn.slice %a
 // CHECK-NOT:     dnn.implicit_slice
-// REMARK: remark: implicit slice: a view at byte offset 32
-// REMARK: remark: not fused: the window is not a contiguous part of the nc source
+// REMARK: remark: [dnn-buffer-fusing] implicit slice: a view at byte offset 32
+// REMARK: remark: [dnn-buffer-fusing] not fused: the window is not a contiguous part of the nc source
 // LOWER-LABEL: func.func @slice_view
 // LOWER:         onednn.subview %{{.*}}[32] : !onednn.memory<4x4xf32> -> !onednn.memory<2x4xf32>
 func.func @slice_view(%x: tensor<4x4xf32>) -> (tensor<2x4xf32>, tensor<4x2xf32>) {

@@ -9,7 +9,7 @@
 // CHECK:         %[[Y:.*]] = dnn.conv2d %src, %[[W]], %[[B]] : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
 // CHECK-NOT:     dnn.batch_norm
 // CHECK:         func.return %[[Y]]
-// REMARK: dnn-fold-constants.mlir:[[# @LINE + 8]]:3: remark: folded into dnn.conv2d at {{.*}}dnn-fold-constants.mlir:[[# @LINE + 7]]:3
+// REMARK: dnn-fold-constants.mlir:[[# @LINE + 8]]:3: remark: [dnn-fold-constants] folded into dnn.conv2d at {{.*}}dnn-fold-constants.mlir:[[# @LINE + 7]]:3
 func.func @conv2d_batch_norm_folded(%src: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %wei = dnn.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
   %scale = dnn.constant dense<[2.0, 1.0]> : tensor<2xf32>
@@ -154,7 +154,7 @@ func.func @constant_subgraph_evaluated() -> tensor<2x2xf32> {
 // CHECK-LABEL: func.func @negative_conv2d_used_twice
 // CHECK:         dnn.conv2d %src, %wei :
 // CHECK:         dnn.batch_norm %c
-// REMARK: remark: not folded: %c is also read by func.return
+// REMARK: remark: [dnn-fold-constants] not folded: %c is also read by func.return
 func.func @negative_conv2d_used_twice(%src: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %p = dnn.constant dense<1.0> : tensor<2xf32>
@@ -168,7 +168,7 @@ func.func @negative_conv2d_used_twice(%src: tensor<1x2x4x4xf32>) -> (tensor<1x2x
 /// Statistics given at run time cannot be folded.
 // CHECK-LABEL: func.func @negative_batch_norm_stats_not_constant
 // CHECK:         dnn.batch_norm %c, %scale
-// REMARK: remark: not folded: %scale is not a dnn.constant or dnn.weight
+// REMARK: remark: [dnn-fold-constants] not folded: %scale is not a dnn.constant or dnn.weight
 func.func @negative_batch_norm_stats_not_constant(%src: tensor<1x2x4x4xf32>, %scale: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %p = dnn.constant dense<1.0> : tensor<2xf32>
@@ -183,7 +183,7 @@ func.func @negative_batch_norm_stats_not_constant(%src: tensor<1x2x4x4xf32>, %sc
 // CHECK-LABEL: func.func @negative_batch_norm_before_conv2d
 // CHECK:         dnn.batch_norm %src
 // CHECK:         dnn.conv2d %n, %wei
-// REMARK: remark: not folded: %src comes from a function argument, not a conv2d, matmul or inner_product
+// REMARK: remark: [dnn-fold-constants] not folded: %src comes from a function argument, not a conv2d, matmul or inner_product
 func.func @negative_batch_norm_before_conv2d(%src: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %p = dnn.constant dense<1.0> : tensor<2xf32>
@@ -197,7 +197,7 @@ func.func @negative_batch_norm_before_conv2d(%src: tensor<1x2x4x4xf32>) -> tenso
 /// Post-ops apply before the batch_norm, so its scale cannot move into the weights.
 // CHECK-LABEL: func.func @negative_conv2d_with_post_ops
 // CHECK:         dnn.batch_norm %c
-// REMARK: remark: not folded: dnn.conv2d at {{.*}} has post-ops, which come first
+// REMARK: remark: [dnn-fold-constants] not folded: dnn.conv2d at {{.*}} has post-ops, which come first
 func.func @negative_conv2d_with_post_ops(%src: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %p = dnn.constant dense<1.0> : tensor<2xf32>
@@ -211,7 +211,7 @@ func.func @negative_conv2d_with_post_ops(%src: tensor<1x2x4x4xf32>) -> tensor<1x
 /// Weights given at run time cannot absorb a scale.
 // CHECK-LABEL: func.func @negative_batch_norm_weights_not_constant
 // CHECK:         dnn.batch_norm %c
-// REMARK: remark: not folded: %wei is not a dnn.constant or dnn.weight
+// REMARK: remark: [dnn-fold-constants] not folded: %wei is not a dnn.constant or dnn.weight
 func.func @negative_batch_norm_weights_not_constant(%src: tensor<1x2x4x4xf32>, %wei: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
   %p = dnn.constant dense<1.0> : tensor<2xf32>
   %c = dnn.conv2d %src, %wei : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
@@ -224,7 +224,7 @@ func.func @negative_batch_norm_weights_not_constant(%src: tensor<1x2x4x4xf32>, %
 /// batch_norm normalizes dimension 1, which for a [B, M, N] matmul is M, not its channels.
 // CHECK-LABEL: func.func @negative_matmul_3d_batch_norm
 // CHECK:         dnn.batch_norm %m
-// REMARK: remark: not folded: batch_norm normalizes dimension 1, not the matmul's output channels
+// REMARK: remark: [dnn-fold-constants] not folded: batch_norm normalizes dimension 1, not the matmul's output channels
 func.func @negative_matmul_3d_batch_norm(%lhs: tensor<1x2x3xf32>) -> tensor<1x2x2xf32> {
   %rhs = dnn.constant dense<1.0> : tensor<3x2xf32>
   %p = dnn.constant dense<1.0> : tensor<2xf32>
@@ -238,7 +238,7 @@ func.func @negative_matmul_3d_batch_norm(%lhs: tensor<1x2x3xf32>) -> tensor<1x2x
 /// A spatial constant is not per channel.
 // CHECK-LABEL: func.func @negative_conv2d_add_spatial_constant
 // CHECK:         dnn.binary add %c, %k
-// REMARK: remark: not folded: %k (1x1x2x2) is neither per-channel nor per-tensor
+// REMARK: remark: [dnn-fold-constants] not folded: %k (1x1x2x2) is neither per-channel nor per-tensor
 func.func @negative_conv2d_add_spatial_constant(%src: tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %k = dnn.constant dense<1.0> : tensor<1x1x2x2xf32>
@@ -252,7 +252,7 @@ func.func @negative_conv2d_add_spatial_constant(%src: tensor<1x2x2x2xf32>) -> te
 /// A run-time bias cannot absorb a constant add.
 // CHECK-LABEL: func.func @negative_conv2d_bias_not_constant
 // CHECK:         dnn.binary add %c, %k
-// REMARK: remark: not folded: %bias is not a dnn.constant or dnn.weight
+// REMARK: remark: [dnn-fold-constants] not folded: %bias is not a dnn.constant or dnn.weight
 func.func @negative_conv2d_bias_not_constant(%src: tensor<1x2x2x2xf32>, %bias: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
   %wei = dnn.constant dense<1.0> : tensor<2x2x1x1xf32>
   %k = dnn.constant dense<1.0> : tensor<1x2x1x1xf32>
@@ -266,7 +266,7 @@ func.func @negative_conv2d_bias_not_constant(%src: tensor<1x2x2x2xf32>, %bias: t
 /// Integer weights cannot take a fractional scale exactly.
 // CHECK-LABEL: func.func @negative_integer_weights
 // CHECK:         dnn.binary mul %c, %k
-// REMARK: remark: not folded: %wei has integer elements
+// REMARK: remark: [dnn-fold-constants] not folded: %wei has integer elements
 func.func @negative_integer_weights(%src: tensor<1x2x2x2xi8>) -> tensor<1x2x2x2xi8> {
   %wei = dnn.constant dense<1> : tensor<2x2x1x1xi8>
   %k = dnn.constant dense<3> : tensor<1x2x1x1xi8>

@@ -9,7 +9,7 @@
 // CHECK:         %[[Y:.*]] = dnn.conv2d %src, %wei post_args(%bias : tensor<1x8x1x1xf32>)
 // CHECK-SAME:      post_ops = [#dnn.binary<add>, #dnn.eltwise<relu>]
 // CHECK:         dnn.eltwise tanh %[[Y]]
-// REMARK: dnn-fuse-post-ops-limit.mlir:[[# @LINE + 5]]:3: remark: not fused: the chain would have 3 post-ops, more than max-post-ops=2
+// REMARK: dnn-fuse-post-ops-limit.mlir:[[# @LINE + 5]]:3: remark: [dnn-fuse-post-ops] not fused: the chain would have 3 post-ops, more than max-post-ops=2
 func.func @negative_chain_beyond_max_post_ops(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>, %bias: tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %b = dnn.binary add %c, %bias : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>

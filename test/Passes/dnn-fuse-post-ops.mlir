@@ -7,7 +7,7 @@
 // CHECK-SAME:      post_ops = [#dnn.eltwise<relu>]
 // CHECK-NOT:     dnn.eltwise
 // CHECK:         func.return %[[Y]]
-// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: fused into dnn.conv2d at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 2]]:3 as #dnn.eltwise<relu>
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: [dnn-fuse-post-ops] fused into dnn.conv2d at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 2]]:3 as #dnn.eltwise<relu>
 func.func @conv2d_relu_fused(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
   %r = dnn.eltwise relu %c : tensor<1x16x4x4xf32>
@@ -175,7 +175,7 @@ func.func @conv2d_relu_clip_merged(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1
 // CHECK:         %[[Y:.*]] = dnn.eltwise relu6 %src
 // CHECK-NOT:     dnn.eltwise
 // CHECK:         func.return %[[Y]]
-// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: combined with dnn.eltwise at {{.*}}:[[# @LINE + 2]]:3 into relu6
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: [dnn-fuse-post-ops] combined with dnn.eltwise at {{.*}}:[[# @LINE + 2]]:3 into relu6
 func.func @eltwise_relu_clip_combined(%src: tensor<8xf32>) -> tensor<8xf32> {
   %r = dnn.eltwise relu %src : tensor<8xf32>
   %k = dnn.eltwise clip %r {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
@@ -212,7 +212,7 @@ func.func @eltwise_linear_linear_combined(%src: tensor<8xf32>) -> tensor<8xf32> 
 // CHECK-LABEL: func.func @negative_conv2d_relu_multi_use
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.eltwise relu %c
-// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: not fused: %c is also read by func.return at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 4]]:3
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: [dnn-fuse-post-ops] not fused: %c is also read by func.return at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 4]]:3
 func.func @negative_conv2d_relu_multi_use(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>) -> (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %r = dnn.eltwise relu %c : tensor<1x8x4x4xf32>
@@ -225,7 +225,7 @@ func.func @negative_conv2d_relu_multi_use(%src: tensor<1x8x4x4xf32>, %wei: tenso
 // CHECK-LABEL: func.func @negative_conv2d_add_also_read_by_concat
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.binary add %c, %src
-// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: not fused: lhs: %c is also read by dnn.concat at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 4]]:3; rhs %src is a function argument
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3: remark: [dnn-fuse-post-ops] not fused: lhs: %c is also read by dnn.concat at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 4]]:3; rhs %src is a function argument
 func.func @negative_conv2d_add_also_read_by_concat(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>) -> tensor<1x16x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %s = dnn.binary add %c, %src : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -239,7 +239,7 @@ func.func @negative_conv2d_add_also_read_by_concat(%src: tensor<1x8x4x4xf32>, %w
 // CHECK-LABEL: func.func @negative_sub_conv_on_rhs
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.binary sub %src, %c
-// REMARK: remark: not fused: lhs %src is a function argument; %c is the right operand of sub
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs %src is a function argument; %c is the right operand of sub
 func.func @negative_sub_conv_on_rhs(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %s = dnn.binary sub %src, %c : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -253,7 +253,7 @@ func.func @negative_sub_conv_on_rhs(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x
 // CHECK:         dnn.pool avg_include_pad %src
 // CHECK-SAME:      -> tensor<1x8x1x1xf32>
 // CHECK:         dnn.binary mul %p, %big
-// REMARK: remark: not fused: lhs: dnn.binary broadcasts %p from 1x8x1x1 to 1x8x4x4; rhs %big is a function argument
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: dnn.binary broadcasts %p from 1x8x1x1 to 1x8x4x4; rhs %big is a function argument
 func.func @negative_binary_broadcasts_anchor(%src: tensor<1x8x4x4xf32>, %big: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %p = dnn.pool avg_include_pad %src {kernel = array<i64: 4, 4>} : (tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32>
   %m = dnn.binary mul %p, %big : (tensor<1x8x1x1xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -266,7 +266,7 @@ func.func @negative_binary_broadcasts_anchor(%src: tensor<1x8x4x4xf32>, %big: te
 // CHECK-LABEL: func.func @negative_conv2d_add_spatial_broadcast
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.binary add %c, %mask
-// REMARK: remark: not fused: lhs: %mask (1x1x4x4) broadcasts to 1x8x4x4 neither per-tensor, per-channel, per-oc nor full; rhs %mask is a function argument
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %mask (1x1x4x4) broadcasts to 1x8x4x4 neither per-tensor, per-channel, per-oc nor full; rhs %mask is a function argument
 func.func @negative_conv2d_add_spatial_broadcast(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>, %mask: tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %s = dnn.binary add %c, %mask : (tensor<1x8x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -279,7 +279,7 @@ func.func @negative_conv2d_add_spatial_broadcast(%src: tensor<1x8x4x4xf32>, %wei
 // CHECK-LABEL: func.func @negative_add_changes_element_type
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.binary add %low, %c
-// REMARK: remark: not fused: lhs %low is a function argument; rhs: the element type changes from f32 to bf16
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs %low is a function argument; rhs: the element type changes from f32 to bf16
 func.func @negative_add_changes_element_type(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>, %low: tensor<1x8x4x4xbf16>) -> tensor<1x8x4x4xbf16> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %s = dnn.binary add %low, %c : (tensor<1x8x4x4xbf16>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xbf16>
@@ -292,7 +292,7 @@ func.func @negative_add_changes_element_type(%src: tensor<1x8x4x4xf32>, %wei: te
 // CHECK-LABEL: func.func @negative_batch_norm_relu
 // CHECK:         dnn.batch_norm
 // CHECK:         dnn.eltwise relu %n
-// REMARK: remark: not fused: dnn.batch_norm takes no post-ops in oneDNN
+// REMARK: remark: [dnn-fuse-post-ops] not fused: dnn.batch_norm takes no post-ops in oneDNN
 func.func @negative_batch_norm_relu(%src: tensor<1x4x2x2xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>) -> tensor<1x4x2x2xf32> {
   %n = dnn.batch_norm %src, %s, %b, %m, %v : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
   %r = dnn.eltwise relu %n : tensor<1x4x2x2xf32>
@@ -305,7 +305,7 @@ func.func @negative_batch_norm_relu(%src: tensor<1x4x2x2xf32>, %s: tensor<4xf32>
 // CHECK-LABEL: func.func @negative_eltwise_tanh_relu_no_combined_form
 // CHECK:         dnn.eltwise tanh %src
 // CHECK:         dnn.eltwise relu %t
-// REMARK: remark: not fused: oneDNN has no single algorithm for relu after tanh
+// REMARK: remark: [dnn-fuse-post-ops] not fused: oneDNN has no single algorithm for relu after tanh
 func.func @negative_eltwise_tanh_relu_no_combined_form(%src: tensor<8xf32>) -> tensor<8xf32> {
   %t = dnn.eltwise tanh %src : tensor<8xf32>
   %r = dnn.eltwise relu %t : tensor<8xf32>
@@ -318,7 +318,7 @@ func.func @negative_eltwise_tanh_relu_no_combined_form(%src: tensor<8xf32>) -> t
 // CHECK-LABEL: func.func @negative_eltwise_combine_multi_use
 // CHECK:         dnn.eltwise relu %src
 // CHECK:         dnn.eltwise clip %r
-// REMARK: remark: not fused: %r is also read by func.return
+// REMARK: remark: [dnn-fuse-post-ops] not fused: %r is also read by func.return
 func.func @negative_eltwise_combine_multi_use(%src: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %r = dnn.eltwise relu %src : tensor<8xf32>
   %k = dnn.eltwise clip %r {alpha = 0.0 : f32, beta = 6.0 : f32} : tensor<8xf32>
@@ -342,9 +342,23 @@ func.func @eltwise_clip_disjoint_constant(%src: tensor<8xf32>) -> tensor<8xf32> 
 // CHECK-LABEL: func.func @negative_pool_full_shape_operand
 // CHECK:         dnn.pool max %src
 // CHECK:         dnn.binary add %p, %full
-// REMARK: remark: not fused: lhs: dnn.pool takes no full binary post-op argument; rhs %full is a function argument
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: dnn.pool takes no full binary post-op argument; rhs %full is a function argument
 func.func @negative_pool_full_shape_operand(%src: tensor<1x4x8x8xf32>, %full: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %p = dnn.pool max %src {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
   %a = dnn.binary add %p, %full : (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   func.return %a : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+/// An eltwise algorithm oneDNN lacks (softsign runs its reference kernel) is never a post-op.
+// CHECK-LABEL: func.func @negative_softsign_not_fused
+// CHECK:         %[[C:.*]] = dnn.conv2d %src, %wei {pads_begin
+// CHECK-NOT:       post_ops = [#dnn.eltwise<softsign>]
+// CHECK:         dnn.eltwise softsign %[[C]]
+// REMARK: remark: [dnn-fuse-post-ops] not fused: oneDNN has no eltwise softsign (it runs its reference kernel)
+func.func @negative_softsign_not_fused(%src: tensor<1x8x6x6xf32>, %wei: tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %c = dnn.conv2d %src, %wei {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+  %s = dnn.eltwise softsign %c : tensor<1x8x6x6xf32>
+  func.return %s : tensor<1x8x6x6xf32>
 }

@@ -3,17 +3,17 @@
 // RUN: dnnc-opt %s --split-input-file -p dnn-inplace,dnn-plan-memory --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=PLAN
 
 // The planner honours every decision: it refuses none.
-// PLAN-NOT: remark: result {{[0-9]+}} not in place
-// PLAN:     remark: planned
-// PLAN-NOT: remark: result {{[0-9]+}} not in place
+// PLAN-NOT: remark: [dnn-inplace] result {{[0-9]+}} not in place
+// PLAN:     remark: [dnn-plan-memory] planned
+// PLAN-NOT: remark: [dnn-inplace] result {{[0-9]+}} not in place
 
 /// PaddlePaddle topology 1: a single in-place op; the input is the caller's, so the first op
 /// writes a new buffer and the second overwrites it.
 // CHECK-LABEL: func.func @single_inplace_op
 // CHECK:         %a = dnn.eltwise relu %x : tensor<1x16x8x8xf32>
 // CHECK:         %b = dnn.eltwise tanh %a {dnn.inplace = array<i64: 0>}
-// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: not in place: operand 0 (%x) lives in a function argument, which is read-only
-// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: in place over operand 0 (%a)
+// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: [dnn-inplace] not in place: operand 0 (%x) lives in a function argument, which is read-only
+// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: [dnn-inplace] in place over operand 0 (%a)
 func.func @single_inplace_op(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %a = dnn.eltwise relu %x : tensor<1x16x8x8xf32>
   %b = dnn.eltwise tanh %a : tensor<1x16x8x8xf32>
@@ -27,7 +27,7 @@ func.func @single_inplace_op(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 // CHECK-LABEL: func.func @negative_input_shared_by_two_consumers
 // CHECK:         %b = dnn.eltwise tanh %a : tensor<1x16x8x8xf32>
 // CHECK:         %c = dnn.eltwise exp %a {dnn.inplace = array<i64: 0>}
-// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: not in place: operand 0 (%a): %a is also read by dnn.eltwise at {{.*}}dnn-inplace.mlir:[[# @LINE + 4]]:3 after this op
+// REMARK: dnn-inplace.mlir:[[# @LINE + 3]]:3: remark: [dnn-inplace] not in place: operand 0 (%a): %a is also read by dnn.eltwise at {{.*}}dnn-inplace.mlir:[[# @LINE + 4]]:3 after this op
 func.func @negative_input_shared_by_two_consumers(%x: tensor<1x16x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) {
   %a = dnn.eltwise relu %x : tensor<1x16x8x8xf32>
   %b = dnn.eltwise tanh %a : tensor<1x16x8x8xf32>
@@ -42,7 +42,7 @@ func.func @negative_input_shared_by_two_consumers(%x: tensor<1x16x8x8xf32>) -> (
 // CHECK-LABEL: func.func @negative_later_reader_through_view
 // CHECK:         %b = dnn.softmax %a {axis = 1 : i64} : tensor<1x16x8x8xf32>
 // CHECK:         %w = dnn.eltwise exp %v {dnn.inplace = array<i64: 0>}
-// REMARK: dnn-inplace.mlir:[[# @LINE + 4]]:3: remark: not in place: operand 0 (%a): %v is also read by dnn.eltwise at {{.*}}dnn-inplace.mlir:[[# @LINE + 5]]:3 after this op
+// REMARK: dnn-inplace.mlir:[[# @LINE + 4]]:3: remark: [dnn-inplace] not in place: operand 0 (%a): %v is also read by dnn.eltwise at {{.*}}dnn-inplace.mlir:[[# @LINE + 5]]:3 after this op
 func.func @negative_later_reader_through_view(%x: tensor<1x16x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1024xf32>) {
   %a = dnn.eltwise relu %x : tensor<1x16x8x8xf32>
   %v = dnn.reshape %a : (tensor<1x16x8x8xf32>) -> tensor<1024xf32>
@@ -118,7 +118,7 @@ func.func @binary_over_rhs(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32
 /// sub is not commutative: oneDNN can only write over its lhs, which is still needed.
 // CHECK-LABEL: func.func @negative_binary_sub_rhs
 // CHECK:         %c = dnn.binary sub %a, %b : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
-// REMARK: remark: not in place: operand 0 (%a): %a is also read by func.return
+// REMARK: remark: [dnn-inplace] not in place: operand 0 (%a): %a is also read by func.return
 func.func @negative_binary_sub_rhs(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %a = dnn.eltwise relu %x : tensor<64xf32>
   %b = dnn.eltwise tanh %x : tensor<64xf32>
@@ -132,7 +132,7 @@ func.func @negative_binary_sub_rhs(%x: tensor<64xf32>) -> (tensor<64xf32>, tenso
 /// the lowering puts the full operand %b first and the result overwrites it.
 // CHECK-LABEL: func.func @binary_broadcast_over_full_operand
 // CHECK:         %c = dnn.binary mul %t, %b {dnn.inplace = array<i64: 1>}
-// REMARK: dnn-inplace.mlir:[[# @LINE + 4]]:3: remark: in place over operand 1 (%b)
+// REMARK: dnn-inplace.mlir:[[# @LINE + 4]]:3: remark: [dnn-inplace] in place over operand 1 (%b)
 func.func @binary_broadcast_over_full_operand(%x: tensor<1x16x4x4xf32>, %s: tensor<1x16x1x1xf32>) -> tensor<1x16x4x4xf32> {
   %t = dnn.eltwise relu %s : tensor<1x16x1x1xf32>
   %b = dnn.eltwise exp %x : tensor<1x16x4x4xf32>
@@ -146,7 +146,7 @@ func.func @binary_broadcast_over_full_operand(%x: tensor<1x16x4x4xf32>, %s: tens
 // CHECK-LABEL: func.func @negative_sum_primitive
 // CHECK:         %s = dnn.sum %a, %b : tensor<64xf32>
 // CHECK-NOT:     dnn.inplace
-// REMARK: remark: not in place: oneDNN's sum primitive runs in place only through an extra buffer
+// REMARK: remark: [dnn-inplace] not in place: oneDNN's sum primitive runs in place only through an extra buffer
 func.func @negative_sum_primitive(%x: tensor<64xf32>) -> tensor<64xf32> {
   %a = dnn.eltwise relu %x : tensor<64xf32>
   %b = dnn.eltwise tanh %x : tensor<64xf32>
@@ -159,7 +159,7 @@ func.func @negative_sum_primitive(%x: tensor<64xf32>) -> tensor<64xf32> {
 /// A constant operand is constant storage: not overwritten.
 // CHECK-LABEL: func.func @negative_constant_operand
 // CHECK:         dnn.eltwise relu %c : tensor<64xf32>
-// REMARK: remark: not in place: operand 0 (%c) lives in constant storage, which is read-only
+// REMARK: remark: [dnn-inplace] not in place: operand 0 (%c) lives in constant storage, which is read-only
 func.func @negative_constant_operand() -> tensor<64xf32> {
   %c = dnn.constant dense<1.0> : tensor<64xf32>
   %r = dnn.eltwise relu %c : tensor<64xf32>
@@ -171,7 +171,7 @@ func.func @negative_constant_operand() -> tensor<64xf32> {
 /// A returned value is read by func.return after the op: never overwritten.
 // CHECK-LABEL: func.func @negative_returned_operand
 // CHECK:         %b = dnn.layer_norm %a : tensor<2x8xf32>
-// REMARK: remark: not in place: operand 0 (%a): %a is also read by func.return
+// REMARK: remark: [dnn-inplace] not in place: operand 0 (%a): %a is also read by func.return
 func.func @negative_returned_operand(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %a = dnn.eltwise relu %x : tensor<2x8xf32>
   %b = dnn.layer_norm %a : tensor<2x8xf32>

@@ -11,7 +11,7 @@
 // CHECK-NEXT:    %[[P:.*]] = dnn.reorder %[[S]] {{.*}} -> tensor<1x16x4x4xf32>
 // CHECK-NEXT:    func.return %[[P]]
 // CHECK-NOT:     dnn.operand_layouts
-// REMARK: remark: 2 run-time reorders moving 4096 bytes, 0 casts
+// REMARK: remark: [dnn-insert-data-transforms] 2 run-time reorders moving 4096 bytes, 0 casts
 func.func @reorder_shared_and_back(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
   %a = dnn.eltwise relu %src {dnn.operand_layouts = [#dnn.layout<nChw16c>]} : tensor<1x16x4x4xf32>
   %b = dnn.eltwise tanh %src {dnn.operand_layouts = [#dnn.layout<nChw16c>]} : tensor<1x16x4x4xf32>

@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @gelu_tanh_torch_order
 // CHECK-NEXT:    %[[Y:.*]] = dnn.eltwise gelu_tanh %x : tensor<2x8xf32>
 // CHECK-NEXT:    func.return %[[Y]]
-// REMARK: remark: recovered gelu_tanh
+// REMARK: remark: [dnn-recover-gelu] recovered gelu_tanh
 func.func @gelu_tanh_torch_order(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %sq = dnn.binary mul %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %cube = dnn.binary mul %x, %sq : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
@@ -53,7 +53,7 @@ func.func @gelu_tanh_pow_half_first(%x: tensor<1x4x16xf32>) -> tensor<1x4x16xf32
 // CHECK-LABEL: func.func @negative_gelu_tanh_wrong_constant
 // CHECK:         dnn.eltwise tanh
 // CHECK-NOT:     gelu_tanh
-// REMARK: remark: not recovered: the cube's coefficient is [0.03999999910593033], expected 0.044715
+// REMARK: remark: [dnn-recover-gelu] not recovered: the cube's coefficient is [0.03999999910593033], expected 0.044715
 func.func @negative_gelu_tanh_wrong_constant(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
   %k = dnn.constant dense<4.000000e-02> : tensor<1x1xf32>
@@ -76,7 +76,7 @@ func.func @negative_gelu_tanh_wrong_constant(%x: tensor<2x8xf32>) -> tensor<2x8x
 // CHECK-LABEL: func.func @negative_gelu_tanh_intermediate_used
 // CHECK:         dnn.eltwise tanh
 // CHECK-NOT:     gelu_tanh
-// REMARK: remark: not recovered: tanh has another use, which would be lost
+// REMARK: remark: [dnn-recover-gelu] not recovered: tanh has another use, which would be lost
 func.func @negative_gelu_tanh_intermediate_used(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
   %k = dnn.constant dense<4.471500e-02> : tensor<1x1xf32>
@@ -98,7 +98,7 @@ func.func @negative_gelu_tanh_intermediate_used(%x: tensor<2x8xf32>) -> (tensor<
 /// A plain tanh activation is no GELU.
 // CHECK-LABEL: func.func @negative_plain_tanh
 // CHECK:         dnn.eltwise tanh %x
-// REMARK: remark: not recovered: the tanh argument is not a mul (a function argument)
+// REMARK: remark: [dnn-recover-gelu] not recovered: the tanh argument is not a mul (a function argument)
 func.func @negative_plain_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %t = dnn.eltwise tanh %x : tensor<2x8xf32>
   func.return %t : tensor<2x8xf32>
@@ -111,7 +111,7 @@ func.func @negative_plain_tanh(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-NOT:     gelu_tanh
 // CHECK:         dnn.binary mul %half, %xa {post_ops = [#dnn.eltwise<relu>]}
 // CHECK-NOT:     gelu_tanh
-// REMARK: remark: not recovered: the mul of the first product has post-ops
+// REMARK: remark: [dnn-recover-gelu] not recovered: the mul of the first product has post-ops
 func.func @negative_gelu_tanh_mul_post_ops(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
   %k = dnn.constant dense<4.471500e-02> : tensor<1x1xf32>
@@ -135,7 +135,7 @@ func.func @negative_gelu_tanh_mul_post_ops(%x: tensor<2x8xf32>) -> tensor<2x8xf3
 // CHECK-NOT:     gelu_tanh
 // CHECK:         dnn.binary mul %half, %xa : (tensor<3x2x8xf32>, tensor<2x8xf32>) -> tensor<3x2x8xf32>
 // CHECK-NOT:     gelu_tanh
-// REMARK: remark: not recovered: the result type tensor<3x2x8xf32> is not x's
+// REMARK: remark: [dnn-recover-gelu] not recovered: the result type tensor<3x2x8xf32> is not x's
 func.func @negative_gelu_tanh_result_broadcast(%x: tensor<2x8xf32>) -> tensor<3x2x8xf32> {
   %cube = dnn.eltwise pow %x {alpha = 1.0 : f32, beta = 3.0 : f32} : tensor<2x8xf32>
   %k = dnn.constant dense<4.471500e-02> : tensor<1x1xf32>

@@ -8,7 +8,7 @@
 // CHECK-DAG:     %[[B:.*]] = dnn.reshape %beta : (tensor<1x8xf32>) -> tensor<8xf32>
 // CHECK:         %[[Y:.*]] = dnn.layer_norm %x scale(%[[S]] : tensor<8xf32>) shift(%[[B]] : tensor<8xf32>) : tensor<2x8xf32>
 // CHECK-NEXT:    func.return %[[Y]]
-// REMARK: remark: recovered layer_norm
+// REMARK: remark: [dnn-recover-layer-norm] recovered layer_norm
 func.func @layer_norm_affine(%x: tensor<2x8xf32>, %gamma: tensor<1x8xf32>, %beta: tensor<1x8xf32>) -> tensor<2x8xf32> {
   %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
@@ -46,7 +46,7 @@ func.func @layer_norm_plain_pow(%x: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
 /// The statistics are over axis 0, not the last axis: this is not a layer norm.
 // CHECK-LABEL: func.func @negative_layer_norm_other_axis
 // CHECK-NOT:     dnn.layer_norm
-// REMARK: remark: not recovered: the mean reduces axes [0], not only the last one
+// REMARK: remark: [dnn-recover-layer-norm] not recovered: the mean reduces axes [0], not only the last one
 func.func @negative_layer_norm_other_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %mu = dnn.reduce mean %x {axes = array<i64: 0>} : (tensor<2x8xf32>) -> tensor<1x8xf32>
   %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<1x8xf32>) -> tensor<2x8xf32>
@@ -64,7 +64,7 @@ func.func @negative_layer_norm_other_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32
 /// The centred value is also returned: the chain's intermediate would be lost.
 // CHECK-LABEL: func.func @negative_layer_norm_intermediate_used
 // CHECK-NOT:     dnn.layer_norm
-// REMARK: remark: not recovered: x - mean has another use (func.return)
+// REMARK: remark: [dnn-recover-layer-norm] not recovered: x - mean has another use (func.return)
 func.func @negative_layer_norm_intermediate_used(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
@@ -82,7 +82,7 @@ func.func @negative_layer_norm_intermediate_used(%x: tensor<2x8xf32>) -> (tensor
 /// eps is not one constant value: the per-row values are no layer norm epsilon.
 // CHECK-LABEL: func.func @negative_layer_norm_eps_not_splat
 // CHECK-NOT:     dnn.layer_norm
-// REMARK: remark: not recovered: eps is not one value
+// REMARK: remark: [dnn-recover-layer-norm] not recovered: eps is not one value
 func.func @negative_layer_norm_eps_not_splat(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
@@ -102,7 +102,7 @@ func.func @negative_layer_norm_eps_not_splat(%x: tensor<2x8xf32>) -> tensor<2x8x
 // CHECK-NOT:     dnn.layer_norm
 // CHECK:         dnn.binary sub %mu, %x
 // CHECK-NOT:     dnn.layer_norm
-// REMARK: remark: not recovered: the mean is not subtracted from x
+// REMARK: remark: [dnn-recover-layer-norm] not recovered: the mean is not subtracted from x
 func.func @negative_layer_norm_mean_minus_x(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = dnn.binary sub %mu, %x : (tensor<2x1xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
@@ -122,7 +122,7 @@ func.func @negative_layer_norm_mean_minus_x(%x: tensor<2x8xf32>) -> tensor<2x8xf
 // CHECK-NOT:     dnn.layer_norm
 // CHECK:         dnn.binary div %d, %sd {post_ops = [#dnn.eltwise<relu>]}
 // CHECK-NOT:     dnn.layer_norm
-// REMARK: remark: not recovered: the div of the standard deviation has post-ops
+// REMARK: remark: [dnn-recover-layer-norm] not recovered: the div of the standard deviation has post-ops
 func.func @negative_layer_norm_div_post_ops(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %mu = dnn.reduce mean %x {axes = array<i64: -1>} : (tensor<2x8xf32>) -> tensor<2x1xf32>
   %d = dnn.binary sub %x, %mu : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>

@@ -16,7 +16,7 @@ func.func @drop_identity_cast(%src: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-LABEL: func.func @cancel_inverse_reorders
 // CHECK-NOT:     dnn.reorder
 // CHECK:         func.return %src
-// REMARK: remark: run-time reorders 2 -> 0 (4096 -> 0 bytes moved), casts 0 -> 0
+// REMARK: remark: [dnn-remove-redundant-reorders] run-time reorders 2 -> 0 (4096 -> 0 bytes moved), casts 0 -> 0
 func.func @cancel_inverse_reorders(%src: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
   %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
   %b = dnn.reorder %a : (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>) -> tensor<1x16x4x4xf32>
@@ -114,7 +114,7 @@ func.func @share_duplicate_transforms(%src: tensor<1x16x4x4xf32>) -> (tensor<1x1
 // CHECK-LABEL: func.func @fold_reorder_into_weight
 // CHECK:         %w = dnn.weight "w.npz", "w" : tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>>
 // CHECK-NOT:     dnn.reorder
-// REMARK: remark: run-time reorders 0 -> 0 (0 -> 0 bytes moved), casts 0 -> 0
+// REMARK: remark: [dnn-remove-redundant-reorders] run-time reorders 0 -> 0 (0 -> 0 bytes moved), casts 0 -> 0
 func.func @fold_reorder_into_weight() -> tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>> {
   %w = dnn.weight "w.npz", "w" : tensor<16x8x3x3xf32>
   %r = dnn.reorder %w : (tensor<16x8x3x3xf32>) -> tensor<16x8x3x3xf32, #dnn.layout<OIhw16i16o>>
@@ -155,7 +155,7 @@ func.func @negative_cast_of_weight() -> tensor<4xbf16> {
 // CHECK:         %[[B:.*]] = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>
 // CHECK:         dnn.eltwise relu %[[A]]
 // CHECK:         dnn.eltwise tanh %[[B]]
-// REMARK: remark: run-time reorders 2 -> 2 (4096 -> 4096 bytes moved), casts 0 -> 0
+// REMARK: remark: [dnn-remove-redundant-reorders] run-time reorders 2 -> 2 (4096 -> 4096 bytes moved), casts 0 -> 0
 func.func @negative_share_different_layouts(%src: tensor<1x16x4x4xf32>) -> (tensor<1x16x4x4xf32, #dnn.layout<nhwc>>, tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) {
   %a = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>
   %b = dnn.reorder %src : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>

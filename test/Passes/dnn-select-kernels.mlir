@@ -25,6 +25,18 @@ func.func @top_k_reference(%src: tensor<6x10xf32>) -> tensor<6x3xf32> {
 
 // -----
 
+/// An eltwise algorithm oneDNN lacks runs its reference kernel; one it has runs oneDNN's.
+// CHECK-LABEL: func.func @softsign_reference
+// CHECK:         dnn.eltwise softsign {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+// CHECK:         dnn.eltwise tanh {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+func.func @softsign_reference(%src: tensor<6x10xf32>) -> tensor<6x10xf32> {
+  %s = dnn.eltwise softsign %src : tensor<6x10xf32>
+  %t = dnn.eltwise tanh %s : tensor<6x10xf32>
+  func.return %t : tensor<6x10xf32>
+}
+
+// -----
+
 /// oneDNN computes on neither i64 nor i1: every op on them runs its reference kernel, in
 /// their type; a cast from f32 to i64 too, while f32 ops beside them stay on oneDNN.
 // CHECK-LABEL: func.func @i64_and_i1_reference
@@ -81,7 +93,7 @@ func.func @negative_kernel_kept(%src: tensor<4xf32>) -> tensor<4xf32> {
 /// oneDNN has no s8 LRN on any CPU: the kernel says s8 and a remark says oneDNN will refuse it.
 // CHECK-LABEL: func.func @lrn_s8_unavailable
 // CHECK:         dnn.lrn {{.*}}dnn.kernel = #dnn.kernel<onednn, s8>
-// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: oneDNN has no dnn.lrn in s8 on {{.*}}: dnn.cast it to f32
+// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: [dnn-select-kernels] oneDNN has no dnn.lrn in s8 on {{.*}}: dnn.cast it to f32
 func.func @lrn_s8_unavailable(%src: tensor<1x16x4x4xi8>) -> tensor<1x16x4x4xi8> {
   %s = dnn.lrn across_channels %src {size = 5 : i64} : tensor<1x16x4x4xi8>
   func.return %s : tensor<1x16x4x4xi8>
@@ -94,7 +106,7 @@ func.func @lrn_s8_unavailable(%src: tensor<1x16x4x4xi8>) -> tensor<1x16x4x4xi8> 
 // CHECK-LABEL: func.func @eltwise_bf16
 // BF16:          dnn.eltwise relu {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
 // NOBF16:        dnn.eltwise relu {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
-// REMARK-NOBF16: dnn-select-kernels.mlir:[[# @LINE + 3]]:3: remark: computed in f32: oneDNN has no native bf16 eltwise on {{.*}}
+// REMARK-NOBF16: dnn-select-kernels.mlir:[[# @LINE + 3]]:3: remark: [dnn-select-kernels] computed in f32: oneDNN has no native bf16 eltwise on {{.*}}
 // REMARK-BF16-NOT: eltwise
 func.func @eltwise_bf16(%src: tensor<1x16x4x4xbf16>) -> tensor<1x16x4x4xbf16> {
   %r = dnn.eltwise relu %src : tensor<1x16x4x4xbf16>
@@ -106,7 +118,7 @@ func.func @eltwise_bf16(%src: tensor<1x16x4x4xbf16>) -> tensor<1x16x4x4xbf16> {
 /// oneDNN's bf16 LRN is ref:any at best: f32 on every CPU.
 // CHECK-LABEL: func.func @lrn_bf16_computed_in_f32
 // CHECK:         dnn.lrn {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
-// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: computed in f32: oneDNN has no native bf16 lrn on {{.*}}
+// REMARK: dnn-select-kernels.mlir:[[# @LINE + 2]]:3: remark: [dnn-select-kernels] computed in f32: oneDNN has no native bf16 lrn on {{.*}}
 func.func @lrn_bf16_computed_in_f32(%src: tensor<1x16x4x4xbf16>) -> tensor<1x16x4x4xbf16> {
   %s = dnn.lrn across_channels %src {size = 5 : i64} : tensor<1x16x4x4xbf16>
   func.return %s : tensor<1x16x4x4xbf16>

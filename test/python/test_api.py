@@ -34,15 +34,16 @@ def weights_dir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_text_with_weights_dir_folds_batch_norm(weights_dir: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_text_with_weights_dir_folds_batch_norm(
+    weights_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """From another cwd, the folding pass finds the weights the executor finds: the batch
     norm disappears into the conv and the result equals the unoptimized compile."""
     monkeypatch.chdir(tmp_path.parent)
     x = np.random.default_rng(1).standard_normal((1, 4, 8, 8), dtype=np.float32)
     optimized = dnnc.compile(CONV_BN, weights_dir=weights_dir)
     plain = dnnc.compile(CONV_BN, pipeline="", weights_dir=weights_dir)
-    assert (len(optimized.step_infos), len(plain.step_infos)) == (1, 2)
+    assert (len(optimized.plan.step_infos), len(plain.plan.step_infos)) == (1, 2)
     assert compare(optimized.run([x])[0], plain.run([x])[0]).ok
 
 

@@ -12,10 +12,10 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32, i64
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from dnnc.driver import registry
 from dnnc.core.diagnostics import DnncError, collect_remarks, location_of, remark
-from dnnc.ir.text import make_context, parse_module, verify_module
+from dnnc.driver import registry
 from dnnc.driver.pipelines import PipelinePass, parse_pipeline, run_passes
+from dnnc.ir.text import make_context, parse_module, verify_module
 from dnnc.tools.opt import main, split_input
 
 GOOD = """\
@@ -131,7 +131,9 @@ def test_run_passes_expands_pipelines_for_each_step() -> None:
 def test_pipeline_spec_forms_and_errors() -> None:
     assert parse_pipeline("builtin.module(cse, dce)") == parse_pipeline("cse,dce")
     assert parse_pipeline("dnn-optimize") == parse_pipeline("builtin.module(dnn-optimize)")
-    with pytest.raises(DnncError, match=r"^error: unknown pass 'cse2' \(known: canonicalize, .*\bcse, dce,"):
+    with pytest.raises(
+        DnncError, match=r"^error: unknown pass 'cse2' \(known: canonicalize, .*\bcse, dce,"
+    ):
         parse_pipeline("cse2")
 
 
@@ -149,7 +151,7 @@ class WithOptionPass(ModulePass):
 def test_pass_options_are_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(registry._DNNC_PASSES, "test-with-option", f"{__name__}:WithOptionPass")
     assert parse_pipeline("test-with-option{max-post-ops=2}") == (WithOptionPass(2),)
-    with pytest.raises(DnncError, match="^error: invalid options for pass 'test-with-option': "):
+    with pytest.raises(DnncError, match=r"^error: invalid options for pass 'test-with-option': "):
         parse_pipeline("test-with-option{max-post-ops=many}")
 
 
@@ -168,8 +170,9 @@ def test_verified_once_invalid_ir_names_the_passes_and_the_variable() -> None:
     still refused, naming every pass that ran and how to find the one that broke it."""
     module = parse_module(GOOD, "f.mlir")
     with pytest.raises(DnncError) as caught:
-        run_passes(make_context(), module, (BreakReturnTypePass(), WithOptionPass()),
-                   verify_each=False)
+        run_passes(
+            make_context(), module, (BreakReturnTypePass(), WithOptionPass()), verify_each=False
+        )
     assert str(caught.value).endswith(
         "note: the IR does not verify after passes 'test-break-return-type,test-with-option' "
         "(set DNNC_VERIFY_EACH=1 to verify after each)"
@@ -186,7 +189,9 @@ def test_remarks_are_tagged_with_their_pass_and_filtered() -> None:
     module = parse_module(GOOD, "f.mlir")
     with collect_remarks() as remarks:
         run_passes(make_context(), module, (RemarkOnFunctionsPass(),))
-    assert [str(r) for r in remarks] == ["f.mlir:1:1: remark: looked at @add_one"]
+    assert [str(r) for r in remarks] == [
+        "f.mlir:1:1: remark: [test-remark-on-functions] looked at @add_one"
+    ]
     assert remarks[0].pass_name == "test-remark-on-functions"
     with collect_remarks(passes=["cse"]) as filtered:
         run_passes(make_context(), module, (RemarkOnFunctionsPass(),))
@@ -217,9 +222,12 @@ def test_cli_prints_remarks_of_the_requested_passes(
     source.write_text(GOOD)
     passes = "-p=test-remark-on-functions,cse"
     assert _run([str(source), passes, "--remarks"]) == 0
-    assert f"{source}:1:1: remark: looked at @add_one" in capsys.readouterr().err
+    assert (
+        f"{source}:1:1: remark: [test-remark-on-functions] looked at @add_one"
+        in capsys.readouterr().err
+    )
     assert _run([str(source), passes, "--remarks=test-remark-on-functions"]) == 0
-    assert "remark: looked at @add_one" in capsys.readouterr().err
+    assert "remark: [test-remark-on-functions] looked at @add_one" in capsys.readouterr().err
     assert _run([str(source), passes, "--remarks=cse"]) == 0
     assert "remark" not in capsys.readouterr().err
     assert _run([str(source), passes]) == 0

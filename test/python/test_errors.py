@@ -27,7 +27,8 @@ func.func @f(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 
 def relu_model(shape: list[int] | None) -> onnx.ModelProto:
     graph = helper.make_graph(
-        [helper.make_node("Relu", ["x"], ["y"])], "g",
+        [helper.make_node("Relu", ["x"], ["y"])],
+        "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)],
     )
@@ -35,19 +36,23 @@ def relu_model(shape: list[int] | None) -> onnx.ModelProto:
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
-                          input=stdin)
+    return subprocess.run(
+        [sys.executable, "-m", *args], capture_output=True, text=True, input=stdin
+    )
 
 
-@pytest.mark.parametrize("content", [b"\x08\x07\xff\xff\x12", b"hello, not a model\n", None],
-                         ids=["random-bytes", "text", "truncated"])
+@pytest.mark.parametrize(
+    "content",
+    [b"\x08\x07\xff\xff\x12", b"hello, not a model\n", None],
+    ids=["random-bytes", "text", "truncated"],
+)
 def test_an_unreadable_onnx_file(content: bytes | None, tmp_path: Path) -> None:
     if content is None:
         whole = relu_model([2, 3]).SerializeToString()
         content = whole[: len(whole) // 2]
     path = tmp_path / "m.onnx"
     path.write_bytes(content)
-    with pytest.raises(dnnc.ModelError, match="cannot read ONNX model .*not an ONNX protobuf"):
+    with pytest.raises(dnnc.ModelError, match=r"cannot read ONNX model .*not an ONNX protobuf"):
         dnnc.import_onnx(path)
     result = cli("dnnc.tools.import_onnx", str(path), "-o", str(tmp_path / "m.mlir"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
@@ -64,8 +69,9 @@ def test_impossible_sizes_are_refused_by_the_verifier() -> None:
         dnnc.compile(dnnc.import_onnx(relu_model([2**40, 2**40])))
 
 
-@pytest.mark.parametrize("inputs", [None, 3, "x", np.zeros((2, 3), np.float32)],
-                         ids=["none", "int", "str", "bare-array"])
+@pytest.mark.parametrize(
+    "inputs", [None, 3, "x", np.zeros((2, 3), np.float32)], ids=["none", "int", "str", "bare-array"]
+)
 def test_run_with_something_that_is_no_inputs(inputs: object) -> None:
     executable = dnnc.compile(dnnc.import_onnx(relu_model([2, 3])))
     with pytest.raises(dnnc.InputError, match="inputs must be a dict of arrays by name or a list"):
@@ -81,8 +87,10 @@ def test_a_lowered_module_is_refused_by_dnn_passes_and_runs_without_them(
     path.write_text(lowered.stdout)
     weights = EXAMPLE.with_suffix(".npz")
     (tmp_path / weights.name).write_bytes(weights.read_bytes())
-    for args in (["dnnc.tools.opt", str(path), "-p", "dnn-optimize"],
-                 ["dnnc.tools.opt", str(EXAMPLE), "-p", "dnn-to-onednn,dnn-optimize"]):
+    for args in (
+        ["dnnc.tools.opt", str(path), "-p", "dnn-optimize"],
+        ["dnnc.tools.opt", str(EXAMPLE), "-p", "dnn-to-onednn,dnn-optimize"],
+    ):
         result = cli(*args)
         assert result.returncode == 1 and "Traceback" not in result.stderr
         assert "runs on the dnn dialect, but @residual_block is lowered" in result.stderr
@@ -132,7 +140,8 @@ def test_dnnc_run_on_a_dynamic_function(tmp_path: Path) -> None:
 def test_dnnc_run_into_a_closed_pipe_ends_quietly() -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "dnnc.tools.run", str(EXAMPLE), "--profile", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert process.stdout is not None and process.stderr is not None
     process.stdout.read(1)
@@ -142,8 +151,17 @@ def test_dnnc_run_into_a_closed_pipe_ends_quietly() -> None:
 
 
 def test_dnnc_run_saves_outputs_by_name_and_reports_percentiles(tmp_path: Path) -> None:
-    result = cli("dnnc.tools.run", str(EXAMPLE), "--benchmark", "5", "--threads", "1",
-                 "--save-outputs", str(tmp_path / "out"), "--json")
+    result = cli(
+        "dnnc.tools.run",
+        str(EXAMPLE),
+        "--benchmark",
+        "5",
+        "--threads",
+        "1",
+        "--save-outputs",
+        str(tmp_path / "out"),
+        "--json",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert {"median_ms", "p90_ms", "p99_ms"} <= set(report["benchmark"])

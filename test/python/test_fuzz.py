@@ -35,15 +35,37 @@ CASES = int(os.environ.get("DNNC_FUZZ_CASES", 300))
 SECONDS_PER_CASE = 20
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NUMBER = re.compile(r"\d+")
-WORDS = ("relu", "tanh", "gelu_erf", "add", "mul", "sub", "max", "avg_include_pad", "f32",
-         "bf16", "i8", "f16", "nhwc", "nChw16c", "conv2d", "pool", "eltwise", "binary",
-         "batch_norm", "x", "c1", "r1")
+WORDS = (
+    "relu",
+    "tanh",
+    "gelu_erf",
+    "add",
+    "mul",
+    "sub",
+    "max",
+    "avg_include_pad",
+    "f32",
+    "bf16",
+    "i8",
+    "f16",
+    "nhwc",
+    "nChw16c",
+    "conv2d",
+    "pool",
+    "eltwise",
+    "binary",
+    "batch_norm",
+    "x",
+    "c1",
+    "r1",
+)
 WORD = re.compile(r"\b(" + "|".join(WORDS) + r")\b")
 
 
 @contextmanager
 def time_limit(seconds: int) -> Iterator[None]:
     """Fail the test (instead of hanging CI) if the block takes longer than `seconds`."""
+
     def expire(signum: int, frame: object) -> None:
         raise TimeoutError(f"no answer within {seconds} s")
 
@@ -71,9 +93,12 @@ def mutated_text(text: str, rng: random.Random) -> str:
         return text[:i] + "".join(chr(rng.randrange(32, 127)) for _ in range(3)) + text[j:]
     pattern = NUMBER if kind < 6 else WORD
     spot = rng.choice(list(pattern.finditer(text)))
-    new = (str(rng.choice([0, 1, 2, 3, 7, 16, 17, 64, 1000000])) if pattern is NUMBER
-           else rng.choice(WORDS))
-    return text[: spot.start()] + new + text[spot.end():]
+    new = (
+        str(rng.choice([0, 1, 2, 3, 7, 16, 17, 64, 1000000]))
+        if pattern is NUMBER
+        else rng.choice(WORDS)
+    )
+    return text[: spot.start()] + new + text[spot.end() :]
 
 
 def base_model() -> onnx.ModelProto:
@@ -84,15 +109,21 @@ def base_model() -> onnx.ModelProto:
         numpy_helper.from_array(rng.standard_normal((128, 5)).astype(np.float32), "fc"),
         numpy_helper.from_array(np.array([1, -1], np.int64), "shape"),
     ]
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["c"], ["r"]),
-             helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
-             helper.make_node("Reshape", ["p", "shape"], ["f"]),
-             helper.make_node("MatMul", ["f", "fc"], ["m"]),
-             helper.make_node("Softmax", ["m"], ["y"], axis=-1)]
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Reshape", ["p", "shape"], ["f"]),
+        helper.make_node("MatMul", ["f", "fc"], ["m"]),
+        helper.make_node("Softmax", ["m"], ["y"], axis=-1),
+    ]
     graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])], initializers)
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5])],
+        initializers,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
 
 
@@ -112,8 +143,9 @@ def mutated_model(base: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto 
         else:
             attribute.i = rng.choice([-2, -1, 0, 1, 5, 1 << 40])
     elif kind == 2:
-        node.op_type = rng.choice(["Relu", "Add", "Conv", "Gemm", "Transpose", "Flatten",
-                                   "Concat", "Squeeze"])
+        node.op_type = rng.choice(
+            ["Relu", "Add", "Conv", "Gemm", "Transpose", "Flatten", "Concat", "Squeeze"]
+        )
     elif kind == 3:
         dim = model.graph.input[0].type.tensor_type.shape.dim[rng.randrange(4)]
         if rng.random() < 0.3:
@@ -125,8 +157,11 @@ def mutated_model(base: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto 
     else:
         tensor = rng.choice(model.graph.initializer)
         array = numpy_helper.to_array(tensor)
-        array = (array.reshape(-1)[:-1] if rng.random() < 0.5
-                 else array.astype(rng.choice([np.float64, np.int32, np.float16])))
+        array = (
+            array.reshape(-1)[:-1]
+            if rng.random() < 0.5
+            else array.astype(rng.choice([np.float64, np.int32, np.float16]))
+        )
         tensor.CopyFrom(numpy_helper.from_array(array, tensor.name))
     return model
 
@@ -137,10 +172,12 @@ def compile_and_run(make: Callable[[], dnnc.Executable | dnnc.DynamicExecutable]
         try:
             executable = make()
             rng = np.random.default_rng(0)
-            executable.run([
-                rng.uniform(-1, 1, [d if d >= 0 else 2 for d in spec.shape]).astype(spec.dtype)
-                for spec in executable.inputs
-            ])
+            executable.run(
+                [
+                    rng.uniform(-1, 1, [d if d >= 0 else 2 for d in spec.shape]).astype(spec.dtype)
+                    for spec in executable.inputs
+                ]
+            )
         except DnncError:
             pass
 
@@ -169,6 +206,6 @@ def test_mutated_onnx_gives_an_error_or_a_result(chunk: int, tmp_path: Path) -> 
 
 def test_an_unterminated_string_is_an_error_not_a_hang() -> None:
     """xDSL's string pattern backtracked forever here (dnnc.ir.text replaces it)."""
-    text = 'func.func @f() -> () {\n  %w = dnn.weight "' + "w" * 64 + ' : tensor<4xf32>\n}'
+    text = 'func.func @f() -> () {\n  %w = dnn.weight "' + "w" * 64 + " : tensor<4xf32>\n}"
     with time_limit(SECONDS_PER_CASE), pytest.raises(DnncError, match="string literal"):
         dnnc.compile(text)

@@ -24,8 +24,16 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     ),
     "api": frozenset(
         {
-            "core", "ir", "dnnl", "target", "reference", "frontend", "passes", "lowering",
-            "runtime", "driver",
+            "core",
+            "ir",
+            "dnnl",
+            "target",
+            "reference",
+            "frontend",
+            "passes",
+            "lowering",
+            "runtime",
+            "driver",
         }
     ),
 }

@@ -140,7 +140,10 @@ def test_same_shape_ops_return_src() -> None:
 
 def test_dynamic_dims_propagate() -> None:
     assert shapes.conv2d((DYNAMIC, 3, DYNAMIC, 32), (8, 3, 3, 3), strides=(2, 2)) == (
-        DYNAMIC, 8, DYNAMIC, 15,
+        DYNAMIC,
+        8,
+        DYNAMIC,
+        15,
     )
     # a dynamic channel count cannot be checked, and the result keeps the static output channels
     assert shapes.conv2d((1, DYNAMIC, 8, 8), (8, 3, 3, 3)) == (1, 8, 6, 6)

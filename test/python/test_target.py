@@ -38,8 +38,9 @@ def isa_in_subprocess(cap: str | None) -> str:
     if cap is not None:
         env[MAX_ISA_VARIABLE] = cap
     code = "from dnnc.target import target_info; print(target_info().isa)"
-    return subprocess.run([sys.executable, "-c", code], env=env, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_target_info_is_oneDNNs_answer() -> None:
@@ -111,14 +112,16 @@ def test_no_implementation_is_none_not_an_error() -> None:
 
 
 def test_unknown_kind_is_refused_with_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match="no probe for primitive kind 'rnn'.*convolution"):
+    with pytest.raises(ValueError, match=r"no probe for primitive kind 'rnn'.*convolution"):
         implementation("rnn", DataType.F32)
 
 
 def test_cpu_description_reads_model_name_and_isa_flags(tmp_path: Path) -> None:
     cpuinfo = tmp_path / "cpuinfo"
-    cpuinfo.write_text("processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx2 fma "
-                       "avx512f avx512_bf16 sse4_2\n\nprocessor\t: 1\n")
+    cpuinfo.write_text(
+        "processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: fpu avx2 fma "
+        "avx512f avx512_bf16 sse4_2\n\nprocessor\t: 1\n"
+    )
     assert cpu_description(cpuinfo) == ("Some CPU", ("avx2", "fma", "avx512f", "avx512_bf16"))
     name, flags = cpu_description(tmp_path / "missing")
     assert flags == () and name
@@ -128,8 +131,10 @@ def test_dnnc_run_version_prints_what_it_found() -> None:
     run = [sys.executable, "-m", "dnnc.tools.run", "--version"]
     text = subprocess.run(run, check=True, capture_output=True, text=True).stdout
     assert text.startswith("dnnc ") and f"effective ISA: {target_info().isa}" in text
-    found = json.loads(subprocess.run([*run, "--json"], check=True, capture_output=True,
-                                      text=True).stdout)
+    found = json.loads(
+        subprocess.run([*run, "--json"], check=True, capture_output=True, text=True).stdout
+    )
     assert found["isa"] == target_info().isa
     assert found["implementations"]["convolution"]["f32"] == implementation(
-        "convolution", DataType.F32)
+        "convolution", DataType.F32
+    )

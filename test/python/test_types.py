@@ -6,9 +6,9 @@ import pytest
 from xdsl.dialects.builtin import Float64Type, StringAttr
 from xdsl.utils.exceptions import VerifyException
 
+from dnnc.core.kinds import DataType
 from dnnc.ir.dnn import LayoutAttr
 from dnnc.ir.types import data_type_of, element_type_of
-from dnnc.core.kinds import DataType
 
 
 def test_layout_attr_letter_form_must_be_spelled_by_name() -> None:
@@ -17,7 +17,7 @@ def test_layout_attr_letter_form_must_be_spelled_by_name() -> None:
 
 
 def test_layout_attr_unknown_tag_gives_the_layout_error() -> None:
-    with pytest.raises(VerifyException, match="#dnn.layout: 'nChw17q' is not a layout"):
+    with pytest.raises(VerifyException, match=r"#dnn.layout: 'nChw17q' is not a layout"):
         LayoutAttr.new([StringAttr("nChw17q")])
 
 

@@ -54,9 +54,7 @@ def handler_for(
 ) -> PrimitiveHandler:
     """The handler of a kind for one op; ValueError naming the kind and the valid ones."""
     if kind not in HANDLERS:
-        raise ValueError(
-            f"unknown primitive kind '{kind}' (valid: {', '.join(sorted(HANDLERS))})"
-        )
+        raise ValueError(f"unknown primitive kind '{kind}' (valid: {', '.join(sorted(HANDLERS))})")
     return HANDLERS[kind](descs, params)
 
 

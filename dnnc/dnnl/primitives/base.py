@@ -236,8 +236,10 @@ class PrimitiveHandler:
         for role in roles:
             descs[role] = MemoryDesc.any(descs[role].dims, descs[role].data_type)
         pd = self._create(descs, engine)
-        return {role: logical_layout(pd.exec_arg_desc(self.args[role]), self.descs[role].dims)
-                for role in roles}
+        return {
+            role: logical_layout(pd.exec_arg_desc(self.args[role]), self.descs[role].dims)
+            for role in roles
+        }
 
     # shared machinery
 
@@ -333,9 +335,7 @@ class PrimitiveHandler:
         """Each parameter of ``names`` has ``length`` entries (one per spatial dimension)."""
         for name in names:
             if len(self.params[name]) != length:
-                raise self._error(
-                    f"parameter '{name}' {self.params[name]} needs {length} entries"
-                )
+                raise self._error(f"parameter '{name}' {self.params[name]} needs {length} entries")
 
 
 def logical_layout(chosen: MemoryDesc | None, dims: tuple[int, ...]) -> Layout | None:

@@ -82,9 +82,7 @@ class ReorderHandler(PrimitiveHandler):
             raise self._error(f"parameter 'permutation' {permutation} is no permutation")
         box = self._box_dims()
         starts = self.params["starts"] or (0,) * len(src)
-        if len(starts) != len(src) or any(
-            s < 0 or s + b > n for s, b, n in zip(starts, box, src)
-        ):
+        if len(starts) != len(src) or any(s < 0 or s + b > n for s, b, n in zip(starts, box, src)):
             raise self._error(f"parameter 'starts' {starts}: box {box} does not fit src {src}")
 
     def _box_dims(self) -> tuple[int, ...]:

@@ -13,8 +13,7 @@ import numpy as np
 from onnx import helper
 from xdsl.dialects.builtin import AnyFloat
 
-from dnnc.ir.dnn import CastOp, shape_of
-from dnnc.ir.types import element_type_of
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import (
     VALUE_TYPE_NAMES,
@@ -23,7 +22,8 @@ from dnnc.frontend.onnx.importer import (
     element_of,
     tensor_type,
 )
-from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+from dnnc.ir.dnn import CastOp, shape_of
+from dnnc.ir.types import data_type_of, element_type_of
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 
@@ -56,6 +56,7 @@ UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     ),
     "Softplus": _fixed(EltwiseAlg.SOFT_RELU, 1.0),
     "Mish": _fixed(EltwiseAlg.MISH),
+    "Softsign": _fixed(EltwiseAlg.SOFTSIGN),
     "Gelu": _gelu,
 }
 """ONNX activation -> the dnn.eltwise it is (algorithm, alpha, beta)."""
@@ -142,9 +143,27 @@ def convert_cast(imp: Importer, node: Node) -> Value:
         data_type = None
     if data_type is None:
         raise imp.error(
-            node, f"cast to {dtype_name(to)} of a run-time tensor: dnn tensors are "
-            f"{VALUE_TYPE_NAMES}"
+            node,
+            f"cast to {dtype_name(to)} of a run-time tensor: dnn tensors are {VALUE_TYPE_NAMES}",
         )
+    return _cast(imp, node, data_type)
+
+
+def convert_cast_like(imp: Importer, node: Node) -> Value:
+    """CastLike(x, like) -> a Cast of x to the element type of `like` (only its type is read)."""
+    like = imp.values[node.input(1)]
+    if isinstance(like, np.ndarray):
+        data_type = DataType.of_numpy(like.dtype)
+        if data_type is None:
+            raise imp.error(
+                node, f"cast like a {like.dtype} tensor: dnn tensors are {VALUE_TYPE_NAMES}"
+            )
+    else:
+        data_type = data_type_of(element_of(like))
+    return _cast(imp, node, data_type)
+
+
+def _cast(imp: Importer, node: Node, data_type: DataType) -> Value:
     src = imp.tensor(node, 0)
     element = element_type_of(data_type)
     if element == element_of(src):

@@ -71,8 +71,10 @@ class Node:
                 else:
                     reason = f"its type is {attribute.type}"
                 if value is None:
-                    raise ModelError(f"node '{self.label}' ({self.op_type}): attribute "
-                                    f"'{name}' has no value ({reason})")
+                    raise ModelError(
+                        f"node '{self.label}' ({self.op_type}): attribute "
+                        f"'{name}' has no value ({reason})"
+                    )
                 if isinstance(value, bytes):
                     return value.decode()
                 if isinstance(value, onnx.TensorProto):
@@ -157,8 +159,12 @@ def _upgraded(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
     """The model converted from `opset` to UPGRADED_OPSET; ModelError naming what failed."""
     try:
         return version_converter.convert_version(model, UPGRADED_OPSET)
-    except (version_converter.ConvertError, RuntimeError, onnx.checker.ValidationError,
-            ValueError) as error:
+    except (
+        version_converter.ConvertError,
+        RuntimeError,
+        onnx.checker.ValidationError,
+        ValueError,
+    ) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ModelError(
             f"cannot upgrade the model from ONNX opset {opset} to {UPGRADED_OPSET} "
@@ -169,11 +175,17 @@ def _upgraded(model: onnx.ModelProto, opset: int) -> onnx.ModelProto:
 DETACHED_BYTES = 4096
 """Initializers with more raw bytes than this leave the proto before shape inference."""
 
-_RAW_TYPES = frozenset({
-    onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16, onnx.TensorProto.BFLOAT16,
-    onnx.TensorProto.INT8, onnx.TensorProto.UINT8, onnx.TensorProto.INT32,
-    onnx.TensorProto.INT64,
-})
+_RAW_TYPES = frozenset(
+    {
+        onnx.TensorProto.FLOAT,
+        onnx.TensorProto.FLOAT16,
+        onnx.TensorProto.BFLOAT16,
+        onnx.TensorProto.INT8,
+        onnx.TensorProto.UINT8,
+        onnx.TensorProto.INT32,
+        onnx.TensorProto.INT64,
+    }
+)
 """Element types whose raw_data is the little-endian array itself (not bit-packed)."""
 
 
@@ -191,7 +203,8 @@ def _detach_weights(
     """
     weights: dict[str, np.ndarray] = {}
     detached = [
-        t for t in model.graph.initializer
+        t
+        for t in model.graph.initializer
         if t.data_type in _RAW_TYPES and len(t.raw_data) > DETACHED_BYTES
     ]
     if not detached:
@@ -206,8 +219,10 @@ def _detach_weights(
         dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
         shape = tuple(tensor.dims)
         if len(raw) != math.prod(shape) * dtype.itemsize:
-            raise ModelError(f"initializer '{tensor.name}' holds {len(raw)} bytes, not the "
-                             f"{math.prod(shape) * dtype.itemsize} of its shape {list(shape)}")
+            raise ModelError(
+                f"initializer '{tensor.name}' holds {len(raw)} bytes, not the "
+                f"{math.prod(shape) * dtype.itemsize} of its shape {list(shape)}"
+            )
         weights[tensor.name] = np.frombuffer(raw, dtype).reshape(shape)
     # upb frees a proto's memory with the proto only: a re-parsed copy lets the original go
     return onnx.ModelProto.FromString(model.SerializeToString()), weights
@@ -263,7 +278,5 @@ def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
         t.name: weights[t.name] if t.name in weights else tensor_value(t, f"initializer '{t.name}'")
         for t in graph.initializer
     }
-    value_infos = {
-        v.name: v for v in (*graph.input, *graph.value_info, *graph.output)
-    }
+    value_infos = {v.name: v for v in (*graph.input, *graph.value_info, *graph.output)}
     return Graph(model, opset, nodes, initializers, value_infos)

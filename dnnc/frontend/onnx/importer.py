@@ -36,6 +36,9 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
+from dnnc.frontend.onnx.gelu import ERF_HINT
+from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
 from dnnc.ir.dnn import (
     BinaryOp,
     ConstantOp,
@@ -49,9 +52,6 @@ from dnnc.ir.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr, i64_array
 from dnnc.ir.names import named
 from dnnc.ir.types import element_type_of
-from dnnc.frontend.onnx.gelu import ERF_HINT
-from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
-from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
 
 Value = SSAValue | np.ndarray
 """An ONNX value during import: known now (an array) or computed at run time (SSA)."""
@@ -65,8 +65,16 @@ VALUE_TYPE_NAMES = "float32, bfloat16, float16, int8, uint8, int32, int64 or boo
 INLINE_LIMIT = 64
 """Arrays with fewer elements are written inline as dnn.constant even with a weights file."""
 
-_NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                         "Bernoulli", "Multinomial"})
+_NOT_FOLDED = frozenset(
+    {
+        "RandomNormal",
+        "RandomUniform",
+        "RandomNormalLike",
+        "RandomUniformLike",
+        "Bernoulli",
+        "Multinomial",
+    }
+)
 """Ops that must not be evaluated at import time although their inputs are known."""
 
 _NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.-]")
@@ -144,8 +152,11 @@ class Importer:
         value = self.values.get(name)
         if value is None:
             what = f"'{name}'" if name else "(absent)"
-            raise self.error(node, f"input {index} {what} is required, and no node, initializer "
-                                   "or graph input defines it")
+            raise self.error(
+                node,
+                f"input {index} {what} is required, and no node, initializer "
+                "or graph input defines it",
+            )
         if isinstance(value, SSAValue):
             return value
         return self.materialize(node, value, name, rank)
@@ -153,7 +164,9 @@ class Importer:
     def used(self, node: Node, index: int) -> bool:
         """Whether output ``index`` of ``node`` is read by a node or is a graph output."""
         name = node.outputs[index] if index < len(node.outputs) else ""
-        return bool(name) and bool(self.graph.consumers.get(name) or name in self.graph.output_names)
+        return bool(name) and bool(
+            self.graph.consumers.get(name) or name in self.graph.output_names
+        )
 
     def optional_tensor(self, node: Node, index: int) -> SSAValue | None:
         """Input ``index`` as an SSA value, or None when absent."""
@@ -180,8 +193,9 @@ class Importer:
             data_type = None
         if data_type is None:
             raise self.error(
-                node, f"a {array.dtype} tensor computed at run time is not supported: dnn "
-                f"tensors are {VALUE_TYPE_NAMES} (fold it or cast it to one of them)"
+                node,
+                f"a {array.dtype} tensor computed at run time is not supported: dnn "
+                f"tensors are {VALUE_TYPE_NAMES} (fold it or cast it to one of them)",
             )
         type_ = tensor_type(element_type_of(data_type), array.shape)
         inline = (
@@ -272,9 +286,7 @@ class Importer:
         if tuple(shape) == shape_of(src):
             return src
         return self.emit(
-            ReshapeOp.build(
-                operands=[src], result_types=[tensor_type(element_of(src), shape)]
-            )
+            ReshapeOp.build(operands=[src], result_types=[tensor_type(element_of(src), shape)])
         )
 
     def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
@@ -291,7 +303,10 @@ class Importer:
         )
 
     def infer(
-        self, node: Node, shape_function: Callable[..., shapes.Shape], *args: object,
+        self,
+        node: Node,
+        shape_function: Callable[..., shapes.Shape],
+        *args: object,
         **kwargs: object,
     ) -> shapes.Shape:
         """A dnnc.core.shapes function's result, its ShapeError reported at ``node``."""
@@ -323,10 +338,12 @@ class Importer:
             function_name,
             ([a.type for a in self.block.args], [r.type for r in results]),
             Region(self.block),
-            arg_attrs=named([
-                name if name != arg.name_hint else None
-                for name, arg in zip(self.input_names, self.block.args, strict=True)
-            ]),
+            arg_attrs=named(
+                [
+                    name if name != arg.name_hint else None
+                    for name, arg in zip(self.input_names, self.block.args, strict=True)
+                ]
+            ),
             res_attrs=named(self.graph.output_names),
         )
         return ModuleOp([function])
@@ -352,8 +369,7 @@ class Importer:
                 f"{VALUE_TYPE_NAMES}"
             )
         dims = [
-            d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC
-            for d in tensor.shape.dim
+            d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC for d in tensor.shape.dim
         ]
         return tensor_type(element_type_of(data_type), dims)
 
@@ -374,8 +390,10 @@ class Importer:
         for index, extra in enumerate(node.outputs[1:], start=1):
             if self.used(node, index) and index >= len(values):
                 raise self.error(
-                    node, f"output '{extra}' is used, but only the first "
-                    f"{'output is' if len(values) == 1 else f'{len(values)} outputs are'} supported"
+                    node,
+                    f"output '{extra}' is used, but only the first "
+                    f"{'output is' if len(values) == 1 else f'{len(values)} outputs are'} "
+                    "supported",
                 )
         first = values[0]
         if isinstance(first, SSAValue):

@@ -8,17 +8,20 @@ from xdsl.dialects.builtin import i1
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
+from dnnc.core.kinds import CompareAlg, LogicalAlg
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
 from dnnc.ir.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
 from dnnc.ir.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
 from dnnc.ir.dnn.base import i64_array
 from dnnc.ir.types import data_type_of
-from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
-from dnnc.core.kinds import CompareAlg, LogicalAlg
 
 COMPARE: dict[str, CompareAlg] = {
-    "Equal": CompareAlg.EQ, "Less": CompareAlg.LT, "LessOrEqual": CompareAlg.LE,
-    "Greater": CompareAlg.GT, "GreaterOrEqual": CompareAlg.GE,
+    "Equal": CompareAlg.EQ,
+    "Less": CompareAlg.LT,
+    "LessOrEqual": CompareAlg.LE,
+    "Greater": CompareAlg.GT,
+    "GreaterOrEqual": CompareAlg.GE,
 }
 LOGICAL: dict[str, LogicalAlg] = {"And": LogicalAlg.AND, "Or": LogicalAlg.OR, "Xor": LogicalAlg.XOR}
 
@@ -30,14 +33,19 @@ def _operands(imp: Importer, node: Node) -> list[SSAValue]:
 
 
 def _boolean(
-    imp: Importer, node: Node, op_class: type[CompareOp | LogicalOp], alg: object,
-    lhs: SSAValue, rhs: SSAValue,
+    imp: Importer,
+    node: Node,
+    op_class: type[CompareOp | LogicalOp],
+    alg: object,
+    lhs: SSAValue,
+    rhs: SSAValue,
 ) -> SSAValue:
     shape = imp.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
     attr = CompareAlgAttr(alg) if op_class is CompareOp else LogicalAlgAttr(alg)
     return imp.emit(
-        op_class.build(operands=[lhs, rhs], result_types=[tensor_type(i1, shape)],
-                       properties={"alg": attr})
+        op_class.build(
+            operands=[lhs, rhs], result_types=[tensor_type(i1, shape)], properties={"alg": attr}
+        )
     )
 
 
@@ -70,14 +78,19 @@ def convert_is_inf(imp: Importer, node: Node) -> Value:
     """IsInf x -> x == +inf, x == -inf, or either (detect_positive / detect_negative)."""
     src = imp.tensor(node, 0)
     rank = len(shape_of(src))
-    wanted = [sign for sign, attr in ((1, "detect_positive"), (-1, "detect_negative"))
-              if int(node.attr(attr, 1))]
+    wanted = [
+        sign
+        for sign, attr in ((1, "detect_positive"), (-1, "detect_negative"))
+        if int(node.attr(attr, 1))
+    ]
     if not wanted:
-        return imp.emit(ExpandOp.build(
-            operands=[imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")],
-            result_types=[tensor_type(i1, shape_of(src))],
-            properties={"shape": i64_array(*shape_of(src))},
-        ))
+        return imp.emit(
+            ExpandOp.build(
+                operands=[imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")],
+                result_types=[tensor_type(i1, shape_of(src))],
+                properties={"shape": i64_array(*shape_of(src))},
+            )
+        )
     dtype = element_of(src)
     tests = []
     for sign in wanted:
@@ -94,11 +107,17 @@ def convert_where(imp: Importer, node: Node) -> Value:
     """Where(condition, X, Y) -> dnn.where (X's element type)."""
     condition, lhs, rhs = _operands(imp, node)
     shape = imp.infer(
-        node, lambda c, x, y: shapes.binary(shapes.binary(c, x), y),
-        shape_of(condition), shape_of(lhs), shape_of(rhs),
+        node,
+        lambda c, x, y: shapes.binary(shapes.binary(c, x), y),
+        shape_of(condition),
+        shape_of(lhs),
+        shape_of(rhs),
     )
-    return imp.emit(WhereOp.build(operands=[lhs, rhs, condition],
-                                  result_types=[tensor_type(element_of(lhs), shape)]))
+    return imp.emit(
+        WhereOp.build(
+            operands=[lhs, rhs, condition], result_types=[tensor_type(element_of(lhs), shape)]
+        )
+    )
 
 
 def convert_expand(imp: Importer, node: Node) -> Value:
@@ -109,5 +128,10 @@ def convert_expand(imp: Importer, node: Node) -> Value:
     if len(shape_of(src)) < rank:
         src = imp.reshape(src, (1,) * (rank - len(shape_of(src))) + tuple(shape_of(src)))
     shape = imp.infer(node, shapes.binary, shape_of(src), tuple(target))
-    return imp.emit(ExpandOp.build(operands=[src], result_types=[tensor_type(element_of(src), shape)],
-                                   properties={"shape": i64_array(*target)}))
+    return imp.emit(
+        ExpandOp.build(
+            operands=[src],
+            result_types=[tensor_type(element_of(src), shape)],
+            properties={"shape": i64_array(*target)},
+        )
+    )

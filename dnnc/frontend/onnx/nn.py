@@ -16,6 +16,9 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
 from dnnc.ir.dnn import (
     BatchNormOp,
     Conv2DOp,
@@ -31,9 +34,6 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
 from dnnc.ir.dnn.base import f32_attr, i64_array
-from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
-from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 
 Pads = tuple[list[int], list[int]]
 
@@ -85,11 +85,19 @@ def convert_conv(imp: Importer, node: Node) -> Value:
     groups = int(node.attr("group", 1))
     begin, end = window_pads(imp, node, spatial, kernel, strides, dilations)
     properties = {
-        "strides": strides, "pads_begin": begin, "pads_end": end, "dilations": dilations,
+        "strides": strides,
+        "pads_begin": begin,
+        "pads_end": end,
+        "dilations": dilations,
     }
     shape = imp.infer(
-        node, shapes.conv2d, shape_of(src), shape_of(wei),
-        None if bias is None else shape_of(bias), groups=groups, **properties,
+        node,
+        shapes.conv2d,
+        shape_of(src),
+        shape_of(wei),
+        None if bias is None else shape_of(bias),
+        groups=groups,
+        **properties,
     )
     return imp.emit(
         Conv2DOp.build(
@@ -104,8 +112,13 @@ def convert_conv(imp: Importer, node: Node) -> Value:
 
 
 def _ceil_pads_end(
-    imp: Importer, node: Node, spatial: Sequence[int], kernel: Sequence[int],
-    strides: Sequence[int], dilations: Sequence[int], pads: Pads,
+    imp: Importer,
+    node: Node,
+    spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Pads,
 ) -> list[int]:
     """End padding that makes the floor formula give ONNX's ceil_mode size (a last window
     starting in the end padding is dropped, as ONNX and PyTorch do)."""
@@ -143,12 +156,16 @@ def convert_pool(imp: Importer, node: Node) -> Value:
         ceil_end = _ceil_pads_end(imp, node, spatial, kernel, strides, dilations, pads)
         if kind is PoolKind.AVG_INCLUDE_PAD and ceil_end != end:
             raise imp.error(
-                node, "ceil_mode with count_include_pad would count the extra end padding "
-                "ONNX leaves out of the divisor: not supported"
+                node,
+                "ceil_mode with count_include_pad would count the extra end padding "
+                "ONNX leaves out of the divisor: not supported",
             )
         end = ceil_end
     properties = {
-        "kernel": kernel, "strides": strides, "pads_begin": begin, "pads_end": end,
+        "kernel": kernel,
+        "strides": strides,
+        "pads_begin": begin,
+        "pads_end": end,
         "dilations": dilations,
     }
     shape = imp.infer(node, shapes.pool, shape_of(src), **properties)
@@ -165,7 +182,11 @@ def convert_pool(imp: Importer, node: Node) -> Value:
 
 
 def reduce(
-    imp: Importer, node: Node, src: SSAValue, kind: ReduceKind, axes: Sequence[int],
+    imp: Importer,
+    node: Node,
+    src: SSAValue,
+    kind: ReduceKind,
+    axes: Sequence[int],
     keep_dims: bool,
 ) -> SSAValue:
     """dnn.reduce of ``src`` over ``axes``."""
@@ -245,8 +266,9 @@ def convert_layer_norm(imp: Importer, node: Node) -> Value | tuple[Value, ...]:
     last = [len(flat) - 1]  # the normalized axes, flattened into the last
     mean = reduce(imp, node, flat_src, ReduceKind.MEAN, last, keep_dims=True)
     centered = imp.binary(node, BinaryAlg.SUB, flat_src, mean)
-    variance = reduce(imp, node, imp.eltwise(centered, EltwiseAlg.SQUARE), ReduceKind.MEAN,
-                      last, keep_dims=True)
+    variance = reduce(
+        imp, node, imp.eltwise(centered, EltwiseAlg.SQUARE), ReduceKind.MEAN, last, keep_dims=True
+    )
     shifted = imp.eltwise(variance, EltwiseAlg.LINEAR, 1.0, epsilon)
     inv_std = imp.eltwise(shifted, EltwiseAlg.POW, 1.0, -0.5)
     return normalized, imp.reshape(mean, kept), imp.reshape(inv_std, kept)
@@ -280,13 +302,17 @@ def convert_lrn(imp: Importer, node: Node) -> Value:
     an even size (an asymmetric window) is refused."""
     size = int(node.attr("size"))
     if size < 1 or size % 2 == 0:
-        raise imp.error(node, f"size {size}: only odd sizes are supported (ONNX's window for "
-                              "an even size is asymmetric, oneDNN's symmetric)")
+        raise imp.error(
+            node,
+            f"size {size}: only odd sizes are supported (ONNX's window for "
+            "an even size is asymmetric, oneDNN's symmetric)",
+        )
     src = imp.tensor(node, 0)
     if len(shape_of(src)) != 4:
         raise imp.error(node, f"a rank-{len(shape_of(src))} input: dnn.lrn takes NCHW")
     properties = {
-        "kind": LrnKindAttr(LrnKind.ACROSS_CHANNELS), "size": IntegerAttr(size, i64),
+        "kind": LrnKindAttr(LrnKind.ACROSS_CHANNELS),
+        "size": IntegerAttr(size, i64),
         "alpha": f32_attr(float(node.attr("alpha", 1e-4))),
         "beta": f32_attr(float(node.attr("beta", 0.75))),
         "k": f32_attr(float(node.attr("bias", 1.0))),
@@ -368,7 +394,10 @@ def convert_gemm(imp: Importer, node: Node) -> Value:
     if inner_product is not None:
         wei, bias = inner_product
         shape = imp.infer(
-            node, shapes.inner_product, shape_of(src), shape_of(wei),
+            node,
+            shapes.inner_product,
+            shape_of(src),
+            shape_of(wei),
             None if bias is None else shape_of(bias),
         )
         return imp.emit(

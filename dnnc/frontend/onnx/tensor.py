@@ -15,12 +15,12 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 
 from dnnc.core import shapes
-from dnnc.ir.dnn import ConcatOp, GatherOp, SliceOp, shape_of
-from dnnc.ir.dnn.base import i64_array
+from dnnc.core.kinds import ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.core.kinds import ReduceKind
+from dnnc.ir.dnn import ConcatOp, GatherOp, SliceOp, shape_of
+from dnnc.ir.dnn.base import i64_array
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,
@@ -156,11 +156,13 @@ def convert_slice(imp: Importer, node: Node) -> Value:
     ends = imp.require_const(node, 2, "ends").reshape(-1)
     axes = (
         imp.require_const(node, 3, "axes").reshape(-1)
-        if imp.has_input(node, 3) else np.arange(len(starts))
+        if imp.has_input(node, 3)
+        else np.arange(len(starts))
     )
     steps = (
         imp.require_const(node, 4, "steps").reshape(-1)
-        if imp.has_input(node, 4) else np.ones(len(starts), np.int64)
+        if imp.has_input(node, 4)
+        else np.ones(len(starts), np.int64)
     )
     begin, end, step = [0] * len(shape), list(shape), [1] * len(shape)
     for start, stop, axis, stride in zip(starts, ends, axes, steps):
@@ -200,8 +202,6 @@ def convert_shape(imp: Importer, node: Node) -> Value:
     """Shape of a statically shaped tensor -> an int64 constant (start / end from opset 15)."""
     shape = imp.shape(imp.values[node.input(0)])
     if shapes.DYNAMIC in shape:
-        raise imp.error(
-            node, f"the shape {shapes.format_shape(shape)} is only known at run time"
-        )
+        raise imp.error(node, f"the shape {shapes.format_shape(shape)} is only known at run time")
     start, end = int(node.attr("start", 0)), node.attr("end")
-    return np.asarray(shape[start: None if end is None else int(end)], dtype=np.int64)
+    return np.asarray(shape[start : None if end is None else int(end)], dtype=np.int64)

@@ -41,13 +41,6 @@ from dnnc.ir.dnn.compute import (
     SoftmaxOp,
     SumOp,
 )
-from dnnc.ir.dnn.logic import (
-    LOGIC_OPS,
-    CompareOp,
-    ExpandOp,
-    LogicalOp,
-    WhereOp,
-)
 from dnnc.ir.dnn.data import (
     DATA_OPS,
     CastOp,
@@ -61,6 +54,13 @@ from dnnc.ir.dnn.data import (
     TransposeOp,
     WeightOp,
 )
+from dnnc.ir.dnn.logic import (
+    LOGIC_OPS,
+    CompareOp,
+    ExpandOp,
+    LogicalOp,
+    WhereOp,
+)
 
 DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
 """The dialect as xDSL registers it."""
@@ -72,6 +72,7 @@ __all__ = [
     "BinaryOp",
     "BinaryPostOpAttr",
     "CastOp",
+    "CompareOp",
     "ConcatOp",
     "ConstantOp",
     "Conv2DOp",
@@ -80,6 +81,8 @@ __all__ = [
     "EltwiseAlgAttr",
     "EltwiseOp",
     "EltwisePostOpAttr",
+    "ExpandOp",
+    "GatherOp",
     "InnerProductOp",
     "KernelAttr",
     "KernelLibrary",
@@ -87,6 +90,7 @@ __all__ = [
     "LayerNormOp",
     "LayoutAttr",
     "LogSoftmaxOp",
+    "LogicalOp",
     "LrnKindAttr",
     "LrnOp",
     "MatmulOp",
@@ -101,14 +105,10 @@ __all__ = [
     "SoftmaxOp",
     "SumOp",
     "SumPostOpAttr",
-    "GatherOp",
     "TopKOp",
-    "CompareOp",
-    "ExpandOp",
-    "LogicalOp",
-    "WhereOp",
     "TransposeOp",
     "WeightOp",
+    "WhereOp",
     "layout_of",
     "shape_of",
 ]

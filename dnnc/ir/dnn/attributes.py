@@ -136,9 +136,7 @@ class LayoutAttr(ParametrizedAttribute):
         except LayoutError as error:
             raise VerifyException(f"#dnn.layout: {error}") from error
         if layout.name != self.tag.data:
-            raise VerifyException(
-                f"#dnn.layout: '{self.tag.data}' must be spelled '{layout.name}'"
-            )
+            raise VerifyException(f"#dnn.layout: '{self.tag.data}' must be spelled '{layout.name}'")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -192,8 +190,12 @@ class EltwisePostOpAttr(PostOpAttr):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
             alg = EltwiseAlgAttr(EltwiseAlgAttr.parse_parameter(parser))
-            alpha = _parse_number(parser) if parser.parse_optional_punctuation(",") else FloatData(0.0)
-            beta = _parse_number(parser) if parser.parse_optional_punctuation(",") else FloatData(0.0)
+            alpha = (
+                _parse_number(parser) if parser.parse_optional_punctuation(",") else FloatData(0.0)
+            )
+            beta = (
+                _parse_number(parser) if parser.parse_optional_punctuation(",") else FloatData(0.0)
+            )
         return (alg, alpha, beta)
 
     def print_parameters(self, printer: Printer) -> None:

@@ -21,33 +21,26 @@ from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    ArrayAttr,
     I64,
+    ArrayAttr,
     DenseArrayBase,
     Float32Type,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     NoneAttr,
-    Signedness,
     TensorType,
-    bf16,
-    f16,
     f32,
-    i8,
-    i32,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.ir.types import DATA_TYPES, element_type_of
-from dnnc.ir.dnn.attributes import LayoutAttr, PostOpAttr
 from dnnc.core.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.core.layouts import Layout, plain_layout
-
+from dnnc.ir.dnn.attributes import LayoutAttr, PostOpAttr
+from dnnc.ir.types import DATA_TYPES, element_type_of
 
 MAX_TENSOR_BYTES = 2**47
 """The largest tensor dnn accepts: 128 TiB, the user address space of x86-64 CPUs."""
@@ -190,9 +183,7 @@ class DnnOp(IRDLOperation):
         if isinstance(encoding, NoneAttr):
             return
         if not isinstance(encoding, LayoutAttr):
-            raise VerifyException(
-                f"{name} has encoding {encoding}, expected a #dnn.layout or none"
-            )
+            raise VerifyException(f"{name} has encoding {encoding}, expected a #dnn.layout or none")
         layout = encoding.layout
         if layout.rank != type_.get_num_dims():
             raise VerifyException(
@@ -200,9 +191,7 @@ class DnnOp(IRDLOperation):
                 f"rank {type_.get_num_dims()}",
             )
         if layout.is_plain:
-            raise VerifyException(
-                f"{name}: plain layout is implied: drop the encoding {encoding}"
-            )
+            raise VerifyException(f"{name}: plain layout is implied: drop the encoding {encoding}")
 
     def first_operand(self) -> SSAValue | None:
         """The operand results follow in element type and layout (None for sources)."""
@@ -267,7 +256,8 @@ class DnnOp(IRDLOperation):
     def verify_post_ops(
         self, result: SSAValue, post_ops: ArrayAttr[PostOpAttr], post_args: Sequence[SSAValue]
     ) -> None:
-        """Post-op arguments: count and shapes (dnnc.core.shapes.post_ops), sum args typed as the result."""
+        """Post-op arguments: count and shapes (dnnc.core.shapes.post_ops), sum args typed as the
+        result."""
         kinds = post_ops_of(post_ops)
         shapes.post_ops(shape_of(result), kinds, [shape_of(a) for a in post_args])
         sums = [isinstance(p, SumPostOp) for p in kinds if takes_argument(p)]

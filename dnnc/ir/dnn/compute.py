@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     Float32Type,
     FloatAttr,
-    I64,
     IntegerAttr,
     TensorType,
     i64,
@@ -47,7 +47,6 @@ from dnnc.ir.dnn.attributes import (
     ReduceKindAttr,
 )
 from dnnc.ir.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, shape_of
-
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
@@ -183,9 +182,7 @@ class PoolOp(DnnOp):
     post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = (
-        f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
-    )
+    assembly_format = f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
 
     def verify_op(self) -> None:
         inferred = shapes.pool(
@@ -287,7 +284,9 @@ class LrnOp(DnnOp):
     assembly_format = "$kind $src attr-dict `:` type($src)"
 
     def verify_op(self) -> None:
-        self.expect_result_shape(self.result, shapes.lrn(shape_of(self.src), size=int_of(self.size)))
+        self.expect_result_shape(
+            self.result, shapes.lrn(shape_of(self.src), size=int_of(self.size))
+        )
 
 
 class _AxisOp(DnnOp):

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    I64,
     IntegerAttr,
     NoneAttr,
     StringAttr,
@@ -34,12 +34,12 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
 from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
 from dnnc.core.kinds import DataType
+from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 
@@ -143,9 +143,7 @@ class GatherOp(DnnOp):
         element = tensor_type(self.indices).get_element_type()
         if element not in (i32, i64):
             raise VerifyException(f"indices have element type {element}, expected i32 or i64")
-        inferred = shapes.gather(
-            shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis)
-        )
+        inferred = shapes.gather(shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis))
         self.expect_result_shape(self.result, inferred)
 
 
@@ -168,9 +166,7 @@ class TopKOp(DnnOp):
     assembly_format = "$src attr-dict `:` functional-type($src, results)"
 
     def verify_op(self) -> None:
-        values, indices = shapes.top_k(
-            shape_of(self.src), k=int_of(self.k), axis=int_of(self.axis)
-        )
+        values, indices = shapes.top_k(shape_of(self.src), k=int_of(self.k), axis=int_of(self.axis))
         self.expect_result_shape(self.values, values)
         self.expect_result_shape(self.indices, indices)
 
@@ -228,7 +224,9 @@ class ConstantOp(DnnOp):
         start = parser.pos
         value = parser.parse_attribute()
         if not isinstance(value, DenseIntOrFPElementsAttr):
-            parser.raise_error("dnn.constant expects a dense<...> : tensor<...> value", start, parser.pos)
+            parser.raise_error(
+                "dnn.constant expects a dense<...> : tensor<...> value", start, parser.pos
+            )
         attributes: dict[str, Attribute] = dict(parser.parse_optional_attr_dict())
         op = cls(value)
         op.attributes |= attributes

@@ -21,9 +21,9 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
+from dnnc.core.kinds import DataType
 from dnnc.ir.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
 from dnnc.ir.dnn.base import DnnOp, ints, shape_of, tensor_type
-from dnnc.core.kinds import DataType
 
 
 class _BooleanBinaryOp(DnnOp):

@@ -29,20 +29,58 @@ import numpy as np
 WEIGHTS_FILE = "weights.npz"
 
 OP_KINDS: tuple[str, ...] = (
-    "conv2d", "matmul", "inner_product", "pool", "batch_norm", "layer_norm", "lrn",
-    "softmax", "log_softmax", "reduce", "eltwise", "binary", "sum", "concat", "slice",
-    "reshape", "transpose", "top_k", "reorder", "cast", "constant", "weight",
+    "conv2d",
+    "matmul",
+    "inner_product",
+    "pool",
+    "batch_norm",
+    "layer_norm",
+    "lrn",
+    "softmax",
+    "log_softmax",
+    "reduce",
+    "eltwise",
+    "binary",
+    "sum",
+    "concat",
+    "slice",
+    "reshape",
+    "transpose",
+    "top_k",
+    "reorder",
+    "cast",
+    "constant",
+    "weight",
 )
 """Every dnn op the generator emits (``constant`` / ``weight``: the sources of parameters)."""
 
 BOUNDED_ELTWISE: tuple[str, ...] = (
-    "relu", "leaky_relu", "gelu_erf", "gelu_tanh", "tanh", "sigmoid", "elu", "swish",
-    "hardswish", "hardsigmoid", "clip", "relu6", "abs", "linear", "soft_relu", "mish",
+    "relu",
+    "leaky_relu",
+    "gelu_erf",
+    "gelu_tanh",
+    "tanh",
+    "sigmoid",
+    "elu",
+    "swish",
+    "hardswish",
+    "hardsigmoid",
+    "clip",
+    "relu6",
+    "abs",
+    "linear",
+    "soft_relu",
+    "mish",
 )
 _ELTWISE_PARAMS: dict[str, tuple[float, float]] = {
-    "leaky_relu": (0.1, 0.0), "elu": (1.0, 0.0), "swish": (1.0, 0.0),
-    "hardswish": (1 / 6, 0.5), "hardsigmoid": (0.2, 0.5), "clip": (-1.0, 1.0),
-    "linear": (0.5, 0.25), "soft_relu": (1.0, 0.0),
+    "leaky_relu": (0.1, 0.0),
+    "elu": (1.0, 0.0),
+    "swish": (1.0, 0.0),
+    "hardswish": (1 / 6, 0.5),
+    "hardsigmoid": (0.2, 0.5),
+    "clip": (-1.0, 1.0),
+    "linear": (0.5, 0.25),
+    "soft_relu": (1.0, 0.0),
 }
 SUM_ANCHORS = ("conv2d", "matmul", "inner_product")
 """Anchors that get ``#dnn.sum`` post-ops. Not dnn.binary / dnn.pool: oneDNN 3.2's binary
@@ -113,7 +151,7 @@ class _Builder:
     def chance(self, p: float) -> bool:
         return bool(self.rng.random() < p)
 
-    def choice(self, options: tuple | list):  # noqa: ANN201 - any element type
+    def choice(self, options: tuple | list):
         return options[int(self.rng.integers(len(options)))]
 
     def pick(self, accept: Callable[[Value], bool] = lambda v: True) -> Value | None:
@@ -132,11 +170,15 @@ class _Builder:
         data = self.rng.uniform(low, high, size=shape).astype(np.float32)
         value = Value(self.fresh("%p"), shape)
         if (kind or self.choice(("constant", "weight"))) == "constant":
-            self.emit("constant", f"{value.name} = dnn.constant dense<{_dense(data)}> : {value.type}")
+            self.emit(
+                "constant", f"{value.name} = dnn.constant dense<{_dense(data)}> : {value.type}"
+            )
         else:
             key = value.name[1:]
             self.weights[key] = data
-            self.emit("weight", f'{value.name} = dnn.weight "{WEIGHTS_FILE}", "{key}" : {value.type}')
+            self.emit(
+                "weight", f'{value.name} = dnn.weight "{WEIGHTS_FILE}", "{key}" : {value.type}'
+            )
         return value
 
     def weights_for(self, shape: tuple[int, ...], fan_in: int) -> Value:
@@ -168,8 +210,9 @@ class _Builder:
                 ops.append(f"#dnn.binary<{self.choice(('add', 'mul', 'max', 'min', 'sub'))}>")
                 args.append(self.parameter(shape, 0.5, 1.5))
             elif kind in SUM_ANCHORS:
-                summand = self.pick(lambda v: v.shape == result.shape and v.element == "f32"
-                                    and v.layout is None)
+                summand = self.pick(
+                    lambda v: v.shape == result.shape and v.element == "f32" and v.layout is None
+                )
                 if summand is None:
                     continue
                 ops.append(f"#dnn.sum<{self.choice((1.0, 0.5))!r}>")
@@ -188,7 +231,8 @@ class _Builder:
             attrs = ", ".join([*props[1:], post] if post else props[1:])
         post_args = (
             f" post_args({', '.join(a.name for a in args)} : {', '.join(a.type for a in args)})"
-            if args else ""
+            if args
+            else ""
         )
         attr_dict = f" {{{attrs}}}" if attrs else ""
         types = ", ".join(v.type for v in operands)
@@ -198,8 +242,15 @@ class _Builder:
         )
         return self.add(result)
 
-    def unary(self, kind: str, src: Value, result: Value, attrs: str = "", head: str = "",
-              functional: bool = True) -> Value:
+    def unary(
+        self,
+        kind: str,
+        src: Value,
+        result: Value,
+        attrs: str = "",
+        head: str = "",
+        functional: bool = True,
+    ) -> Value:
         attr_dict = f" {{{attrs}}}" if attrs else ""
         types = f"({src.type}) -> {result.type}" if functional else src.type
         self.emit(kind, f"{result.name} = dnn.{kind} {head}{src.name}{attr_dict} : {types}")
@@ -225,9 +276,13 @@ class _Builder:
         operands = [src, wei]
         if self.chance(0.7):
             operands.append(self.parameter((out,), -0.5, 0.5))
-        props = [f"strides = {_ints([stride, stride])}", f"pads_begin = {_ints([pad, pad])}",
-                 f"pads_end = {_ints([pad, pad])}", f"dilations = {_ints([dil, dil])}",
-                 f"groups = {groups} : i64"]
+        props = [
+            f"strides = {_ints([stride, stride])}",
+            f"pads_begin = {_ints([pad, pad])}",
+            f"pads_end = {_ints([pad, pad])}",
+            f"dilations = {_ints([dil, dil])}",
+            f"groups = {groups} : i64",
+        ]
         return self.anchor("conv2d", operands, Value(self.fresh("%conv"), (n, out, oh, ow)), props)
 
     def matmul(self) -> Value | None:
@@ -237,8 +292,12 @@ class _Builder:
         *batch, m, k = lhs.shape
         if self.chance(0.3):  # lhs @ lhs^T: a multi-use of lhs through a transpose
             perm = [*range(len(batch)), len(batch) + 1, len(batch)]
-            rhs = self.unary("transpose", lhs, Value(self.fresh("%t"), (*batch, k, m)),
-                             f"permutation = {_ints(perm)}")
+            rhs = self.unary(
+                "transpose",
+                lhs,
+                Value(self.fresh("%t"), (*batch, k, m)),
+                f"permutation = {_ints(perm)}",
+            )
             n = m
         else:
             n = self.choice((3, 8, 16))
@@ -258,7 +317,9 @@ class _Builder:
         operands = [src, wei]
         if self.chance(0.7):
             operands.append(self.parameter((out,), -0.5, 0.5))
-        return self.anchor("inner_product", operands, Value(self.fresh("%ip"), (src.shape[0], out)), [])
+        return self.anchor(
+            "inner_product", operands, Value(self.fresh("%ip"), (src.shape[0], out)), []
+        )
 
     def pool(self) -> Value | None:
         src = self.pick(lambda v: len(v.shape) == 4 and min(v.shape[2:]) >= 2)
@@ -271,8 +332,13 @@ class _Builder:
         pad = self.choice((0, 1))
         oh = (h + 2 * pad - k) // stride + 1
         ow = (w + 2 * pad - k) // stride + 1
-        props = [kind, f"kernel = {_ints([k, k])}", f"strides = {_ints([stride, stride])}",
-                 f"pads_begin = {_ints([pad, pad])}", f"pads_end = {_ints([pad, pad])}"]
+        props = [
+            kind,
+            f"kernel = {_ints([k, k])}",
+            f"strides = {_ints([stride, stride])}",
+            f"pads_begin = {_ints([pad, pad])}",
+            f"pads_end = {_ints([pad, pad])}",
+        ]
         return self.anchor("pool", [src], Value(self.fresh("%pool"), (n, c, oh, ow)), props)
 
     def batch_norm(self) -> Value | None:
@@ -280,12 +346,18 @@ class _Builder:
         if src is None:
             return None
         c = src.shape[1]
-        params = [self.parameter((c,), 0.5, 1.5), self.parameter((c,), -0.5, 0.5),
-                  self.parameter((c,), -0.5, 0.5), self.parameter((c,), 0.5, 2.0)]
+        params = [
+            self.parameter((c,), 0.5, 1.5),
+            self.parameter((c,), -0.5, 0.5),
+            self.parameter((c,), -0.5, 0.5),
+            self.parameter((c,), 0.5, 2.0),
+        ]
         result = Value(self.fresh("%bn"), src.shape)
         names = ", ".join(v.name for v in [src, *params])
         types = ", ".join(v.type for v in [src, *params])
-        self.emit("batch_norm", f"{result.name} = dnn.batch_norm {names} : ({types}) -> {result.type}")
+        self.emit(
+            "batch_norm", f"{result.name} = dnn.batch_norm {names} : ({types}) -> {result.type}"
+        )
         return self.add(result)
 
     def layer_norm(self) -> Value | None:
@@ -301,7 +373,9 @@ class _Builder:
             shift = self.parameter((c,), -0.5, 0.5)
             parts.append(f" shift({shift.name} : {shift.type})")
         result = Value(self.fresh("%ln"), src.shape)
-        self.emit("layer_norm", f"{result.name} = dnn.layer_norm {src.name}{''.join(parts)} : {src.type}")
+        self.emit(
+            "layer_norm", f"{result.name} = dnn.layer_norm {src.name}{''.join(parts)} : {src.type}"
+        )
         return self.add(result)
 
     def lrn(self) -> Value | None:
@@ -310,16 +384,18 @@ class _Builder:
             return None
         kind = self.choice(("across_channels", "within_channel"))
         attrs = f"size = {self.choice((3, 5))} : i64, alpha = 0.1 : f32"
-        return self.unary("lrn", src, Value(self.fresh("%lrn"), src.shape), attrs, f"{kind} ",
-                          functional=False)
+        return self.unary(
+            "lrn", src, Value(self.fresh("%lrn"), src.shape), attrs, f"{kind} ", functional=False
+        )
 
     def softmax(self, kind: str = "softmax") -> Value | None:
         src = self.pick()
         if src is None:
             return None
         axis = int(self.rng.integers(-len(src.shape), len(src.shape)))
-        return self.unary(kind, src, Value(self.fresh("%sm"), src.shape), f"axis = {axis} : i64",
-                          functional=False)
+        return self.unary(
+            kind, src, Value(self.fresh("%sm"), src.shape), f"axis = {axis} : i64", functional=False
+        )
 
     def log_softmax(self) -> Value | None:
         return self.softmax("log_softmax")
@@ -338,19 +414,26 @@ class _Builder:
         axes = sorted([first, *(int(a) for a in extra)])
         keep = self.chance(0.6)
         reduced = int(np.prod([src.shape[a] for a in axes]))
-        kind = self.choice(("sum", "mean", "max", "min", "mul") if reduced <= 4 else
-                           ("sum", "mean", "max", "min"))
-        shape = tuple(1 if i in axes else d for i, d in enumerate(src.shape) if keep or i not in axes)
+        kind = self.choice(
+            ("sum", "mean", "max", "min", "mul") if reduced <= 4 else ("sum", "mean", "max", "min")
+        )
+        shape = tuple(
+            1 if i in axes else d for i, d in enumerate(src.shape) if keep or i not in axes
+        )
         attrs = f"axes = {_ints(axes)}" + ("" if keep else ", keep_dims = false")
         return self.unary("reduce", src, Value(self.fresh("%red"), shape), attrs, f"{kind} ")
 
-    def eltwise(self, src: Value | None = None, algs: tuple[str, ...] = BOUNDED_ELTWISE) -> Value | None:
+    def eltwise(
+        self, src: Value | None = None, algs: tuple[str, ...] = BOUNDED_ELTWISE
+    ) -> Value | None:
         src = src or self.pick()
         if src is None:
             return None
         alg = self.choice(algs)
         alpha, beta = _ELTWISE_PARAMS.get(alg, (0.0, 0.0))
-        attrs = f"alpha = {alpha!r} : f32, beta = {beta!r} : f32" if (alpha, beta) != (0.0, 0.0) else ""
+        attrs = (
+            f"alpha = {alpha!r} : f32, beta = {beta!r} : f32" if (alpha, beta) != (0.0, 0.0) else ""
+        )
         result = Value(self.fresh("%elt"), src.shape, src.element, src.layout)
         return self.unary("eltwise", src, result, attrs, f"{alg} ", functional=False)
 
@@ -361,7 +444,10 @@ class _Builder:
         alg = self.choice(("add", "sub", "mul", "max", "min", "div"))
         same = self.pick(lambda v: v.shape == lhs.shape)
         if alg == "div" or same is None or self.chance(0.4):
-            shape = tuple(d if keep else 1 for d, keep in zip(lhs.shape, self.rng.random(len(lhs.shape)) < 0.4))
+            shape = tuple(
+                d if keep else 1
+                for d, keep in zip(lhs.shape, self.rng.random(len(lhs.shape)) < 0.4)
+            )
             rhs = self.parameter(shape, 1.0, 2.0)
         else:
             rhs = same
@@ -371,13 +457,18 @@ class _Builder:
         first = self.pick()
         if first is None:
             return None
-        others = [self.pick(lambda v: v.shape == first.shape) for _ in range(int(self.rng.integers(1, 3)))]
+        others = [
+            self.pick(lambda v: v.shape == first.shape) for _ in range(int(self.rng.integers(1, 3)))
+        ]
         inputs = [first, *(v for v in others if v is not None)]
         attrs = ""
         if self.chance(0.5):
             attrs = f" {{scales = array<f32: {', '.join(repr(self.choice((0.5, 1.0, -1.0))) for _ in inputs)}>}}"
         result = Value(self.fresh("%sum"), first.shape)
-        self.emit("sum", f"{result.name} = dnn.sum {', '.join(v.name for v in inputs)}{attrs} : {result.type}")
+        self.emit(
+            "sum",
+            f"{result.name} = dnn.sum {', '.join(v.name for v in inputs)}{attrs} : {result.type}",
+        )
         return self.add(result)
 
     def concat(self) -> Value | None:
@@ -421,7 +512,11 @@ class _Builder:
             return None
         cut = int(self.rng.integers(1, len(src.shape)))
         if len(src.shape) > 2 and self.chance(0.5):  # merge two adjacent dims
-            shape = (*src.shape[: cut - 1], src.shape[cut - 1] * src.shape[cut], *src.shape[cut + 1:])
+            shape = (
+                *src.shape[: cut - 1],
+                src.shape[cut - 1] * src.shape[cut],
+                *src.shape[cut + 1 :],
+            )
         else:  # flatten to 2-D
             shape = (int(np.prod(src.shape[:cut])), int(np.prod(src.shape[cut:])))
         return self.unary("reshape", src, Value(self.fresh("%rs"), shape, exact=src.exact))
@@ -434,8 +529,12 @@ class _Builder:
         while perm == sorted(perm):
             perm = [int(p) for p in self.rng.permutation(len(src.shape))]
         shape = tuple(src.shape[p] for p in perm)
-        return self.unary("transpose", src, Value(self.fresh("%tr"), shape, exact=src.exact),
-                          f"permutation = {_ints(perm)}")
+        return self.unary(
+            "transpose",
+            src,
+            Value(self.fresh("%tr"), shape, exact=src.exact),
+            f"permutation = {_ints(perm)}",
+        )
 
     def top_k(self) -> Value | None:
         src = self.pick(lambda v: v.exact)
@@ -447,7 +546,9 @@ class _Builder:
         shape[axis] = k
         values = Value(self.fresh("%val"), tuple(shape), exact=True)
         indices = Value(self.fresh("%idx"), tuple(shape), element="i64")
-        attrs = f"k = {k} : i64, axis = {axis} : i64" + (", largest = false" if self.chance(0.3) else "")
+        attrs = f"k = {k} : i64, axis = {axis} : i64" + (
+            ", largest = false" if self.chance(0.3) else ""
+        )
         self.emit(
             "top_k",
             f"{values.name}, {indices.name} = dnn.top_k {src.name} {{{attrs}}} : ({src.type}) -> "
@@ -506,11 +607,28 @@ def generate(seed: int) -> Graph:
     """The graph of ``seed`` (module docstring)."""
     rng = np.random.default_rng(seed)
     builder = _Builder(rng)
-    args = [Value("%x0", (int(rng.integers(1, 3)), int(rng.choice((4, 8, 16))),
-                          int(rng.integers(4, 9)), int(rng.integers(4, 9))), exact=True)]
+    args = [
+        Value(
+            "%x0",
+            (
+                int(rng.integers(1, 3)),
+                int(rng.choice((4, 8, 16))),
+                int(rng.integers(4, 9)),
+                int(rng.integers(4, 9)),
+            ),
+            exact=True,
+        )
+    ]
     if rng.random() < 0.5:
-        args.append(Value("%x1", args[0].shape if rng.random() < 0.5 else
-                          (int(rng.integers(2, 6)), int(rng.choice((8, 16)))), exact=True))
+        args.append(
+            Value(
+                "%x1",
+                args[0].shape
+                if rng.random() < 0.5
+                else (int(rng.integers(2, 6)), int(rng.choice((8, 16)))),
+                exact=True,
+            )
+        )
     builder.available.extend(args)
     # The forced kind goes first: every kind accepts the inputs, so it is always emitted.
     plan = [OP_KINDS[seed % len(OP_KINDS)]]
@@ -523,12 +641,14 @@ def generate(seed: int) -> Graph:
     results += [v for v in builder.returned if v not in results]
     signature = ", ".join(f"{a.name}: {a.type}" for a in args)
     result_types = ", ".join(v.type for v in results)
-    text = "\n".join([
-        f"func.func @graph({signature}) -> ({result_types}) {{",
-        *builder.lines,
-        f"  func.return {', '.join(v.name for v in results)} : {result_types}",
-        "}",
-        "",
-    ])
+    text = "\n".join(
+        [
+            f"func.func @graph({signature}) -> ({result_types}) {{",
+            *builder.lines,
+            f"  func.return {', '.join(v.name for v in results)} : {result_types}",
+            "}",
+            "",
+        ]
+    )
     inputs = [rng.uniform(-2.0, 2.0, size=a.shape).astype(np.float32) for a in args]
     return Graph(text, builder.weights, inputs, builder.kinds, len(builder.lines))

@@ -35,9 +35,16 @@ def write_weights(directory: Path, seed: int = 0) -> None:
 
     np.savez(
         directory / "weights.npz",
-        ln_scale=draw(HIDDEN) + 1.0, ln_shift=draw(HIDDEN), w1=draw(HIDDEN, FFN), b1=draw(FFN),
-        w2=draw(FFN, HIDDEN), b2=draw(HIDDEN), conv_w=draw(CONV_OUT, 3, 3, 3),
-        conv_b=draw(CONV_OUT), scale=draw(1, CONV_OUT, 1, 1), head_w=draw(HEAD_OUT, CONV_OUT, 1, 1),
+        ln_scale=draw(HIDDEN) + 1.0,
+        ln_shift=draw(HIDDEN),
+        w1=draw(HIDDEN, FFN),
+        b1=draw(FFN),
+        w2=draw(FFN, HIDDEN),
+        b2=draw(HIDDEN),
+        conv_w=draw(CONV_OUT, 3, 3, 3),
+        conv_b=draw(CONV_OUT),
+        scale=draw(1, CONV_OUT, 1, 1),
+        head_w=draw(HEAD_OUT, CONV_OUT, 1, 1),
     )
 
 
@@ -49,8 +56,12 @@ def bert(b: int | None, s: int | None) -> str:
     mask = f"tensor<{_dim(b)}x1x{_dim(s)}xf32>"
     scores = f"tensor<{_dim(b)}x{_dim(s)}x{_dim(s)}xf32>"
     hidden = f"tensor<{_dim(b)}x{_dim(s)}x{FFN}xf32>"
-    vec, w1, w2, ffn = (f"tensor<{HIDDEN}xf32>", f"tensor<{HIDDEN}x{FFN}xf32>",
-                        f"tensor<{FFN}x{HIDDEN}xf32>", f"tensor<{FFN}xf32>")
+    vec, w1, w2, ffn = (
+        f"tensor<{HIDDEN}xf32>",
+        f"tensor<{HIDDEN}x{FFN}xf32>",
+        f"tensor<{FFN}x{HIDDEN}xf32>",
+        f"tensor<{FFN}xf32>",
+    )
     return f"""
 func.func @bert(%x: {x}, %mask: {mask}) -> {x} {{
   %g = dnn.weight "weights.npz", "ln_scale" : {vec}
@@ -99,7 +110,9 @@ func.func @conv(%x: {x}) -> {y} {{
 }}"""
 
 
-def conv_add(n: int | None, h: int | None, w: int | None, q: tuple[int | None, ...], fused: bool) -> str:
+def conv_add(
+    n: int | None, h: int | None, w: int | None, q: tuple[int | None, ...], fused: bool
+) -> str:
     """conv 3x3 (pad 1) + addend %q of shape ``q`` + relu: with ``fused`` the add and relu are
     already post-ops of the conv (as an earlier tool may have written them), else three ops."""
     x = f"tensor<{_dim(n)}x3x{_dim(h)}x{_dim(w)}xf32>"
@@ -108,8 +121,10 @@ def conv_add(n: int | None, h: int | None, w: int | None, q: tuple[int | None, .
     wei = f"tensor<{CONV_OUT}x3x3x3xf32>"
     pads = "pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>"
     if fused:
-        body = (f"  %y = dnn.conv2d %x, %w post_args(%q : {addend}) {{{pads}, post_ops = "
-                f"[#dnn.binary<add>, #dnn.eltwise<relu>]}} : ({x}, {wei}) -> {c}")
+        body = (
+            f"  %y = dnn.conv2d %x, %w post_args(%q : {addend}) {{{pads}, post_ops = "
+            f"[#dnn.binary<add>, #dnn.eltwise<relu>]}} : ({x}, {wei}) -> {c}"
+        )
     else:
         body = f"""  %c = dnn.conv2d %x, %w {{{pads}}} : ({x}, {wei}) -> {c}
   %a = dnn.binary add %c, %q : ({c}, {addend}) -> {c}

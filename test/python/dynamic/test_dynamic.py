@@ -8,17 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dynamic_graphs import bert, conv, conv_add, write_weights
 
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.onednn import PrimitiveOp
-from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-from dnnc.runtime.executor import Executable
 from dnnc.reference.interpreter import compare, interpret
-
-from dynamic_graphs import bert, conv, conv_add, write_weights
+from dnnc.runtime.executor import Executable
 
 BERT_SHAPES = [(1, 4), (2, 7), (3, 16), (1, 1), (2, 7)]
 CONV_SHAPES = [(1, 8, 8), (2, 10, 12), (3, 7, 9), (1, 2, 2), (2, 10, 12)]
@@ -92,8 +91,10 @@ def test_plan_is_the_static_graph(workdir: Path) -> None:
     assert plan.outputs[0].shape == (2, 4, 5, 6)
 
 
-def plan_ops(dynamic: DynamicExecutable, signature: tuple[tuple[int, ...], ...]) -> list[PrimitiveOp]:
-    lowered = dynamic._plans[signature].lowered  # noqa: SLF001 - what the plan runs
+def plan_ops(
+    dynamic: DynamicExecutable, signature: tuple[tuple[int, ...], ...]
+) -> list[PrimitiveOp]:
+    lowered = dynamic._plans[signature].lowered
     return [op for op in lowered.body.block.ops if isinstance(op, PrimitiveOp)]
 
 
@@ -122,18 +123,42 @@ def test_unfuse_binary_post_op_that_stops_fitting(workdir: Path, q_shape: tuple[
 @pytest.mark.parametrize(
     ("text", "inputs", "expected"),
     [
-        pytest.param(conv(None, None, None), [(2, 4, 8, 8)],
-                     ["'dnn.conv2d' op", "input 'x'", "dimension 1 is 4", "declares 3"], id="channels"),
-        pytest.param(conv(None, None, None), [(2, 3, 0, 8)],
-                     ["'dnn.conv2d' op", "dimension 2 is 0", ">= 1"], id="zero-sized"),
-        pytest.param(conv(None, None, None), [(2, 3, 1, 8)],
-                     ["'dnn.pool' op", "window height", "padded input height (1)"], id="window"),
-        pytest.param(bert(None, None), [(2, 5, 32), (2, 1, 6)],
-                     ["'dnn.binary' op", "2x5x5 and 2x1x6 do not broadcast"], id="broadcast"),
-        pytest.param(bert(None, None), [(2, 5, 32), (3, 1, 5)],
-                     ["'dnn.binary' op", "2x5x5 and 3x1x5"], id="batch"),
-        pytest.param(bert(None, None), [(2, 5, 16), (2, 1, 5)],
-                     ["'dnn.transpose' op", "dimension 2 is 16", "declares 32"], id="hidden"),
+        pytest.param(
+            conv(None, None, None),
+            [(2, 4, 8, 8)],
+            ["'dnn.conv2d' op", "input 'x'", "dimension 1 is 4", "declares 3"],
+            id="channels",
+        ),
+        pytest.param(
+            conv(None, None, None),
+            [(2, 3, 0, 8)],
+            ["'dnn.conv2d' op", "dimension 2 is 0", ">= 1"],
+            id="zero-sized",
+        ),
+        pytest.param(
+            conv(None, None, None),
+            [(2, 3, 1, 8)],
+            ["'dnn.pool' op", "window height", "padded input height (1)"],
+            id="window",
+        ),
+        pytest.param(
+            bert(None, None),
+            [(2, 5, 32), (2, 1, 6)],
+            ["'dnn.binary' op", "2x5x5 and 2x1x6 do not broadcast"],
+            id="broadcast",
+        ),
+        pytest.param(
+            bert(None, None),
+            [(2, 5, 32), (3, 1, 5)],
+            ["'dnn.binary' op", "2x5x5 and 3x1x5"],
+            id="batch",
+        ),
+        pytest.param(
+            bert(None, None),
+            [(2, 5, 16), (2, 1, 5)],
+            ["'dnn.transpose' op", "dimension 2 is 16", "declares 32"],
+            id="hidden",
+        ),
     ],
 )
 def test_constraint_violation_names_op_and_dimension(
@@ -159,7 +184,10 @@ def test_dynamic_channels_checked_by_the_shape_function(workdir: Path) -> None:
 
 def test_wrong_rank_or_element_type(workdir: Path) -> None:
     dynamic = compile_text(workdir, conv(None, None, None))
-    with pytest.raises(DnncError, match=r"input 'x' is float32\[3, 8, 8\]; expected @conv\(x: float32\[\?, 3, \?, \?\]\)"):
+    with pytest.raises(
+        DnncError,
+        match=r"input 'x' is float32\[3, 8, 8\]; expected @conv\(x: float32\[\?, 3, \?, \?\]\)",
+    ):
         dynamic.run([np.zeros((3, 8, 8), np.float32)])
     with pytest.raises(DnncError, match="input 'x' is float64"):
         dynamic.run([np.zeros((1, 3, 8, 8))])
@@ -170,7 +198,7 @@ def test_arena_grows_only_when_needed_and_never_shrinks(workdir: Path) -> None:
     needs = {}
     for shape in [(1, 3, 8, 8), (4, 3, 16, 16), (1, 3, 4, 4), (2, 3, 8, 8)]:
         dynamic.run([np.ones(shape, np.float32)])
-        needs[shape] = dynamic.plan_for((shape,)).planned_bytes
+        needs[shape] = dynamic.plan_for((shape,)).plan.planned_bytes
     assert dynamic.stats().arena_bytes == max(needs.values())
     arena = dynamic.plan_for(((1, 3, 8, 8),)).arena
     assert all(dynamic.plan_for((s,)).arena is arena for s in needs)  # one buffer shared
@@ -178,9 +206,14 @@ def test_arena_grows_only_when_needed_and_never_shrinks(workdir: Path) -> None:
 
 
 def test_arena_cap(workdir: Path) -> None:
-    dynamic = compile_text(workdir, conv(None, None, None), dynamic=DynamicOptions(max_arena_bytes=4096))
+    dynamic = compile_text(
+        workdir, conv(None, None, None), dynamic=DynamicOptions(max_arena_bytes=4096)
+    )
     dynamic.run([np.ones((1, 3, 4, 4), np.float32)])
-    with pytest.raises(DnncError, match=r"needs an arena of \d+ bytes for these input shapes, more than max_arena_bytes=4096"):
+    with pytest.raises(
+        DnncError,
+        match=r"needs an arena of \d+ bytes for these input shapes, more than max_arena_bytes=4096",
+    ):
         dynamic.run([np.ones((2, 3, 32, 32), np.float32)])
     assert dynamic.stats().arena_bytes <= 4096
 
@@ -191,7 +224,7 @@ def test_constants_packed_once_per_descriptor(workdir: Path) -> None:
     distinct = set()
     for n, h, w in CONV_SHAPES:
         dynamic.run([np.ones((n, 3, h, w), np.float32)])
-        for op in dynamic._plans[((n, 3, h, w),)].lowered.body.block.ops:  # noqa: SLF001
+        for op in dynamic._plans[((n, 3, h, w),)].lowered.body.block.ops:
             if isinstance(op, MemoryConstantOp):
                 distinct.add((op.tensor.owner.key.data, str(op.result.type)))
     stats = dynamic.stats()
@@ -209,7 +242,9 @@ def test_plan_cache_lru_counters(workdir: Path) -> None:
 
 
 def test_plan_bytes_bound(workdir: Path) -> None:
-    dynamic = compile_text(workdir, conv(None, None, None), dynamic=DynamicOptions(max_plan_bytes=0))
+    dynamic = compile_text(
+        workdir, conv(None, None, None), dynamic=DynamicOptions(max_plan_bytes=0)
+    )
     for _ in range(2):
         dynamic.run([np.ones((1, 3, 8, 8), np.float32)])
     stats = dynamic.stats()

@@ -9,12 +9,11 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+from dynamic_graphs import conv, write_weights
 
 import dnnc
-from dnnc.runtime.cache import PrimitiveCache
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-
-from dynamic_graphs import conv, write_weights
+from dnnc.runtime.cache import PrimitiveCache
 
 RUNS = 1000
 MAX_PLANS = 8
@@ -65,8 +64,10 @@ def test_soak_random_shapes(tmp_path: Path) -> None:
         if run == WARM_UP:
             rss_after_warm_up = rss_bytes()
     stats = dynamic.stats()
-    print(f"\n{stats}\nprimitive cache: {primitives.entries} entries, {primitives.bytes} bytes, "
-          f"{primitives.evictions} evictions; RSS {rss_after_warm_up >> 20} -> {rss_bytes() >> 20} MiB")
+    print(
+        f"\n{stats}\nprimitive cache: {primitives.entries} entries, {primitives.bytes} bytes, "
+        f"{primitives.evictions} evictions; RSS {rss_after_warm_up >> 20} -> {rss_bytes() >> 20} MiB"
+    )
     assert (stats.hits, stats.misses, stats.evictions) == (hits, misses, evictions)
     assert stats.evictions > 0 and primitives.evictions > 0  # both bounds were exercised
     assert stats.constant_entries == stats.constant_packs <= 8  # 4 weights, few layouts

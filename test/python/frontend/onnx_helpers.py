@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper, numpy_helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -76,7 +76,9 @@ def run_onnxruntime(made: onnx.ModelProto, inputs: Mapping[str, np.ndarray]) -> 
     """ONNX Runtime's results (CPU provider, graph optimizations off: the plain semantics)."""
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(made.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        made.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     return session.run(None, dict(inputs))
 
 

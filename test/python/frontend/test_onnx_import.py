@@ -29,18 +29,38 @@ def _gelu_nodes(order: str, sqrt2: float = math.sqrt(2.0)) -> tuple[list, dict]:
     scale = helper.make_node("Div", ["x", "sqrt2"], ["t"])
     if order == "mul_by_inverse":
         scale = helper.make_node("Mul", ["inv_sqrt2", "x"], ["t"])
-    nodes = [scale, helper.make_node("Erf", ["t"], ["e"]), helper.make_node("Add", ["one", "e"], ["a"])]
+    nodes = [
+        scale,
+        helper.make_node("Erf", ["t"], ["e"]),
+        helper.make_node("Add", ["one", "e"], ["a"]),
+    ]
     nodes += {
-        "torch": [helper.make_node("Mul", ["x", "a"], ["m"]), helper.make_node("Mul", ["m", "half"], ["y"])],
-        "mul_by_inverse": [helper.make_node("Mul", ["x", "a"], ["m"]),
-                           helper.make_node("Mul", ["m", "half"], ["y"])],
-        "half_first": [helper.make_node("Mul", ["x", "half"], ["m"]), helper.make_node("Mul", ["m", "a"], ["y"])],
-        "half_times_sum": [helper.make_node("Mul", ["half", "a"], ["m"]),
-                           helper.make_node("Mul", ["m", "x"], ["y"])],
+        "torch": [
+            helper.make_node("Mul", ["x", "a"], ["m"]),
+            helper.make_node("Mul", ["m", "half"], ["y"]),
+        ],
+        "mul_by_inverse": [
+            helper.make_node("Mul", ["x", "a"], ["m"]),
+            helper.make_node("Mul", ["m", "half"], ["y"]),
+        ],
+        "half_first": [
+            helper.make_node("Mul", ["x", "half"], ["m"]),
+            helper.make_node("Mul", ["m", "a"], ["y"]),
+        ],
+        "half_times_sum": [
+            helper.make_node("Mul", ["half", "a"], ["m"]),
+            helper.make_node("Mul", ["m", "x"], ["y"]),
+        ],
     }[order]
-    constants = {"sqrt2": np.float32(sqrt2), "inv_sqrt2": np.float32(1 / math.sqrt(2.0)),
-                 "one": np.float32(1.0), "half": np.float32(0.5)}
-    return nodes, {name: value for name, value in constants.items() if any(name in n.input for n in nodes)}
+    constants = {
+        "sqrt2": np.float32(sqrt2),
+        "inv_sqrt2": np.float32(1 / math.sqrt(2.0)),
+        "one": np.float32(1.0),
+        "half": np.float32(0.5),
+    }
+    return nodes, {
+        name: value for name, value in constants.items() if any(name in n.input for n in nodes)
+    }
 
 
 @pytest.mark.parametrize("order", ["torch", "mul_by_inverse", "half_first", "half_times_sum"])
@@ -53,7 +73,10 @@ def test_decomposed_erf_gelu_becomes_one_gelu_erf(order: str) -> None:
 
 def test_erf_outside_gelu_is_an_error() -> None:
     nodes, constants = _gelu_nodes("torch", sqrt2=2.0)  # not x / sqrt(2): a different function
-    with pytest.raises(DnncError, match=r"ONNX Erf \(node '#1 \(unnamed\)', opset 17\): Erf is supported only inside"):
+    with pytest.raises(
+        DnncError,
+        match=r"ONNX Erf \(node '#1 \(unnamed\)', opset 17\): Erf is supported only inside",
+    ):
         import_onnx(model(nodes, X, initializers=constants))
 
 
@@ -79,8 +102,9 @@ def test_unsupported_op_names_op_node_and_opset() -> None:
 def test_opset_out_of_range_is_an_error() -> None:
     relu = helper.make_node("Relu", ["x"], ["y"])
     newer = MAX_OPSET + 1
-    with pytest.raises(DnncError, match=f"ONNX opset {newer} is not supported: .* opsets 1 to "
-                       f"{MAX_OPSET}"):
+    with pytest.raises(
+        DnncError, match=f"ONNX opset {newer} is not supported: .* opsets 1 to {MAX_OPSET}"
+    ):
         import_onnx(model([relu], X, opset=newer))
 
 
@@ -93,21 +117,30 @@ def test_an_old_opset_is_upgraded_and_computes_what_onnx_runtime_does(opset: int
         helper.make_node("Unsqueeze", ["c"], ["u"], axes=[0]),
         helper.make_node("Squeeze", ["u"], ["s"], axes=[0]),
         helper.make_node("Slice", ["s"], ["y"], starts=[0, 2], ends=[2, 10], axes=[0, 1])
-        if opset >= 10 else helper.make_node("Slice", ["s"], ["y"], starts=[0, 2], ends=[2, 10]),
+        if opset >= 10
+        else helper.make_node("Slice", ["s"], ["y"], starts=[0, 2], ends=[2, 10]),
     ]
     if opset >= 10:  # Slice-10 takes inputs already
         nodes[-1] = helper.make_node("Slice", ["s", "st", "en"], ["y"])
-    made = model(nodes, X, opset=opset,
-                 initializers={"st": np.array([0, 2], np.int64), "en": np.array([2, 10], np.int64)}
-                 if opset >= 10 else None)
+    made = model(
+        nodes,
+        X,
+        opset=opset,
+        initializers={"st": np.array([0, 2], np.int64), "en": np.array([2, 10], np.int64)}
+        if opset >= 10
+        else None,
+    )
     check(made, X)
 
 
 def test_a_newer_op_version_than_implemented_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(NEWEST_VERSIONS, "Relu", 6)
     relu = helper.make_node("Relu", ["x"], ["y"], name="act")
-    with pytest.raises(DnncError, match=r"ONNX Relu \(node 'act', opset 17\) is Relu-14, whose "
-                       r"semantics dnnc does not implement \(it converts Relu up to version 6\)"):
+    with pytest.raises(
+        DnncError,
+        match=r"ONNX Relu \(node 'act', opset 17\) is Relu-14, whose "
+        r"semantics dnnc does not implement \(it converts Relu up to version 6\)",
+    ):
         import_onnx(model([relu], X))
 
 
@@ -130,22 +163,29 @@ def test_run_time_axes_are_an_error_naming_the_input() -> None:
     nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")]
     made = model(nodes, X)
     made.graph.input.append(value_info("axes", [1], np.int64))
-    with pytest.raises(DnncError, match=r"ReduceSum \(node 'sum', .*input 1 \(axes\) must be a "
-                       "constant: it is computed at run time"):
+    with pytest.raises(
+        DnncError,
+        match=r"ReduceSum \(node 'sum', .*input 1 \(axes\) must be a "
+        "constant: it is computed at run time",
+    ):
         import_onnx(made)
 
 
 def test_input_names_are_kept_exactly_and_symbolic_dims_as_dynamic() -> None:
     """The SSA name hint is a readable spelling; the name the caller uses is the model's own,
     kept as dnn.name, whatever characters it holds."""
-    nodes = [helper.make_node("MatMul", ["input:0", "w"], ["h"]), helper.make_node("Relu", ["h"], ["y"])]
+    nodes = [
+        helper.make_node("MatMul", ["input:0", "w"], ["h"]),
+        helper.make_node("Relu", ["h"], ["y"]),
+    ]
     made = model(nodes, {}, initializers={"w": np.eye(4, dtype=np.float32)})
     made.graph.input.append(value_info("input:0", ["batch", 4]))
     module = import_onnx(made)
     (arg,) = function(module).body.block.args
     assert arg.name_hint == ssa_name("input:0") == "input.0"
-    assert ('(%input.0: tensor<?x4xf32> {dnn.name = "input:0"}) -> '
-            '(tensor<?x4xf32> {dnn.name = "y"})') in str(module)
+    assert (
+        '(%input.0: tensor<?x4xf32> {dnn.name = "input:0"}) -> (tensor<?x4xf32> {dnn.name = "y"})'
+    ) in str(module)
     x = np.arange(12, dtype=np.float32).reshape(3, 4) - 6
     (y,) = run_dnnc(module, {"input:0": x})
     np.testing.assert_array_equal(y, np.maximum(x, 0))
@@ -158,16 +198,20 @@ NAMES = ["input:0", "data_0", "logits/Softmax:0", "with space", "0starts_with_di
 def test_inputs_and_outputs_are_known_by_the_model_s_own_names(dynamic: bool) -> None:
     """As ONNX Runtime's get_inputs()/get_outputs() and run(output_names, feeds)."""
     first, second, *outputs = NAMES
-    nodes = [helper.make_node("Add", [first, second], [outputs[0]]),
-             helper.make_node("Relu", [outputs[0]], [outputs[1]]),
-             helper.make_node("Neg", [first], [outputs[2]]),
-             helper.make_node("Tanh", [second], [outputs[3]])]
+    nodes = [
+        helper.make_node("Add", [first, second], [outputs[0]]),
+        helper.make_node("Relu", [outputs[0]], [outputs[1]]),
+        helper.make_node("Neg", [first], [outputs[2]]),
+        helper.make_node("Tanh", [second], [outputs[3]]),
+    ]
     batch = "n" if dynamic else 2
     made = model(nodes, {}, outputs=outputs)
     made.graph.input.extend([value_info(first, [batch, 3]), value_info(second, [batch, 3])])
     executable = dnnc.compile(import_onnx(made))
-    assert [(s.name, s.shape) for s in executable.inputs] == [(first, (-1 if dynamic else 2, 3)),
-                                                             (second, (-1 if dynamic else 2, 3))]
+    assert [(s.name, s.shape) for s in executable.inputs] == [
+        (first, (-1 if dynamic else 2, 3)),
+        (second, (-1 if dynamic else 2, 3)),
+    ]
     assert [s.name for s in executable.outputs] == outputs
     feeds = {first: X["x"][:, :3].copy(), second: X["x"][:, 3:6].copy()}
     by_name = executable.run(feeds, as_dict=True)
@@ -193,7 +237,9 @@ def test_weights_path_writes_large_arrays_and_keeps_small_ones_inline(tmp_path: 
     np.testing.assert_allclose(y, X["x"] @ weights["w"].T + 1, rtol=1e-6)
 
 
-def test_dnnc_import_writes_ir_and_weights_beside_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_dnnc_import_writes_ir_and_weights_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     weights = {"w": np.ones((8, 16), np.float32)}
     gemm = helper.make_node("Gemm", ["x", "w"], ["y"], transB=1)
     path = tmp_path / "m.onnx"
@@ -218,9 +264,15 @@ def test_shape_arithmetic_on_a_dynamic_batch_compiles_per_input_shape(tmp_path: 
         helper.make_node("Reshape", ["x", "target"], ["r"]),
         helper.make_node("Relu", ["r"], ["y"]),
     ]
-    made = model(nodes, {}, initializers={
-        "zero": np.array(0, np.int64), "axes": np.array([0], np.int64),
-        "minus_one": np.array([-1], np.int64)})
+    made = model(
+        nodes,
+        {},
+        initializers={
+            "zero": np.array(0, np.int64),
+            "axes": np.array([0], np.int64),
+            "minus_one": np.array([-1], np.int64),
+        },
+    )
     made.graph.input.append(value_info("x", ["batch", 2, 3]))
     onnx.save(made, tmp_path / "m.onnx")
     executable = dnnc.compile(tmp_path / "m.onnx")
@@ -233,5 +285,6 @@ def test_shape_arithmetic_on_a_dynamic_batch_compiles_per_input_shape(tmp_path: 
     with pytest.raises(DnncError, match=r"input 'x' is float32\[2, 3, 3\]; expected"):
         executable.run([np.zeros((2, 3, 3), np.float32)])
     again = pickle.loads(pickle.dumps(executable))  # ships as its recipe, as other executables
-    np.testing.assert_array_equal(again.run([np.ones((1, 2, 3), np.float32)])[0],
-                                  np.ones((1, 6), np.float32))
+    np.testing.assert_array_equal(
+        again.run([np.ones((1, 2, 3), np.float32)])[0], np.ones((1, 6), np.float32)
+    )

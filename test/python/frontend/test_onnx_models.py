@@ -8,17 +8,17 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 import torch
 from onnx_helpers import function, run_compiled, run_onnxruntime
 
-import onnx
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir.text import make_context
-from dnnc.driver.pipelines import parse_pipeline, run_passes
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from bench.model_zoo import INPUT_NAME, MODELS, build  # noqa: E402
+from bench.model_zoo import INPUT_NAME, MODELS, build
 
 RTOL = 1e-4
 """Relative tolerance against ONNX Runtime; atol is ATOL_OF_MAX * max |ONNX Runtime result|
@@ -69,7 +69,11 @@ def test_bert_layer_before_opset_17_recovers_layer_norm_and_gelu(tmp_path: Path)
         path = build("bert_layer", tmp_path, opset=14)
     module = import_onnx(path)
     assert "dnn.layer_norm" not in _op_counts(module)
-    x = np.random.default_rng(1).standard_normal(MODELS["bert_layer"].input_shape).astype(np.float32)
+    x = (
+        np.random.default_rng(1)
+        .standard_normal(MODELS["bert_layer"].input_shape)
+        .astype(np.float32)
+    )
     (ours,) = run_compiled(module, {INPUT_NAME: x})
     run_passes(make_context(), module, parse_pipeline("dnn-recover-gelu,dnn-recover-layer-norm"))
     counts = _op_counts(module)
@@ -82,8 +86,14 @@ def test_tanh_gelu_export_is_recovered(tmp_path: Path) -> None:
     path = tmp_path / "gelu.onnx"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(torch.nn.GELU(approximate="tanh"), (torch.randn(2, 8),), str(path),
-                          dynamo=False, opset_version=17, input_names=[INPUT_NAME])
+        torch.onnx.export(
+            torch.nn.GELU(approximate="tanh"),
+            (torch.randn(2, 8),),
+            str(path),
+            dynamo=False,
+            opset_version=17,
+            input_names=[INPUT_NAME],
+        )
     module = import_onnx(path)
     run_passes(make_context(), module, parse_pipeline("dnn-recover-gelu"))
     assert list(_op_counts(module)) == ["dnn.eltwise", "func.return"]

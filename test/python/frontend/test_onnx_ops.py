@@ -19,8 +19,8 @@ from onnx_helpers import (
     value_info,
 )
 
-from dnnc.core.diagnostics import DnncError
 import dnnc
+from dnnc.core.diagnostics import DnncError
 from dnnc.frontend.onnx import import_onnx
 
 RNG = np.random.default_rng(0)
@@ -56,149 +56,406 @@ X3 = {"x": rand(2, 3, 8)}
 
 CASES = [
     # Conv
-    Case("conv", [node("Conv", ["x", "w", "b"], pads=[1, 1, 1, 1])], X4, "dnn.conv2d",
-         {"w": rand(8, 4, 3, 3), "b": rand(8)}),
-    Case("conv_grouped_stride_dilated", [node("Conv", ["x", "w"], group=2, strides=[2, 2], dilations=[2, 1])],
-         X4, "dnn.conv2d", {"w": rand(6, 2, 2, 2)}),
-    Case("conv_depthwise", [node("Conv", ["x", "w"], group=4, pads=[1, 1, 1, 1])], X4, "dnn.conv2d",
-         {"w": rand(4, 1, 3, 3)}),
-    Case("conv_asymmetric_pads", [node("Conv", ["x", "w"], pads=[0, 1, 2, 0])], X4, "dnn.conv2d",
-         {"w": rand(3, 4, 3, 3)}),
-    Case("conv_same_upper", [node("Conv", ["x", "w"], auto_pad="SAME_UPPER", strides=[2, 2])],
-         {"x": rand(1, 4, 7, 7)}, "dnn.conv2d", {"w": rand(3, 4, 4, 4)}),
-    Case("conv_same_lower", [node("Conv", ["x", "w"], auto_pad="SAME_LOWER")], X4, "dnn.conv2d",
-         {"w": rand(3, 4, 2, 2)}),
-    Case("conv_valid", [node("Conv", ["x", "w"], auto_pad="VALID")], X4, "dnn.conv2d",
-         {"w": rand(3, 4, 3, 3)}),
-    Case("batch_norm", [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)], X4,
-         "dnn.batch_norm", {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)}),
+    Case(
+        "conv",
+        [node("Conv", ["x", "w", "b"], pads=[1, 1, 1, 1])],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(8, 4, 3, 3), "b": rand(8)},
+    ),
+    Case(
+        "conv_grouped_stride_dilated",
+        [node("Conv", ["x", "w"], group=2, strides=[2, 2], dilations=[2, 1])],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(6, 2, 2, 2)},
+    ),
+    Case(
+        "conv_depthwise",
+        [node("Conv", ["x", "w"], group=4, pads=[1, 1, 1, 1])],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(4, 1, 3, 3)},
+    ),
+    Case(
+        "conv_asymmetric_pads",
+        [node("Conv", ["x", "w"], pads=[0, 1, 2, 0])],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(3, 4, 3, 3)},
+    ),
+    Case(
+        "conv_same_upper",
+        [node("Conv", ["x", "w"], auto_pad="SAME_UPPER", strides=[2, 2])],
+        {"x": rand(1, 4, 7, 7)},
+        "dnn.conv2d",
+        {"w": rand(3, 4, 4, 4)},
+    ),
+    Case(
+        "conv_same_lower",
+        [node("Conv", ["x", "w"], auto_pad="SAME_LOWER")],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(3, 4, 2, 2)},
+    ),
+    Case(
+        "conv_valid",
+        [node("Conv", ["x", "w"], auto_pad="VALID")],
+        X4,
+        "dnn.conv2d",
+        {"w": rand(3, 4, 3, 3)},
+    ),
+    Case(
+        "batch_norm",
+        [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)],
+        X4,
+        "dnn.batch_norm",
+        {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)},
+    ),
     # activations
-    *[Case(op.lower(), [node(op, ["x"], **attrs)], {"x": rand(2, 5, positive=positive)}, "dnn.eltwise", opset=opset)
-      for op, attrs, positive, opset in [
-          ("Relu", {}, False, 17), ("LeakyRelu", {"alpha": 0.2}, False, 17), ("Sigmoid", {}, False, 17),
-          ("Tanh", {}, False, 17), ("Elu", {"alpha": 0.5}, False, 17), ("Sqrt", {}, True, 17),
-          ("Exp", {}, False, 17), ("Log", {}, True, 17), ("Abs", {}, False, 17), ("Neg", {}, False, 17),
-          ("HardSwish", {}, False, 17), ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, False, 17),
-          ("Softplus", {}, False, 17), ("Mish", {}, False, 18), ("Gelu", {}, False, 20),
-          ("Gelu", {"approximate": "tanh"}, False, 20),
-      ]],
-    Case("clip_both", [node("Clip", ["x", "lo", "hi"])], {"x": rand(3, 4)}, "dnn.eltwise",
-         {"lo": np.float32(-0.5), "hi": np.float32(0.5)}),
-    Case("clip_min_only", [node("Clip", ["x", "lo"])], {"x": rand(3, 4)}, "dnn.eltwise",
-         {"lo": np.float32(0.1)}),
-    Case("clip_max_only", [node("Clip", ["x", "", "hi"])], {"x": rand(3, 4)}, "dnn.eltwise",
-         {"hi": np.float32(0.1)}),
+    *[
+        Case(
+            op.lower(),
+            [node(op, ["x"], **attrs)],
+            {"x": rand(2, 5, positive=positive)},
+            "dnn.eltwise",
+            opset=opset,
+        )
+        for op, attrs, positive, opset in [
+            ("Relu", {}, False, 17),
+            ("LeakyRelu", {"alpha": 0.2}, False, 17),
+            ("Sigmoid", {}, False, 17),
+            ("Tanh", {}, False, 17),
+            ("Elu", {"alpha": 0.5}, False, 17),
+            ("Sqrt", {}, True, 17),
+            ("Exp", {}, False, 17),
+            ("Log", {}, True, 17),
+            ("Abs", {}, False, 17),
+            ("Neg", {}, False, 17),
+            ("HardSwish", {}, False, 17),
+            ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}, False, 17),
+            ("Softplus", {}, False, 17),
+            ("Mish", {}, False, 18),
+            ("Gelu", {}, False, 20),
+            ("Gelu", {"approximate": "tanh"}, False, 20),
+        ]
+    ],
+    Case(
+        "clip_both",
+        [node("Clip", ["x", "lo", "hi"])],
+        {"x": rand(3, 4)},
+        "dnn.eltwise",
+        {"lo": np.float32(-0.5), "hi": np.float32(0.5)},
+    ),
+    Case(
+        "clip_min_only",
+        [node("Clip", ["x", "lo"])],
+        {"x": rand(3, 4)},
+        "dnn.eltwise",
+        {"lo": np.float32(0.1)},
+    ),
+    Case(
+        "clip_max_only",
+        [node("Clip", ["x", "", "hi"])],
+        {"x": rand(3, 4)},
+        "dnn.eltwise",
+        {"hi": np.float32(0.1)},
+    ),
     # binary with broadcasting
-    *[Case(f"{op.lower()}_broadcast", [node(op, ["x", "z"])], {"x": rand(2, 3, 4), "z": rand(3, 1)},
-           "dnn.binary") for op in ("Add", "Sub", "Mul", "Div", "Max", "Min")],
-    Case("add_scalar_constant", [node("Add", ["x", "c"])], X3, "dnn.binary", {"c": np.float32(2.0)}),
-    Case("max_three_inputs", [node("Max", ["x", "z", "c"])], {"x": rand(2, 3), "z": rand(3)},
-         "dnn.binary", {"c": rand(2, 1)}),
+    *[
+        Case(
+            f"{op.lower()}_broadcast",
+            [node(op, ["x", "z"])],
+            {"x": rand(2, 3, 4), "z": rand(3, 1)},
+            "dnn.binary",
+        )
+        for op in ("Add", "Sub", "Mul", "Div", "Max", "Min")
+    ],
+    Case(
+        "add_scalar_constant", [node("Add", ["x", "c"])], X3, "dnn.binary", {"c": np.float32(2.0)}
+    ),
+    Case(
+        "max_three_inputs",
+        [node("Max", ["x", "z", "c"])],
+        {"x": rand(2, 3), "z": rand(3)},
+        "dnn.binary",
+        {"c": rand(2, 1)},
+    ),
     Case("pow_square", [node("Pow", ["x", "e"])], X3, "dnn.eltwise", {"e": np.float32(2.0)}),
-    Case("pow_sqrt", [node("Pow", ["x", "e"])], {"x": rand(3, 4, positive=True)}, "dnn.eltwise",
-         {"e": np.float32(0.5)}),
+    Case(
+        "pow_sqrt",
+        [node("Pow", ["x", "e"])],
+        {"x": rand(3, 4, positive=True)},
+        "dnn.eltwise",
+        {"e": np.float32(0.5)},
+    ),
     Case("pow_cube", [node("Pow", ["x", "e"])], X3, "dnn.eltwise", {"e": np.float32(3.0)}),
     # pooling
-    Case("max_pool", [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
-         X4, "dnn.pool"),
-    Case("max_pool_ceil_dilated", [node("MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2],
-                                         dilations=[1, 2], ceil_mode=1)], {"x": rand(1, 2, 7, 8)}, "dnn.pool"),
-    Case("avg_pool_exclude_pad", [node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
-         X4, "dnn.pool"),
-    Case("avg_pool_include_pad", [node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 0, 1, 0],
-                                       count_include_pad=1)], X4, "dnn.pool"),
-    Case("avg_pool_ceil", [node("AveragePool", ["x"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
-         {"x": rand(1, 2, 7, 7)}, "dnn.pool"),
-    Case("avg_pool_same_upper", [node("AveragePool", ["x"], kernel_shape=[2, 2], auto_pad="SAME_UPPER")],
-         {"x": rand(1, 2, 5, 5)}, "dnn.pool"),
+    Case(
+        "max_pool",
+        [node("MaxPool", ["x"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])],
+        X4,
+        "dnn.pool",
+    ),
+    Case(
+        "max_pool_ceil_dilated",
+        [
+            node(
+                "MaxPool", ["x"], kernel_shape=[2, 2], strides=[2, 2], dilations=[1, 2], ceil_mode=1
+            )
+        ],
+        {"x": rand(1, 2, 7, 8)},
+        "dnn.pool",
+    ),
+    Case(
+        "avg_pool_exclude_pad",
+        [node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])],
+        X4,
+        "dnn.pool",
+    ),
+    Case(
+        "avg_pool_include_pad",
+        [node("AveragePool", ["x"], kernel_shape=[3, 3], pads=[1, 0, 1, 0], count_include_pad=1)],
+        X4,
+        "dnn.pool",
+    ),
+    Case(
+        "avg_pool_ceil",
+        [node("AveragePool", ["x"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+        {"x": rand(1, 2, 7, 7)},
+        "dnn.pool",
+    ),
+    Case(
+        "avg_pool_same_upper",
+        [node("AveragePool", ["x"], kernel_shape=[2, 2], auto_pad="SAME_UPPER")],
+        {"x": rand(1, 2, 5, 5)},
+        "dnn.pool",
+    ),
     Case("global_average_pool", [node("GlobalAveragePool", ["x"])], X4, "dnn.reduce"),
     Case("global_max_pool", [node("GlobalMaxPool", ["x"])], X4, "dnn.reduce"),
     # shapes
     Case("flatten", [node("Flatten", ["x"], axis=2)], X4, "dnn.reshape"),
     Case("flatten_axis0", [node("Flatten", ["x"], axis=0)], X4, "dnn.reshape"),
-    Case("reshape_zero_and_minus_one", [node("Reshape", ["x", "s"])], X3, "dnn.reshape",
-         {"s": ints(0, -1)}),
-    Case("reshape_allowzero", [node("Reshape", ["x", "s"], allowzero=1)], X3, "dnn.reshape",
-         {"s": ints(6, 4, 2)}),
-    Case("squeeze_axes_input", [node("Squeeze", ["x", "a"])], {"x": rand(1, 3, 1, 2)}, "dnn.reshape",
-         {"a": ints(0, -2)}),
+    Case(
+        "reshape_zero_and_minus_one",
+        [node("Reshape", ["x", "s"])],
+        X3,
+        "dnn.reshape",
+        {"s": ints(0, -1)},
+    ),
+    Case(
+        "reshape_allowzero",
+        [node("Reshape", ["x", "s"], allowzero=1)],
+        X3,
+        "dnn.reshape",
+        {"s": ints(6, 4, 2)},
+    ),
+    Case(
+        "squeeze_axes_input",
+        [node("Squeeze", ["x", "a"])],
+        {"x": rand(1, 3, 1, 2)},
+        "dnn.reshape",
+        {"a": ints(0, -2)},
+    ),
     Case("squeeze_all_units", [node("Squeeze", ["x"])], {"x": rand(1, 3, 1, 2)}, "dnn.reshape"),
-    Case("squeeze_attribute", [node("Squeeze", ["x"], axes=[2])], {"x": rand(1, 3, 1, 2)}, "dnn.reshape",
-         opset=11),
-    Case("unsqueeze_axes_input", [node("Unsqueeze", ["x", "a"])], X3, "dnn.reshape", {"a": ints(0, -1)}),
+    Case(
+        "squeeze_attribute",
+        [node("Squeeze", ["x"], axes=[2])],
+        {"x": rand(1, 3, 1, 2)},
+        "dnn.reshape",
+        opset=11,
+    ),
+    Case(
+        "unsqueeze_axes_input",
+        [node("Unsqueeze", ["x", "a"])],
+        X3,
+        "dnn.reshape",
+        {"a": ints(0, -1)},
+    ),
     Case("unsqueeze_attribute", [node("Unsqueeze", ["x"], axes=[1])], X3, "dnn.reshape", opset=12),
     Case("transpose_default", [node("Transpose", ["x"])], X3, "dnn.transpose"),
     Case("transpose_perm", [node("Transpose", ["x"], perm=[1, 0, 2])], X3, "dnn.transpose"),
-    Case("concat", [node("Concat", ["x", "z", "c"], axis=-1)], {"x": rand(2, 3), "z": rand(2, 1)},
-         "dnn.concat", {"c": rand(2, 2)}),
-    Case("slice_negative_clamped_steps", [node("Slice", ["x", "st", "en", "ax", "sp"])], X3, "dnn.slice",
-         {"st": ints(-2, 1), "en": ints(100, -1), "ax": ints(2, 1), "sp": ints(1, 1)}),
-    Case("slice_stepped_default_axes", [node("Slice", ["x", "st", "en"])], X3, "dnn.slice",
-         {"st": ints(0, 0, -7), "en": ints(1, 3, 8)}),
-    Case("slice_step_two", [node("Slice", ["x", "st", "en", "ax", "sp"])], X3, "dnn.slice",
-         {"st": ints(1), "en": ints(8), "ax": ints(-1), "sp": ints(2)}),
+    Case(
+        "concat",
+        [node("Concat", ["x", "z", "c"], axis=-1)],
+        {"x": rand(2, 3), "z": rand(2, 1)},
+        "dnn.concat",
+        {"c": rand(2, 2)},
+    ),
+    Case(
+        "slice_negative_clamped_steps",
+        [node("Slice", ["x", "st", "en", "ax", "sp"])],
+        X3,
+        "dnn.slice",
+        {"st": ints(-2, 1), "en": ints(100, -1), "ax": ints(2, 1), "sp": ints(1, 1)},
+    ),
+    Case(
+        "slice_stepped_default_axes",
+        [node("Slice", ["x", "st", "en"])],
+        X3,
+        "dnn.slice",
+        {"st": ints(0, 0, -7), "en": ints(1, 3, 8)},
+    ),
+    Case(
+        "slice_step_two",
+        [node("Slice", ["x", "st", "en", "ax", "sp"])],
+        X3,
+        "dnn.slice",
+        {"st": ints(1), "en": ints(8), "ax": ints(-1), "sp": ints(2)},
+    ),
     # matrix products
-    Case("gemm_linear", [node("Gemm", ["x", "w", "b"], transB=1)], {"x": rand(2, 5)}, "dnn.inner_product",
-         {"w": rand(3, 5), "b": rand(3)}),
-    Case("gemm_alpha_beta_untransposed", [node("Gemm", ["x", "w", "b"], alpha=0.5, beta=2.0)],
-         {"x": rand(2, 5)}, "dnn.inner_product", {"w": rand(5, 3), "b": rand(1, 3)}),
-    Case("gemm_trans_a_matrix_bias", [node("Gemm", ["x", "w", "b"], transA=1, alpha=0.5, beta=2.0)],
-         {"x": rand(5, 2)}, "dnn.matmul", {"w": rand(5, 3), "b": rand(2, 3)}),
-    Case("gemm_run_time_b", [node("Gemm", ["x", "z"], transB=1)], {"x": rand(2, 5), "z": rand(3, 5)},
-         "dnn.matmul"),
+    Case(
+        "gemm_linear",
+        [node("Gemm", ["x", "w", "b"], transB=1)],
+        {"x": rand(2, 5)},
+        "dnn.inner_product",
+        {"w": rand(3, 5), "b": rand(3)},
+    ),
+    Case(
+        "gemm_alpha_beta_untransposed",
+        [node("Gemm", ["x", "w", "b"], alpha=0.5, beta=2.0)],
+        {"x": rand(2, 5)},
+        "dnn.inner_product",
+        {"w": rand(5, 3), "b": rand(1, 3)},
+    ),
+    Case(
+        "gemm_trans_a_matrix_bias",
+        [node("Gemm", ["x", "w", "b"], transA=1, alpha=0.5, beta=2.0)],
+        {"x": rand(5, 2)},
+        "dnn.matmul",
+        {"w": rand(5, 3), "b": rand(2, 3)},
+    ),
+    Case(
+        "gemm_run_time_b",
+        [node("Gemm", ["x", "z"], transB=1)],
+        {"x": rand(2, 5), "z": rand(3, 5)},
+        "dnn.matmul",
+    ),
     Case("matmul_batched", [node("MatMul", ["x", "w"])], X3, "dnn.matmul", {"w": rand(8, 5)}),
-    Case("matmul_vector_lhs", [node("MatMul", ["v", "x"])], {"x": rand(2, 4, 3), "v": rand(4)},
-         "dnn.matmul"),
-    Case("matmul_vector_rhs", [node("MatMul", ["x", "v"])], {"x": rand(2, 3, 4), "v": rand(4)},
-         "dnn.matmul"),
-    Case("matmul_vectors_to_a_scalar", [node("MatMul", ["v", "x"])], {"x": rand(4), "v": rand(4)},
-         "dnn.matmul"),
+    Case(
+        "matmul_vector_lhs",
+        [node("MatMul", ["v", "x"])],
+        {"x": rand(2, 4, 3), "v": rand(4)},
+        "dnn.matmul",
+    ),
+    Case(
+        "matmul_vector_rhs",
+        [node("MatMul", ["x", "v"])],
+        {"x": rand(2, 3, 4), "v": rand(4)},
+        "dnn.matmul",
+    ),
+    Case(
+        "matmul_vectors_to_a_scalar",
+        [node("MatMul", ["v", "x"])],
+        {"x": rand(4), "v": rand(4)},
+        "dnn.matmul",
+    ),
     # normalization and softmax
     Case("softmax_last", [node("Softmax", ["x"])], X3, "dnn.softmax"),
     Case("softmax_axis1_opset13", [node("Softmax", ["x"], axis=1)], X3, "dnn.softmax"),
     Case("softmax_coerced_2d_opset11", [node("Softmax", ["x"])], X3, "dnn.softmax", opset=11),
-    Case("log_softmax_coerced_axis0_opset12", [node("LogSoftmax", ["x"], axis=0)], X3,
-         "dnn.log_softmax", opset=12),
+    Case(
+        "log_softmax_coerced_axis0_opset12",
+        [node("LogSoftmax", ["x"], axis=0)],
+        X3,
+        "dnn.log_softmax",
+        opset=12,
+    ),
     Case("log_softmax", [node("LogSoftmax", ["x"], axis=-2)], X3, "dnn.log_softmax"),
-    Case("layer_norm", [node("LayerNormalization", ["x", "s", "b"], epsilon=1e-3)], X3, "dnn.layer_norm",
-         {"s": rand(8), "b": rand(8)}),
-    Case("layer_norm_two_axes_no_bias", [node("LayerNormalization", ["x", "s"], axis=1)], X3,
-         "dnn.layer_norm", {"s": rand(3, 8)}),
+    Case(
+        "layer_norm",
+        [node("LayerNormalization", ["x", "s", "b"], epsilon=1e-3)],
+        X3,
+        "dnn.layer_norm",
+        {"s": rand(8), "b": rand(8)},
+    ),
+    Case(
+        "layer_norm_two_axes_no_bias",
+        [node("LayerNormalization", ["x", "s"], axis=1)],
+        X3,
+        "dnn.layer_norm",
+        {"s": rand(3, 8)},
+    ),
     # reductions
     Case("reduce_mean_attribute", [node("ReduceMean", ["x"], axes=[1, -1])], X3, "dnn.reduce"),
-    Case("reduce_mean_input_opset18", [node("ReduceMean", ["x", "a"], keepdims=0)], X3, "dnn.reduce",
-         {"a": ints(1)}, opset=18),
+    Case(
+        "reduce_mean_input_opset18",
+        [node("ReduceMean", ["x", "a"], keepdims=0)],
+        X3,
+        "dnn.reduce",
+        {"a": ints(1)},
+        opset=18,
+    ),
     Case("reduce_sum_input", [node("ReduceSum", ["x", "a"])], X3, "dnn.reduce", {"a": ints(0, 2)}),
     Case("reduce_max_all", [node("ReduceMax", ["x"])], X3, "dnn.reduce"),
     Case("reduce_min", [node("ReduceMin", ["x"], axes=[0])], X3, "dnn.reduce"),
     Case("reduce_mean_to_a_scalar", [node("ReduceMean", ["x"], keepdims=0)], X3, "dnn.reduce"),
-    Case("scalar_mean_subtracted", [helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0),
-                                    node("Sub", ["x", "m"])], X3, "dnn.binary"),
+    Case(
+        "scalar_mean_subtracted",
+        [helper.make_node("ReduceMean", ["x"], ["m"], keepdims=0), node("Sub", ["x", "m"])],
+        X3,
+        "dnn.binary",
+    ),
     # Gather
-    Case("gather_embedding", [node("Gather", ["w", "ids"])],
-         {"ids": np.array([[1, 0, 7], [-1, 3, 3]], np.int64)}, "dnn.gather", {"w": rand(8, 5)}),
-    Case("gather_scalar_index_axis1", [node("Gather", ["x", "i"], axis=1)], X3, "dnn.gather",
-         {"i": np.array(0, np.int64)}),
+    Case(
+        "gather_embedding",
+        [node("Gather", ["w", "ids"])],
+        {"ids": np.array([[1, 0, 7], [-1, 3, 3]], np.int64)},
+        "dnn.gather",
+        {"w": rand(8, 5)},
+    ),
+    Case(
+        "gather_scalar_index_axis1",
+        [node("Gather", ["x", "i"], axis=1)],
+        X3,
+        "dnn.gather",
+        {"i": np.array(0, np.int64)},
+    ),
     # LRN, Sum, Mean
     Case("lrn", [node("LRN", ["x"], size=5, alpha=2e-4, beta=0.6, bias=1.5)], X4, "dnn.lrn"),
-    Case("sum_of_three_broadcast", [node("Sum", ["x", "b", "c"])], X3, "dnn.binary",
-         {"b": rand(8), "c": rand(3, 1)}),
-    Case("sum_of_one_then_relu", [helper.make_node("Sum", ["x"], ["s"]), node("Relu", ["s"])], X3,
-         "dnn.eltwise"),
+    Case(
+        "sum_of_three_broadcast",
+        [node("Sum", ["x", "b", "c"])],
+        X3,
+        "dnn.binary",
+        {"b": rand(8), "c": rand(3, 1)},
+    ),
+    Case(
+        "sum_of_one_then_relu",
+        [helper.make_node("Sum", ["x"], ["s"]), node("Relu", ["s"])],
+        X3,
+        "dnn.eltwise",
+    ),
     Case("mean_of_two", [node("Mean", ["x", "b"])], X3, "dnn.eltwise", {"b": rand(3, 8)}),
     # casts and no-ops
     Case("cast_f16", [node("Cast", ["x"], to=TensorProto.FLOAT16)], X3, "dnn.cast"),
-    Case("cast_to_int64_and_bool",
-         [helper.make_node("Cast", ["x"], ["i"], to=TensorProto.INT64),
-          helper.make_node("Cast", ["i"], ["b"], to=TensorProto.BOOL),
-          helper.make_node("Cast", ["b"], ["f"], to=TensorProto.FLOAT), node("Add", ["f", "x"])],
-         {"x": np.round(rand(2, 3, 8) * 3)}, "dnn.cast"),
-    Case("int64_input_cast_and_added",
-         [helper.make_node("Cast", ["ids"], ["f"], to=TensorProto.FLOAT), node("Add", ["f", "x"])],
-         {"ids": np.arange(-12, 12, dtype=np.int64).reshape(3, 8), "x": rand(3, 8)}, "dnn.cast"),
-    Case("dropout_then_identity", [helper.make_node("Dropout", ["x"], ["d"]),
-                                   helper.make_node("Identity", ["d"], ["i"]), node("Relu", ["i"])],
-         X3, "dnn.eltwise"),
+    Case(
+        "cast_to_int64_and_bool",
+        [
+            helper.make_node("Cast", ["x"], ["i"], to=TensorProto.INT64),
+            helper.make_node("Cast", ["i"], ["b"], to=TensorProto.BOOL),
+            helper.make_node("Cast", ["b"], ["f"], to=TensorProto.FLOAT),
+            node("Add", ["f", "x"]),
+        ],
+        {"x": np.round(rand(2, 3, 8) * 3)},
+        "dnn.cast",
+    ),
+    Case(
+        "int64_input_cast_and_added",
+        [helper.make_node("Cast", ["ids"], ["f"], to=TensorProto.FLOAT), node("Add", ["f", "x"])],
+        {"ids": np.arange(-12, 12, dtype=np.int64).reshape(3, 8), "x": rand(3, 8)},
+        "dnn.cast",
+    ),
+    Case(
+        "dropout_then_identity",
+        [
+            helper.make_node("Dropout", ["x"], ["d"]),
+            helper.make_node("Identity", ["d"], ["i"]),
+            node("Relu", ["i"]),
+        ],
+        X3,
+        "dnn.eltwise",
+    ),
 ]
 
 
@@ -261,26 +518,64 @@ class Refusal:
 
 
 REFUSALS = [
-    Refusal("maxpool_storage_order", [node("MaxPool", ["x"], kernel_shape=[2, 2], storage_order=1)],
-            X4, "storage_order 1 (column-major indices) is not supported"),
-    Refusal("avgpool_ceil_mode_counting_pad",
-            [node("AveragePool", ["x"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1,
-                  count_include_pad=1)],
-            X4, "ceil_mode with count_include_pad"),
-    Refusal("batch_norm_training",
-            [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "mean", "var"],
-                              training_mode=1)],
-            X4, "training_mode 1 is not supported",
-            {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)}),
-    Refusal("pow_tensor_exponent", [node("Pow", ["x", "e"])], X3,
-            "the exponent must be a scalar, got shape [8]", {"e": rand(8)}),
-    Refusal("lrn_even_size", [node("LRN", ["x"], size=4)], X4,
-            "size 4: only odd sizes are supported"),
-    Refusal("cast_to_int16", [node("Cast", ["x"], to=TensorProto.INT16)], X3,
-            "cast to TensorProto.INT16 of a run-time tensor"),
-    Refusal("slice_negative_step", [node("Slice", ["x", "s", "e", "a", "st"])], X3,
-            "step -1 on axis 2: only positive steps",
-            {"s": ints(7), "e": ints(0), "a": ints(2), "st": ints(-1)}),
+    Refusal(
+        "maxpool_storage_order",
+        [node("MaxPool", ["x"], kernel_shape=[2, 2], storage_order=1)],
+        X4,
+        "storage_order 1 (column-major indices) is not supported",
+    ),
+    Refusal(
+        "avgpool_ceil_mode_counting_pad",
+        [
+            node(
+                "AveragePool",
+                ["x"],
+                kernel_shape=[3, 3],
+                strides=[2, 2],
+                ceil_mode=1,
+                count_include_pad=1,
+            )
+        ],
+        X4,
+        "ceil_mode with count_include_pad",
+    ),
+    Refusal(
+        "batch_norm_training",
+        [
+            helper.make_node(
+                "BatchNormalization",
+                ["x", "s", "b", "m", "v"],
+                ["y", "mean", "var"],
+                training_mode=1,
+            )
+        ],
+        X4,
+        "training_mode 1 is not supported",
+        {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)},
+    ),
+    Refusal(
+        "pow_tensor_exponent",
+        [node("Pow", ["x", "e"])],
+        X3,
+        "the exponent must be a scalar, got shape [8]",
+        {"e": rand(8)},
+    ),
+    Refusal(
+        "lrn_even_size", [node("LRN", ["x"], size=4)], X4, "size 4: only odd sizes are supported"
+    ),
+    Refusal(
+        "cast_to_int16",
+        [node("Cast", ["x"], to=TensorProto.INT16)],
+        X3,
+        "cast to TensorProto.INT16 of a run-time tensor",
+    ),
+    Refusal(
+        "slice_negative_step",
+        [node("Slice", ["x", "s", "e", "a", "st"])],
+        X3,
+        "step -1 on axis 2: only positive steps",
+        {"s": ints(7), "e": ints(0), "a": ints(2), "st": ints(-1)},
+    ),
 ]
 
 
@@ -292,17 +587,26 @@ def test_converter_refuses(refusal: Refusal) -> None:
 
 
 def test_a_gather_index_out_of_range_is_an_input_error() -> None:
-    made = model([node("Gather", ["w", "ids"])], {"ids": np.array([0, 8], np.int64)},
-                 initializers={"w": rand(8, 5)})
+    made = model(
+        [node("Gather", ["w", "ids"])],
+        {"ids": np.array([0, 8], np.int64)},
+        initializers={"w": rand(8, 5)},
+    )
     executable = dnnc.compile(import_onnx(made))
-    with pytest.raises(dnnc.InputError, match="gather: index 8 is out of range for axis 0 of "
-                       r"size 8 \(valid: -8 to 7\)"):
+    with pytest.raises(
+        dnnc.InputError,
+        match="gather: index 8 is out of range for axis 0 of "
+        r"size 8 \(valid: -8 to 7\)",
+    ):
         executable.run([np.array([0, 8], np.int64)])
 
 
 def test_slice_of_a_dynamic_axis_is_refused() -> None:
-    made = model([node("Slice", ["x", "s", "e", "a"])], X4,
-                 initializers={"s": ints(0), "e": ints(1), "a": ints(0)})
+    made = model(
+        [node("Slice", ["x", "s", "e", "a"])],
+        X4,
+        initializers={"s": ints(0), "e": ints(1), "a": ints(0)},
+    )
     made.graph.input[0].CopyFrom(value_info("x", ["n", 4, 6, 6]))
     with pytest.raises(DnncError, match="slicing the dynamic axis 0 is not supported"):
         import_onnx(made)
@@ -331,12 +635,15 @@ def test_matmul_over_an_empty_reduction_gives_zeros(fused: bool) -> None:
     for _ in range(3):
         garbage = np.full((3, 4), 7.0, np.float32)
         del garbage
-        assert np.array_equal(executable.run(list(inputs.values()))[0],
-                              inputs.get("c", np.zeros((3, 4), np.float32)))
+        assert np.array_equal(
+            executable.run(list(inputs.values()))[0], inputs.get("c", np.zeros((3, 4), np.float32))
+        )
 
 
-@pytest.mark.parametrize("to", [TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8,
-                                TensorProto.INT64, TensorProto.BOOL])
+@pytest.mark.parametrize(
+    "to",
+    [TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8, TensorProto.INT64, TensorProto.BOOL],
+)
 @pytest.mark.parametrize("source", [np.float32, np.int32])
 def test_casts_to_integers_are_onnx_runtime_s(to: int, source: type) -> None:
     """ONNX truncates toward zero (-2.7 -> -2; oneDNN's reorder would round to -3), and

@@ -9,10 +9,10 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from dnnc.ir.dnn import ConstantOp
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
 from dnnc.frontend.onnx.importer import _bytes_of
+from dnnc.ir.dnn import ConstantOp
 
 RNG = np.random.default_rng(0)
 
@@ -24,7 +24,8 @@ def _matmul_model() -> tuple[onnx.ModelProto, np.ndarray, np.ndarray]:
     assert w.nbytes > DETACHED_BYTES >= b.nbytes
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"])],
-        "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 64])],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 64])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 32])],
         [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
     )

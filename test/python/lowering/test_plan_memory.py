@@ -10,12 +10,12 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
+from dnnc.core.arena import align
 from dnnc.core.diagnostics import DnncError, collect_remarks
+from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.ir.dnn.base import i64_array, ints
 from dnnc.ir.text import make_context, parse_module
-from dnnc.core.arena import align
 from dnnc.passes.buffer_classes import memory_type
-from dnnc.driver.pipelines import parse_pipeline, run_passes
 
 
 @dataclass
@@ -45,7 +45,9 @@ class GraphWriter:
 
     def eltwise(self, src: str) -> str:
         alg = self.rng.choice(["relu", "tanh", "exp"])
-        return self.emit(self.shapes[src], f"dnn.eltwise {alg} {src} : {self.type_of(self.shapes[src])}")
+        return self.emit(
+            self.shapes[src], f"dnn.eltwise {alg} {src} : {self.type_of(self.shapes[src])}"
+        )
 
     def conv(self, src: str) -> str:
         c, h, w = self.shapes[src]
@@ -72,8 +74,14 @@ class GraphWriter:
 
     def concat(self, a: str, b: str) -> str:
         (ca, h, w), (cb, _, _) = self.shapes[a], self.shapes[b]
-        ta, tb, t = self.type_of((ca, h, w)), self.type_of((cb, h, w)), self.type_of((ca + cb, h, w))
-        return self.emit((ca + cb, h, w), f"dnn.concat {a}, {b} {{axis = 1 : i64}} : ({ta}, {tb}) -> {t}")
+        ta, tb, t = (
+            self.type_of((ca, h, w)),
+            self.type_of((cb, h, w)),
+            self.type_of((ca + cb, h, w)),
+        )
+        return self.emit(
+            (ca + cb, h, w), f"dnn.concat {a}, {b} {{axis = 1 : i64}} : ({ta}, {tb}) -> {t}"
+        )
 
     def function(self, results: list[str]) -> str:
         types = ", ".join(self.type_of(self.shapes[r]) for r in results)
@@ -142,6 +150,7 @@ def check_no_overlap(values: list[tuple[int, int, int, int]]) -> None:
 
 CASES = [(seed, branchy) for seed in range(12) for branchy in (False, True)]
 
+
 def planned_function(seed: int, branchy: bool) -> func.FuncOp:
     module = planned(generate(seed, branchy), "dnn-plan-memory")
     return next(op for op in module.walk() if isinstance(op, func.FuncOp))
@@ -193,4 +202,6 @@ def test_checker_catches_overlapping_live_values() -> None:
     with pytest.raises(AssertionError):
         check_no_overlap(arena_values(function))
     with pytest.raises(DnncError, match="were overwritten by"):
-        run_passes(make_context(), module, parse_pipeline("convert-dnn-to-onednn,onednn-verify-buffers"))
+        run_passes(
+            make_context(), module, parse_pipeline("convert-dnn-to-onednn,onednn-verify-buffers")
+        )

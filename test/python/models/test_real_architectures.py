@@ -35,7 +35,9 @@ class Architecture:
 
 def _images(size: int) -> Callable[[int], dict[str, np.ndarray]]:
     return lambda batch: {
-        "pixels": np.random.default_rng(batch).standard_normal((batch, 3, size, size)).astype(np.float32)
+        "pixels": np.random.default_rng(batch)
+        .standard_normal((batch, 3, size, size))
+        .astype(np.float32)
     }
 
 
@@ -46,7 +48,7 @@ def _calibrated(model: nn.Module, example: dict[str, np.ndarray]) -> nn.Module:
         if isinstance(module, nn.modules.batchnorm._BatchNorm):
             module.momentum = 1.0
         if isinstance(module, nn.Linear) and module.out_features <= 1000:
-            nn.init.normal_(module.weight, std=1.0 / module.in_features ** 0.5)
+            nn.init.normal_(module.weight, std=1.0 / module.in_features**0.5)
     model.train()
     with torch.no_grad():
         model(*(torch.from_numpy(a) for a in example.values()))
@@ -68,8 +70,15 @@ def _vit() -> nn.Module:
     from torchvision.models.vision_transformer import VisionTransformer
 
     torch.manual_seed(0)
-    model = VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
-                              hidden_dim=32, mlp_dim=64, num_classes=10)
+    model = VisionTransformer(
+        image_size=32,
+        patch_size=8,
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=32,
+        mlp_dim=64,
+        num_classes=10,
+    )
     return _calibrated(model, _images(32)(2))
 
 
@@ -81,9 +90,15 @@ class _Bert(nn.Module):
         from transformers import BertConfig, BertModel
 
         torch.manual_seed(0)
-        config = BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2,
-                            num_attention_heads=2, intermediate_size=64,
-                            max_position_embeddings=64, attn_implementation="eager")
+        config = BertConfig(
+            vocab_size=100,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=64,
+            attn_implementation="eager",
+        )
         self.bert = BertModel(config).eval()
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
@@ -94,13 +109,14 @@ def _tokens(batch: int) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(batch)
     mask = np.ones((batch, 16), np.int64)
     mask[:, 12:] = 0  # padding at the end, as a tokenizer writes it
-    return {"input_ids": rng.integers(0, 100, (batch, 16)).astype(np.int64),
-            "attention_mask": mask}
+    return {"input_ids": rng.integers(0, 100, (batch, 16)).astype(np.int64), "attention_mask": mask}
 
 
 ARCHITECTURES = [
     Architecture("resnet18", _torchvision("resnet18"), _images(64), ("logits",)),
-    Architecture("mobilenet_v3_small", _torchvision("mobilenet_v3_small"), _images(64), ("logits",)),
+    Architecture(
+        "mobilenet_v3_small", _torchvision("mobilenet_v3_small"), _images(64), ("logits",)
+    ),
     Architecture("efficientnet_b0", _torchvision("efficientnet_b0"), _images(64), ("logits",)),
     Architecture("vit", _vit, _images(32), ("logits",)),
     Architecture("bert", _Bert, _tokens, ("last_hidden_state",)),
@@ -114,20 +130,34 @@ def export(architecture: Architecture, opset: int, dynamic: bool) -> Callable[[P
         example = architecture.inputs(2)
         axes = {name: {0: "batch"} for name in (*example, *architecture.outputs)}
         torch.onnx.export(
-            model, tuple(torch.from_numpy(a) for a in example.values()), str(path),
-            opset_version=opset, dynamo=False, input_names=list(example),
-            output_names=list(architecture.outputs), dynamic_axes=axes if dynamic else None,
+            model,
+            tuple(torch.from_numpy(a) for a in example.values()),
+            str(path),
+            opset_version=opset,
+            dynamo=False,
+            input_names=list(example),
+            output_names=list(architecture.outputs),
+            dynamic_axes=axes if dynamic else None,
         )
 
     return write
 
 
 CASES = [
-    pytest.param(a, opset, False, id=f"{a.name}-opset{opset}",
-                 marks=[pytest.mark.slow] if a.name == "efficientnet_b0" else [])
-    for a in ARCHITECTURES for opset in ((14, 17) if a.name == "vit" else (13, 17))
-] + [pytest.param(a, 17, True, id=f"{a.name}-opset17-dynamic-batch")
-     for a in ARCHITECTURES if a.name in ("resnet18", "bert")]
+    pytest.param(
+        a,
+        opset,
+        False,
+        id=f"{a.name}-opset{opset}",
+        marks=[pytest.mark.slow] if a.name == "efficientnet_b0" else [],
+    )
+    for a in ARCHITECTURES
+    for opset in ((14, 17) if a.name == "vit" else (13, 17))
+] + [
+    pytest.param(a, 17, True, id=f"{a.name}-opset17-dynamic-batch")
+    for a in ARCHITECTURES
+    if a.name in ("resnet18", "bert")
+]
 """BERT with a dynamic batch computes its reshapes from Shape: dnnc.compile gives a
 ShapeSpecializedExecutable, which compiles it per batch size."""
 

@@ -25,15 +25,15 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.ir.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
-from dnnc.ir.text import make_context
 from dnnc.core.kinds import DataType
 from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.ir.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
+from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import implementation
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
-from bench.fusion import (  # noqa: E402
+from bench.fusion import (
     Case,
     GraphBuilder,
     bert_feed_forward,
@@ -45,9 +45,18 @@ from bench.fusion import (  # noqa: E402
 RANDOM_SEEDS = 40
 SOURCES = ("dnn.weight", "dnn.constant")
 ELTWISE = (
-    ("relu", 0.0, 0.0), ("relu", 0.1, 0.0), ("gelu_erf", 0.0, 0.0), ("tanh", 0.0, 0.0),
-    ("sigmoid", 0.0, 0.0), ("clip", -1.0, 1.5), ("clip", 0.0, 6.0), ("relu6", 0.0, 0.0),
-    ("linear", 0.5, 0.25), ("swish", 1.0, 0.0), ("hardswish", 1 / 6, 0.5), ("elu", 1.0, 0.0),
+    ("relu", 0.0, 0.0),
+    ("relu", 0.1, 0.0),
+    ("gelu_erf", 0.0, 0.0),
+    ("tanh", 0.0, 0.0),
+    ("sigmoid", 0.0, 0.0),
+    ("clip", -1.0, 1.5),
+    ("clip", 0.0, 6.0),
+    ("relu6", 0.0, 0.0),
+    ("linear", 0.5, 0.25),
+    ("swish", 1.0, 0.0),
+    ("hardswish", 1 / 6, 0.5),
+    ("elu", 1.0, 0.0),
 )
 """Eltwise algorithms with bounded growth (alg, alpha, beta), including combinable pairs."""
 STEPS = ("conv", "conv", "pool", "bn", "eltwise", "operand", "residual", "branch")
@@ -68,7 +77,8 @@ def random_chain(seed: int) -> Case:
             current = b.conv(current, shape, shape[1], kernel, bias)
         elif step == "pool":
             current = b.op(
-                "p", f"dnn.pool max {current} {{kernel = array<i64: 3, 3>, pads_begin = "
+                "p",
+                f"dnn.pool max {current} {{kernel = array<i64: 3, 3>, pads_begin = "
                 f"array<i64: 1, 1>, pads_end = array<i64: 1, 1>}} : ({tensor(shape)}) -> "
                 f"{tensor(shape)}",
             )
@@ -138,7 +148,8 @@ def test_bert_feed_forward_fused_matches_unfused(tmp_path: Path) -> None:
     left = [op for op in optimized_ops(case, tmp_path) if op.name not in SOURCES]
     assert [op.name for op in left] == ["dnn.matmul", "dnn.matmul", "dnn.layer_norm"]
     assert [str(p) for op in left[:2] for p in op.post_ops] == [
-        "#dnn.eltwise<gelu_erf>", "#dnn.binary<add>"
+        "#dnn.eltwise<gelu_erf>",
+        "#dnn.binary<add>",
     ]
 
 
@@ -167,8 +178,11 @@ def test_a_wrong_fusion_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     shape = (1, 4, 4, 4)
     c = b.conv("%x", shape, 4, 1, bias=False)
     y = b.binary("sub", ("%x", shape), (c, shape), shape)
-    case = Case(b.function([("%x", shape)], [(y, shape)]), b.weights,
-                [np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32)])
+    case = Case(
+        b.function([("%x", shape)], [(y, shape)]),
+        b.weights,
+        [np.random.default_rng(1).uniform(-1, 1, shape).astype(np.float32)],
+    )
     with pytest.raises(AssertionError, match="dnn-optimize, output 0"):
         check(case, tmp_path)
 
@@ -182,7 +196,7 @@ POOLING = implementation("pooling", DataType.F32) or "none"
     strict=True,
     raises=AssertionError,
     reason=f"oneDNN 3.2's AVX-512 pooling ({POOLING}) misreads a full-shape binary post-op "
-           "argument",
+    "argument",
 )
 def test_pool_full_shape_binary_post_op(tmp_path: Path) -> None:
     """Why post_op_rules gives pooling no full-shape argument: run directly by oneDNN's

@@ -21,21 +21,23 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncWarning
-from dnnc.ir.text import make_context, parse_module
 from dnnc.core.kinds import DataType
-from dnnc.passes.assign_layouts import _Graph
-from dnnc.target.kernel_table import Probe
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.runtime.executor import StepInfo
+from dnnc.ir.text import make_context, parse_module
+from dnnc.passes.assign_layouts import _Graph
 from dnnc.reference.interpreter import compare, interpret
+from dnnc.runtime.report import StepInfo
 from dnnc.target import computes_in, weights_layout
+from dnnc.target.kernel_table import Probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
-from bench.fusion import residual_blocks, write  # noqa: E402
+from bench.fusion import residual_blocks, write
 
 pytest.importorskip("dnnc.dnnl.capi", reason="needs libdnnl")
 
-LAYOUT_PASSES = "dnn-assign-layouts{{strategy={}}},dnn-insert-data-transforms,dnn-remove-redundant-reorders"
+LAYOUT_PASSES = (
+    "dnn-assign-layouts{{strategy={}}},dnn-insert-data-transforms,dnn-remove-redundant-reorders"
+)
 
 
 def pipeline(strategy: str, precision: str = "") -> str:
@@ -59,7 +61,7 @@ def test_pure_layout_change_is_exact(layout: str) -> None:
     plain = dnnc.compile(AGNOSTIC.replace("LAYOUT", "nchw"), "dnn-insert-data-transforms")
     blocked = AGNOSTIC.replace("LAYOUT", layout)
     moved = dnnc.compile(blocked, "dnn-insert-data-transforms,dnn-remove-redundant-reorders")
-    assert any(layout in ",".join(s.operands) for s in moved.step_infos)  # really blocked
+    assert any(layout in ",".join(s.operands) for s in moved.plan.step_infos)  # really blocked
     np.testing.assert_array_equal(moved.run(inputs)[0], plain.run(inputs)[0])
 
 
@@ -89,7 +91,7 @@ def test_bf16_within_tolerance(tmp_path: Path) -> None:
         executable = dnnc.compile(path, pipeline("global", "dnn-assign-precision,"))
     warned = [w for w in caught if issubclass(w.category, DnncWarning)]
     assert len(warned) == (0 if bf16 else 1), [str(w.message) for w in warned]
-    steps_in_bf16 = any("bf16" in ",".join(s.operands) for s in executable.step_infos)
+    steps_in_bf16 = any("bf16" in ",".join(s.operands) for s in executable.plan.step_infos)
     assert steps_in_bf16 == bf16
     actual = executable.run(case.inputs)[0]
     if bf16:
@@ -175,7 +177,7 @@ def optimized_step(
     expected = interpret(find_function(module), [arrays["x"]], weights_dir=str(tmp_path))[0]
     executable = dnnc.compile(path, "dnn-optimize")
     assert compare(executable.run([arrays["x"]])[0], expected).ok
-    (step,) = [s for s in executable.step_infos if s.kind == kind]
+    (step,) = [s for s in executable.plan.step_infos if s.kind == kind]
     return step
 
 

@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_result
 
-from dnnc.core.kinds import PoolKind
 from dnnc import reference
+from dnnc.core.kinds import PoolKind
 
 # (src shape, wei shape, strides, pads_begin, pads_end, dilations, groups)
 CONV_CASES = [
@@ -51,12 +51,21 @@ def test_conv2d_matches_torch(
     wei = random_array(rng, wei_shape, dtype)
     bias = random_array(rng, wei_shape[:1], dtype) if with_bias else None
     result = reference.conv2d(
-        src, wei, bias, strides=strides, pads_begin=pads_begin, pads_end=pads_end,
-        dilations=dilations, groups=groups,
+        src,
+        wei,
+        bias,
+        strides=strides,
+        pads_begin=pads_begin,
+        pads_end=pads_end,
+        dilations=dilations,
+        groups=groups,
     )
     expected = F.conv2d(
-        _torch_pad(to_torch(src), pads_begin, pads_end, 0.0), to_torch(wei),
-        None if bias is None else to_torch(bias), stride=strides, dilation=dilations,
+        _torch_pad(to_torch(src), pads_begin, pads_end, 0.0),
+        to_torch(wei),
+        None if bias is None else to_torch(bias),
+        stride=strides,
+        dilation=dilations,
         groups=groups,
     )
     assert_close(result, torch_result(expected, dtype))
@@ -70,8 +79,9 @@ def test_conv2d_int8_saturates_to_the_src_type() -> None:
 
 def test_conv2d_rejects_channels_that_do_not_fit_groups() -> None:
     with pytest.raises(ValueError, match="groups=2"):
-        reference.conv2d(np.zeros((1, 3, 4, 4), np.float32), np.zeros((2, 3, 1, 1), np.float32),
-                         groups=2)
+        reference.conv2d(
+            np.zeros((1, 3, 4, 4), np.float32), np.zeros((2, 3, 1, 1), np.float32), groups=2
+        )
 
 
 # (src shape, kernel, strides, pads_begin, pads_end, dilations)
@@ -127,8 +137,13 @@ def test_pool_matches_torch_on_padded_input(
 ) -> None:
     src = random_array(rng, src_shape, dtype, -3.0, -1.0)  # all negative: padding must not win
     result = reference.pool(
-        src, kind=kind, kernel=kernel, strides=strides, pads_begin=pads_begin,
-        pads_end=pads_end, dilations=dilations,
+        src,
+        kind=kind,
+        kernel=kernel,
+        strides=strides,
+        pads_begin=pads_begin,
+        pads_end=pads_end,
+        dilations=dilations,
     )
     expected = _torch_pool(kind, to_torch(src), kernel, strides, pads_begin, pads_end, dilations)
     assert_close(result, torch_result(expected, dtype))
@@ -142,16 +157,24 @@ def test_avg_pool_matches_torch_count_include_pad(
     rng: np.random.Generator, kind: PoolKind, count_include_pad: bool
 ) -> None:
     src = random_array(rng, (2, 3, 7, 6))
-    result = reference.pool(src, kind=kind, kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1),
-                            pads_end=(1, 1))
+    result = reference.pool(
+        src, kind=kind, kernel=(3, 3), strides=(2, 2), pads_begin=(1, 1), pads_end=(1, 1)
+    )
     expected = F.avg_pool2d(to_torch(src), 3, 2, padding=1, count_include_pad=count_include_pad)
     assert_close(result, expected.numpy())
 
 
 def test_max_pool_dilated_matches_torch(rng: np.random.Generator) -> None:
     src = random_array(rng, (1, 2, 9, 10))
-    result = reference.pool(src, kind="max", kernel=(2, 3), strides=(1, 2), pads_begin=(1, 1),
-                            pads_end=(1, 1), dilations=(2, 2))
+    result = reference.pool(
+        src,
+        kind="max",
+        kernel=(2, 3),
+        strides=(1, 2),
+        pads_begin=(1, 1),
+        pads_end=(1, 1),
+        dilations=(2, 2),
+    )
     expected = F.max_pool2d(to_torch(src), (2, 3), (1, 2), padding=1, dilation=2)
     assert_close(result, expected.numpy())
 
@@ -186,8 +209,11 @@ def test_matmul_rejects_mismatched_k_and_a_bias_that_would_grow_the_result() -> 
     with pytest.raises(ValueError, match="do not multiply"):
         reference.matmul(np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32))
     with pytest.raises(ValueError, match="does not broadcast"):
-        reference.matmul(np.zeros((2, 3), np.float32), np.zeros((3, 4), np.float32),
-                         np.zeros((5, 1, 4), np.float32))
+        reference.matmul(
+            np.zeros((2, 3), np.float32),
+            np.zeros((3, 4), np.float32),
+            np.zeros((5, 1, 4), np.float32),
+        )
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)

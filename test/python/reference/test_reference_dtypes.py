@@ -7,17 +7,27 @@ import numpy as np
 import pytest
 import torch
 
-from dnnc.core.kinds import DataType
 from dnnc import reference
+from dnnc.core.kinds import DataType
 
 SPECIAL_BITS = np.array(
     [
-        0x00000000, 0x80000000, 0x7F800000, 0xFF800000,  # +-0, +-inf
-        0x7F7FFFFF, 0xFF7FFFFF,  # +-max float: rounds up to +-inf
-        0x00000001, 0x007FFFFF, 0x00800000,  # subnormals, smallest normal
-        0x3F808000, 0x3F818000,  # ties: to even below, to even above
-        0x3F807FFF, 0x3F808001,  # just below and above a tie
-        0x7FC00000, 0x7F800001, 0xFFFFFFFF,  # quiet NaN, signalling NaN, NaN with payload
+        0x00000000,
+        0x80000000,
+        0x7F800000,
+        0xFF800000,  # +-0, +-inf
+        0x7F7FFFFF,
+        0xFF7FFFFF,  # +-max float: rounds up to +-inf
+        0x00000001,
+        0x007FFFFF,
+        0x00800000,  # subnormals, smallest normal
+        0x3F808000,
+        0x3F818000,  # ties: to even below, to even above
+        0x3F807FFF,
+        0x3F808001,  # just below and above a tie
+        0x7FC00000,
+        0x7F800001,
+        0xFFFFFFFF,  # quiet NaN, signalling NaN, NaN with payload
     ],
     dtype=np.uint32,
 )
@@ -102,7 +112,8 @@ def test_cast_truncates_and_wraps_as_onnx_runtime() -> None:
     np.testing.assert_array_equal(reference.cast(x, dtype="s8"), [-2, 2, 44, -44, 0, 0])
     np.testing.assert_array_equal(reference.cast(x, dtype="u8"), [254, 2, 44, 212, 0, 0])
     np.testing.assert_array_equal(
-        reference.cast(x, dtype="s32"), [-2, 2, 300, -300, -(2**31), -(2**31)])
+        reference.cast(x, dtype="s32"), [-2, 2, 300, -300, -(2**31), -(2**31)]
+    )
     np.testing.assert_array_equal(reference.cast(np.array([300], np.int32), dtype="s8"), [44])
 
 

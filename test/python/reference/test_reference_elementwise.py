@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, torch_reference
 
-from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc import reference
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 
 TorchFn = Callable[[torch.Tensor], torch.Tensor]
 
@@ -39,6 +39,7 @@ ELTWISE_CASES: dict[EltwiseAlg, tuple[float, float, tuple[float, float], TorchFn
     EltwiseAlg.SOFT_RELU: (1.0, 0.0, (-30, 30), F.softplus),
     EltwiseAlg.MISH: (0.0, 0.0, (-30, 30), F.mish),
     EltwiseAlg.ROUND: (0.0, 0.0, (-4, 4), torch.round),  # torch rounds half to even too
+    EltwiseAlg.SOFTSIGN: (0.0, 0.0, (-30, 30), F.softsign),
 }
 
 BINARY_CASES: dict[BinaryAlg, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {

@@ -8,8 +8,8 @@ import pytest
 import torch
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, torch_reference
 
-from dnnc.core.layouts import parse_layout
 from dnnc import reference
+from dnnc.core.layouts import parse_layout
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
@@ -32,8 +32,9 @@ def test_concat_along_axis(rng: np.random.Generator, axis: int) -> None:
     shapes[1][axis] = 5
     a, b = (random_array(rng, tuple(s)) for s in shapes)
     result = reference.concat(a, b, axis=axis)
-    np.testing.assert_array_equal(result, torch.cat([torch.from_numpy(a), torch.from_numpy(b)],
-                                                    dim=axis).numpy())
+    np.testing.assert_array_equal(
+        result, torch.cat([torch.from_numpy(a), torch.from_numpy(b)], dim=axis).numpy()
+    )
 
 
 def test_slice_with_steps_matches_numpy_basic_indexing(rng: np.random.Generator) -> None:

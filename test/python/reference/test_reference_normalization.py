@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_reference
 
-from dnnc.core.kinds import LrnKind, ReduceKind
 from dnnc import reference
+from dnnc.core.kinds import LrnKind, ReduceKind
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
@@ -26,7 +26,12 @@ def test_batch_norm_matches_torch_inference(
     result = reference.batch_norm(src, scale, shift, mean, variance, epsilon=1e-3)
     expected = torch_reference(
         lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, training=False, eps=1e-3),
-        src, mean, variance, scale, shift, dtype=dtype,
+        src,
+        mean,
+        variance,
+        scale,
+        shift,
+        dtype=dtype,
     )
     assert_close(result, expected)
 
@@ -102,8 +107,9 @@ def test_softmax_matches_torch(
     rng: np.random.Generator, axis: int, log: bool, dtype: np.dtype
 ) -> None:
     src = random_array(rng, (3, 4, 5), dtype, -20.0, 20.0)
-    kernel, torch_fn = (reference.log_softmax, F.log_softmax) if log else (reference.softmax,
-                                                                          F.softmax)
+    kernel, torch_fn = (
+        (reference.log_softmax, F.log_softmax) if log else (reference.softmax, F.softmax)
+    )
     result = kernel(src, axis=axis)
     assert_close(result, torch_reference(lambda x: torch_fn(x, dim=axis), src, dtype=dtype))
 
@@ -144,6 +150,7 @@ def test_reduce_matches_torch(
     result = reference.reduce(src, kind=kind, axes=axes, keep_dims=keep_dims)
     assert result.shape == np.sum(np.zeros((2, 3, 4)), axis=axes, keepdims=keep_dims).shape
     dims = tuple(sorted(a % 3 for a in axes))
-    expected = torch_reference(lambda x: TORCH_REDUCTIONS[kind](x, dims, keep_dims), src,
-                               dtype=dtype)
+    expected = torch_reference(
+        lambda x: TORCH_REDUCTIONS[kind](x, dims, keep_dims), src, dtype=dtype
+    )
     assert_close(result, expected.reshape(result.shape))

@@ -8,8 +8,8 @@ import torch
 import torch.nn.functional as F
 from reference_helpers import FLOAT_DTYPES, assert_close, random_array, to_torch, torch_result
 
-from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
 from dnnc import reference
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
 
 CONV_ADD_RELU = (BinaryPostOp(BinaryAlg.ADD), EltwisePostOp(EltwiseAlg.RELU))
 
@@ -68,8 +68,10 @@ def test_pool_and_binary_and_inner_product_take_post_ops(rng: np.random.Generato
 
     wei = random_array(rng, (5, 3))
     linear = EltwisePostOp(EltwiseAlg.LINEAR, 2.0, 1.0)
-    assert_close(reference.inner_product(lhs, wei, post_ops=(linear,)),
-                 (2.0 * (to_torch(lhs) @ to_torch(wei).T) + 1.0).numpy())
+    assert_close(
+        reference.inner_product(lhs, wei, post_ops=(linear,)),
+        (2.0 * (to_torch(lhs) @ to_torch(wei).T) + 1.0).numpy(),
+    )
 
 
 def test_post_ops_on_int8_saturate_once_at_the_end() -> None:

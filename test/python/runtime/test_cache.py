@@ -11,6 +11,8 @@ import pytest
 
 from dnnc.core.kinds import DataType
 from dnnc.dnnl import capi
+from dnnc.dnnl.objects import Engine, Memory, MemoryDesc
+from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.runtime.cache import (
     BYTES_VARIABLE,
     CAPACITY_VARIABLE,
@@ -20,8 +22,6 @@ from dnnc.runtime.cache import (
     default_cache,
     primitive_bytes,
 )
-from dnnc.dnnl.objects import Engine, Memory, MemoryDesc, Stream
-from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 
 F32 = DataType.F32
 
@@ -32,9 +32,11 @@ def relu(*dims: int) -> PrimitiveHandler:
 
 
 def conv() -> PrimitiveHandler:
-    descs = {"src": MemoryDesc.of_layout((1, 16, 14, 14), F32),
-             "weights": MemoryDesc.of_layout((32, 16, 3, 3), F32),
-             "dst": MemoryDesc.of_layout((1, 32, 12, 12), F32)}
+    descs = {
+        "src": MemoryDesc.of_layout((1, 16, 14, 14), F32),
+        "weights": MemoryDesc.of_layout((32, 16, 3, 3), F32),
+        "dst": MemoryDesc.of_layout((1, 32, 12, 12), F32),
+    }
     return handler_for("convolution", descs, {})
 
 
@@ -140,8 +142,11 @@ def test_a_stream_of_shapes_stays_bounded_and_counts_exactly() -> None:
     for i in range(1000):
         if i % 5 == 4 and shapes:
             recent = i % 10 == 4
-            pick = rng.integers(max(0, len(shapes) - 16), len(shapes)) if recent else (
-                rng.integers(0, min(len(shapes), 32)))
+            pick = (
+                rng.integers(max(0, len(shapes) - 16), len(shapes))
+                if recent
+                else (rng.integers(0, min(len(shapes), 32)))
+            )
             shapes.append(shapes[int(pick)])
         else:
             shapes.append(tuple(int(d) for d in rng.integers(1, 9, rng.integers(1, 5))))
@@ -166,7 +171,11 @@ def test_a_stream_of_shapes_stays_bounded_and_counts_exactly() -> None:
         assert cache.entries <= 64
     after = rss_kib()
     assert (cache.hits, cache.misses, cache.evictions, cache.entries) == (
-        hits, misses, evictions, len(model))
+        hits,
+        misses,
+        evictions,
+        len(model),
+    )
     assert hits > 50 and evictions > 500  # the stream really exercised both paths
     assert after - before < 64 * 1024, f"RSS grew by {after - before} KiB"
     # bytes account exactly for what is cached (re-acquiring in LRU order: hits only)
@@ -180,9 +189,11 @@ def test_a_stream_of_convolutions_stays_under_the_byte_bound() -> None:
     cache = PrimitiveCache(max_bytes=256 * 1024)
     for _ in range(150):
         c, o, hw = (int(v) for v in rng.integers((1, 1, 3), (33, 33, 17)))
-        descs = {"src": MemoryDesc.of_layout((1, c, hw, hw), F32),
-                 "weights": MemoryDesc.of_layout((o, c, 3, 3), F32),
-                 "dst": MemoryDesc.of_layout((1, o, hw - 2, hw - 2), F32)}
+        descs = {
+            "src": MemoryDesc.of_layout((1, c, hw, hw), F32),
+            "weights": MemoryDesc.of_layout((o, c, 3, 3), F32),
+            "dst": MemoryDesc.of_layout((1, o, hw - 2, hw - 2), F32),
+        }
         cache.acquire(handler_for("convolution", descs, {}))
         assert cache.bytes <= 256 * 1024
     assert cache.evictions > 0 and cache.entries > 1

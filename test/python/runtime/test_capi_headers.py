@@ -153,8 +153,14 @@ def kind(declaration: str) -> str:
     if base in header_enums():
         return "enum"
     simple = {
-        "int": "int", "int32_t": "int", "unsigned": "unsigned", "float": "float",
-        "size_t": "size_t", "int64_t": "int64", "dnnl_dim_t": "int64", "void": "void",
+        "int": "int",
+        "int32_t": "int",
+        "unsigned": "unsigned",
+        "float": "float",
+        "size_t": "size_t",
+        "int64_t": "int64",
+        "dnnl_dim_t": "int64",
+        "void": "void",
     }
     if base not in simple:
         raise AssertionError(f"unknown C type in '{declaration}': extend kind()")
@@ -168,8 +174,11 @@ def ctypes_kind(ctype: type | None) -> str:
     if ctype in (ctypes.c_void_p, ctypes.c_char_p) or issubclass(ctype, ctypes._Pointer):
         return "pointer"
     simple = {
-        ctypes.c_int: "int", ctypes.c_uint: "unsigned", ctypes.c_float: "float",
-        ctypes.c_size_t: "size_t", ctypes.c_int64: "int64",
+        ctypes.c_int: "int",
+        ctypes.c_uint: "unsigned",
+        ctypes.c_float: "float",
+        ctypes.c_size_t: "size_t",
+        ctypes.c_int64: "int64",
     }
     return simple[ctype]
 
@@ -200,10 +209,19 @@ def test_enum_matches_header(enum_name: str) -> None:
 
 def test_required_enums_are_declared() -> None:
     required = {
-        "dnnl_status_t", "dnnl_data_type_t", "dnnl_format_kind_t", "dnnl_format_tag_t",
-        "dnnl_prop_kind_t", "dnnl_primitive_kind_t", "dnnl_alg_kind_t",
-        "dnnl_normalization_flags_t", "dnnl_query_t", "dnnl_fpmath_mode_t",
-        "dnnl_scratchpad_mode_t", "dnnl_engine_kind_t", "dnnl_stream_flags_t",
+        "dnnl_status_t",
+        "dnnl_data_type_t",
+        "dnnl_format_kind_t",
+        "dnnl_format_tag_t",
+        "dnnl_prop_kind_t",
+        "dnnl_primitive_kind_t",
+        "dnnl_alg_kind_t",
+        "dnnl_normalization_flags_t",
+        "dnnl_query_t",
+        "dnnl_fpmath_mode_t",
+        "dnnl_scratchpad_mode_t",
+        "dnnl_engine_kind_t",
+        "dnnl_stream_flags_t",
     }
     assert required <= set(capi.ENUMS)
 
@@ -249,9 +267,7 @@ def test_prototype_matches_header(function: str) -> None:
     header_result, header_params = header_functions()[function]
     prototype = capi.prototype(function)
     assert ctypes_kind(prototype.restype) == abi(kind(header_result))
-    assert [ctypes_kind(t) for t in prototype.argtypes] == [
-        abi(kind(p)) for p in header_params
-    ]
+    assert [ctypes_kind(t) for t in prototype.argtypes] == [abi(kind(p)) for p in header_params]
 
 
 def test_library_version_is_the_pinned_one() -> None:

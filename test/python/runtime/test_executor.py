@@ -15,12 +15,13 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
-from dnnc.runtime.cache import PrimitiveCache
 from dnnc.dnnl.objects import PrimitiveDesc
-from dnnc.ir.text import make_context
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.runtime.executor import POISON, Executable
+from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
+from dnnc.runtime.cache import PrimitiveCache
+from dnnc.runtime.context import POISON
+from dnnc.runtime.executor import Executable
 
 T4 = "tensor<1x8x6x6xf32>"
 
@@ -146,7 +147,8 @@ func.func @f(%x: {T4}) -> ({T4}, {T4}, {T4}) {{
 def random_inputs(executable: dnnc.Executable, seed: int = 0) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     return [
-        rng.random(spec.shape) < 0.5 if spec.dtype == np.bool_
+        rng.random(spec.shape) < 0.5
+        if spec.dtype == np.bool_
         else rng.uniform(-2, 2, spec.shape).astype(spec.dtype)
         for spec in executable.inputs
     ]
@@ -199,7 +201,10 @@ func.func @f(%x: {T4}) -> {T4} {{
   %y = dnn.binary mul %x, %w : ({T4}, tensor<1x8x1x1xf32>) -> {T4}
   func.return %y : {T4}
 }}""")
-    with pytest.raises(DnncError, match=r"g\.mlir:3:3: error: 'dnn.weight' op cannot read weight file .*absent\.npz"):
+    with pytest.raises(
+        DnncError,
+        match=r"g\.mlir:3:3: error: 'dnn.weight' op cannot read weight file .*absent\.npz",
+    ):
         dnnc.compile(tmp_path / "g.mlir")
 
 
@@ -207,7 +212,10 @@ func.func @f(%x: {T4}) -> {T4} {{
     ("stored", "message"),
     [
         ({"other": np.zeros((1, 8, 1, 1), np.float32)}, r"has no array 'w' \(keys: other\)"),
-        ({"w": np.zeros((8,), np.float32)}, r"has shape \(8,\), the result type .* needs \(1, 8, 1, 1\)"),
+        (
+            {"w": np.zeros((8,), np.float32)},
+            r"has shape \(8,\), the result type .* needs \(1, 8, 1, 1\)",
+        ),
         ({"w": np.zeros((1, 8, 1, 1), np.float64)}, r"has element type float64"),
     ],
 )
@@ -240,14 +248,22 @@ func.func @f(%x: tensor<8xbf16>) -> tensor<8xbf16> {
 
 @pytest.fixture(scope="module")
 def relu() -> dnnc.Executable:
-    return dnnc.compile(GRAPHS["lrn"].replace("dnn.lrn across_channels %x {size = 3 : i64}", "dnn.eltwise relu %x"))
+    return dnnc.compile(
+        GRAPHS["lrn"].replace("dnn.lrn across_channels %x {size = 3 : i64}", "dnn.eltwise relu %x")
+    )
 
 
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
-        ([], r"0 inputs given; expected @f\(x: float32\[1, 8, 6, 6\]\) -> \(result0: float32\[1, 8, 6, 6\]\)"),
-        ([np.zeros((1, 8, 6, 5), np.float32)], r"input 'x' is float32\[1, 8, 6, 5\]; expected @f\(x: float32"),
+        (
+            [],
+            r"0 inputs given; expected @f\(x: float32\[1, 8, 6, 6\]\) -> \(result0: float32\[1, 8, 6, 6\]\)",
+        ),
+        (
+            [np.zeros((1, 8, 6, 5), np.float32)],
+            r"input 'x' is float32\[1, 8, 6, 5\]; expected @f\(x: float32",
+        ),
         ([np.zeros((1, 8, 6, 6), np.float64)], r"input 'x' is float64\[1, 8, 6, 6\]"),
         ({"y": np.zeros((1, 8, 6, 6), np.float32)}, r"missing \['x'\], unknown \['y'\]"),
     ],
@@ -278,9 +294,13 @@ def test_outputs_are_fresh_arrays(relu: dnnc.Executable) -> None:
 
 def test_poison_fills_released_arena_bytes() -> None:
     """After a poisoned run the intermediates' bytes hold the poison, not their values."""
-    executable = dnnc.compile(GRAPHS["sum_scaled"].replace(
-        "func.return %y", f"%z = dnn.eltwise tanh %y : {T4}\n  %w = dnn.eltwise abs %z : {T4}\n  func.return %w"
-    ), pipeline="")  # unfused: %y and %z live in the arena
+    executable = dnnc.compile(
+        GRAPHS["sum_scaled"].replace(
+            "func.return %y",
+            f"%z = dnn.eltwise tanh %y : {T4}\n  %w = dnn.eltwise abs %z : {T4}\n  func.return %w",
+        ),
+        pipeline="",
+    )  # unfused: %y and %z live in the arena
     assert executable.arena.nbytes > 0
     executable.run(random_inputs(executable), poison_freed=True)
     assert np.all(executable.arena == POISON)
@@ -289,7 +309,7 @@ def test_poison_fills_released_arena_bytes() -> None:
 def test_profile_and_memory_report() -> None:
     executable = dnnc.compile(GRAPHS["conv2d_bias_post_ops"])
     times = executable.profile(random_inputs(executable), repeats=3)
-    assert [t.step.kind for t in times] == [info.kind for info in executable.step_infos]
+    assert [t.step.kind for t in times] == [info.kind for info in executable.plan.step_infos]
     assert any(t.step.kind == "convolution" for t in times)
     assert all(t.seconds > 0 for t in times)
     report = executable.memory_report()
@@ -314,8 +334,11 @@ def test_a_cache_hit_creates_no_primitive_descriptor(monkeypatch: pytest.MonkeyP
     dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="", cache=cache)
     created = []
     create = PrimitiveDesc.create.__func__  # type: ignore[attr-defined]
-    monkeypatch.setattr(PrimitiveDesc, "create",
-                        classmethod(lambda cls, *a, **k: created.append(a[0]) or create(cls, *a, **k)))
+    monkeypatch.setattr(
+        PrimitiveDesc,
+        "create",
+        classmethod(lambda cls, *a, **k: created.append(a[0]) or create(cls, *a, **k)),
+    )
     hits = cache.hits
     dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="", cache=cache)
     assert cache.hits > hits and created == []
@@ -324,14 +347,17 @@ def test_a_cache_hit_creates_no_primitive_descriptor(monkeypatch: pytest.MonkeyP
 def test_memory_report_counts_a_shared_constant_once() -> None:
     """Two equal dnn.constant ops share one packed array: its bytes count once."""
     t = "tensor<1x8x6x6xf32>"
-    executable = dnnc.compile(f"""
+    executable = dnnc.compile(
+        f"""
 func.func @f(%x: {t}) -> {t} {{
   %c = dnn.constant dense<0.5> : {t}
   %d = dnn.constant dense<0.5> : {t}
   %y = dnn.binary add %x, %c : ({t}, {t}) -> {t}
   %z = dnn.binary mul %y, %d : ({t}, {t}) -> {t}
   func.return %z : {t}
-}}""", pipeline="")
+}}""",
+        pipeline="",
+    )
     assert executable.memory_report().constant_bytes == 8 * 6 * 6 * 4
 
 
@@ -356,17 +382,17 @@ def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
     from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 
     from dnnc.ir.dnn import ConstantOp
-    from dnnc.runtime.executor import _DIGEST_BYTES, _constant_key
+    from dnnc.runtime.constants import DIGEST_BYTES, constant_key
 
     def constant(values: np.ndarray) -> ConstantOp:
         type_ = TensorType(f32, values.shape)
         return ConstantOp(DenseIntOrFPElementsAttr(type_, BytesAttr(values.tobytes())))
 
-    big = np.arange(_DIGEST_BYTES, dtype=np.float32)
+    big = np.arange(DIGEST_BYTES, dtype=np.float32)
     other = big.copy()
     other[-1] = -1.0
     a, b, c = constant(big), constant(big.copy()), constant(other)
-    assert _constant_key(a) == _constant_key(b) != _constant_key(c)
-    assert all(part is not a.value and part is not a.value.data for part in _constant_key(a))
+    assert constant_key(a, None) == constant_key(b, None) != constant_key(c, None)
+    assert all(part is not a.value and part is not a.value.data for part in constant_key(a, None))
     small = constant(np.ones(4, np.float32))
-    assert _constant_key(small) == ("constant", small.value)
+    assert constant_key(small, None) == ("constant", small.value)

@@ -36,7 +36,7 @@ def chain_graph(steps: int) -> str:
 def test_per_step_overhead_of_a_chain_of_small_ops() -> None:
     source = chain_graph(STEPS)
     executable = dnnc.compile(source, pipeline="")  # no fusion: one step per op
-    assert len(executable.step_infos) >= 50
+    assert len(executable.plan.step_infos) >= 50
     x = np.random.default_rng(0).uniform(-1, 1, (1, 8, 4, 4)).astype(np.float32)
     expected = interpret(find_function(load_module(source)[0]), [x])[0]
     assert compare(executable.run([x])[0], expected).ok
@@ -50,7 +50,7 @@ def test_per_step_overhead_of_a_chain_of_small_ops() -> None:
     run_time = statistics.median(runs)
     profile = executable.profile([x], repeats=50)
     step_sum = sum(t.seconds for t in profile)
-    steps = len(executable.step_infos)
+    steps = len(executable.plan.step_infos)
     print(
         f"\n{steps} steps: run() median {run_time * 1e6:.1f} us = {run_time / steps * 1e6:.2f} us "
         f"per step; profiled steps (each waited for) sum to {step_sum * 1e6:.1f} us, "

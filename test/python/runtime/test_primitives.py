@@ -20,6 +20,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from dnnc import reference
 from dnnc.core.kinds import (
     BinaryAlg,
     BinaryPostOp,
@@ -32,11 +33,10 @@ from dnnc.core.kinds import (
     SumPostOp,
 )
 from dnnc.core.layouts import plain_layout
-from dnnc import reference
 from dnnc.dnnl import capi
-from dnnc.runtime.cache import PrimitiveCache
 from dnnc.dnnl.objects import Memory, MemoryDesc, Stream
 from dnnc.dnnl.primitives import handler_for
+from dnnc.runtime.cache import PrimitiveCache
 from dnnc.target import implementation, target_info
 
 F32, BF16 = DataType.F32, DataType.BF16
@@ -57,9 +57,7 @@ def run(
     shapes = {role: array.shape for role, array in inputs.items()} | {"dst": dst[0]}
     types = {role: DataType.of_numpy(a.dtype) for role, a in inputs.items()} | {"dst": dst[1]}
     layout = {role: layouts.get(role) or plain_layout(len(s)) for role, s in shapes.items()}
-    descs = {
-        role: MemoryDesc.of_layout(shapes[role], types[role], layout[role]) for role in shapes
-    }
+    descs = {role: MemoryDesc.of_layout(shapes[role], types[role], layout[role]) for role in shapes}
     handler = handler_for(kind, descs, params or {})
     primitive = CACHE.acquire(handler)
     exec_args, exec_descs = handler.exec_args(), handler.exec_descs()
@@ -95,8 +93,13 @@ def assert_close(got: np.ndarray, want: np.ndarray, data_type: DataType) -> None
     np.testing.assert_allclose(got64, want64, rtol=tolerance, atol=tolerance * scale)
 
 
-def random(shape: tuple[int, ...], data_type: DataType = F32, low: float = -1.0,
-           high: float = 1.0, seed: int = 0) -> np.ndarray:
+def random(
+    shape: tuple[int, ...],
+    data_type: DataType = F32,
+    low: float = -1.0,
+    high: float = 1.0,
+    seed: int = 0,
+) -> np.ndarray:
     values = np.random.default_rng(seed).uniform(low, high, shape)
     if data_type in (DataType.S8, DataType.U8, DataType.S32):
         return np.rint(values).astype(data_type.numpy)
@@ -124,19 +127,35 @@ class Case:
 # --- compute kinds: convolution, matmul, inner product, pooling --------------------------------
 
 
-def conv_case(dt: DataType, src: tuple[int, ...], wei: tuple[int, ...], dst: tuple[int, ...],
-              layouts: dict[str, str] | None = None, bias: bool = True,
-              post: tuple[list, list[np.ndarray]] = ([], []), **params: object) -> Case:
+def conv_case(
+    dt: DataType,
+    src: tuple[int, ...],
+    wei: tuple[int, ...],
+    dst: tuple[int, ...],
+    layouts: dict[str, str] | None = None,
+    bias: bool = True,
+    post: tuple[list, list[np.ndarray]] = ([], []),
+    **params: object,
+) -> Case:
     inputs = {"src": random(src, dt, seed=1), "weights": random(wei, dt, seed=2)}
     if bias:
         inputs["bias"] = random(wei[:1], F32, seed=3)
     post_ops, post_args = post
     inputs |= {f"post_arg_{j}": a for j, a in enumerate(post_args)}
     return Case(
-        "convolution", inputs, dst,
-        lambda: reference.conv2d(inputs["src"], inputs["weights"], inputs.get("bias"),
-                                 *post_args, post_ops=post_ops, **params),
-        params | {"post_ops": post_ops}, layouts or {},
+        "convolution",
+        inputs,
+        dst,
+        lambda: reference.conv2d(
+            inputs["src"],
+            inputs["weights"],
+            inputs.get("bias"),
+            *post_args,
+            post_ops=post_ops,
+            **params,
+        ),
+        params | {"post_ops": post_ops},
+        layouts or {},
     )
 
 
@@ -150,46 +169,101 @@ CHANNEL = random((1, 32, 1, 1), F32, seed=8)
 @pytest.mark.parametrize(
     "make",
     [
-        pytest.param(lambda dt: conv_case(dt, (1, 16, 8, 8), (32, 16, 3, 3), (1, 32, 8, 8),
-                                          pads_begin=(1, 1), pads_end=(1, 1)), id="3x3-pad"),
-        pytest.param(lambda dt: conv_case(dt, (2, 16, 9, 9), (32, 16, 3, 3), (2, 32, 4, 4),
-                                          BLOCKED16, strides=(2, 2)), id="nChw16c-stride2"),
-        pytest.param(lambda dt: conv_case(dt, (1, 8, 10, 10), (16, 2, 3, 3), (1, 16, 6, 6),
-                                          NHWC | {"weights": "hwio"}, bias=False, groups=4,
-                                          dilations=(2, 2)), id="nhwc-groups-dilated"),
-        pytest.param(lambda dt: conv_case(dt, (1, 8, 7, 7), (32, 8, 1, 1), (1, 32, 7, 7),
-                                          {"src": "nChw8c", "dst": "nChw8c",
-                                           "weights": "OIhw8i8o"}), id="nChw8c-1x1"),
         pytest.param(
             lambda dt: conv_case(
-                dt, (1, 16, 8, 8), (32, 16, 3, 3), (1, 32, 8, 8), BLOCKED16,
+                dt, (1, 16, 8, 8), (32, 16, 3, 3), (1, 32, 8, 8), pads_begin=(1, 1), pads_end=(1, 1)
+            ),
+            id="3x3-pad",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt, (2, 16, 9, 9), (32, 16, 3, 3), (2, 32, 4, 4), BLOCKED16, strides=(2, 2)
+            ),
+            id="nChw16c-stride2",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 8, 10, 10),
+                (16, 2, 3, 3),
+                (1, 16, 6, 6),
+                NHWC | {"weights": "hwio"},
+                bias=False,
+                groups=4,
+                dilations=(2, 2),
+            ),
+            id="nhwc-groups-dilated",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 8, 7, 7),
+                (32, 8, 1, 1),
+                (1, 32, 7, 7),
+                {"src": "nChw8c", "dst": "nChw8c", "weights": "OIhw8i8o"},
+            ),
+            id="nChw8c-1x1",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 16, 8, 8),
+                (32, 16, 3, 3),
+                (1, 32, 8, 8),
+                BLOCKED16,
                 post=([BinaryPostOp(BinaryAlg.ADD), EltwisePostOp(EltwiseAlg.RELU)], [CHANNEL]),
-                pads_begin=(1, 1), pads_end=(1, 1)),
-            id="bias-binary-add-relu"),
+                pads_begin=(1, 1),
+                pads_end=(1, 1),
+            ),
+            id="bias-binary-add-relu",
+        ),
         pytest.param(
             lambda dt: conv_case(
-                dt, (1, 16, 8, 8), (32, 16, 3, 3), (1, 32, 8, 8), BLOCKED16,
-                post=([EltwisePostOp(EltwiseAlg.CLIP, 0.0, 6.0), BinaryPostOp(BinaryAlg.MUL),
-                       SumPostOp(0.5)], [CHANNEL, RESIDUAL.astype(dt.numpy)]),
-                pads_begin=(1, 1), pads_end=(1, 1)),
-            id="clip-binary-mul-sum"),
+                dt,
+                (1, 16, 8, 8),
+                (32, 16, 3, 3),
+                (1, 32, 8, 8),
+                BLOCKED16,
+                post=(
+                    [
+                        EltwisePostOp(EltwiseAlg.CLIP, 0.0, 6.0),
+                        BinaryPostOp(BinaryAlg.MUL),
+                        SumPostOp(0.5),
+                    ],
+                    [CHANNEL, RESIDUAL.astype(dt.numpy)],
+                ),
+                pads_begin=(1, 1),
+                pads_end=(1, 1),
+            ),
+            id="clip-binary-mul-sum",
+        ),
     ],
 )
 def test_convolution(make: Callable[[DataType], Case], dt: DataType) -> None:
     make(dt).check()
 
 
-def matmul_case(dt: DataType, lhs: tuple[int, ...], rhs: tuple[int, ...], dst: tuple[int, ...],
-                bias: tuple[int, ...] | None = None, post_ops: list | None = None,
-                layouts: dict[str, str] | None = None) -> Case:
+def matmul_case(
+    dt: DataType,
+    lhs: tuple[int, ...],
+    rhs: tuple[int, ...],
+    dst: tuple[int, ...],
+    bias: tuple[int, ...] | None = None,
+    post_ops: list | None = None,
+    layouts: dict[str, str] | None = None,
+) -> Case:
     inputs = {"src": random(lhs, dt, seed=1), "weights": random(rhs, dt, seed=2)}
     if bias is not None:
         inputs["bias"] = random(bias, F32, seed=3)
     return Case(
-        "matmul", inputs, dst,
-        lambda: reference.matmul(inputs["src"], inputs["weights"], inputs.get("bias"),
-                                 post_ops=post_ops or []),
-        {"post_ops": post_ops or []}, layouts or {},
+        "matmul",
+        inputs,
+        dst,
+        lambda: reference.matmul(
+            inputs["src"], inputs["weights"], inputs.get("bias"), post_ops=post_ops or []
+        ),
+        {"post_ops": post_ops or []},
+        layouts or {},
     )
 
 
@@ -197,15 +271,26 @@ def matmul_case(dt: DataType, lhs: tuple[int, ...], rhs: tuple[int, ...], dst: t
 @pytest.mark.parametrize(
     "make",
     [
-        pytest.param(lambda dt: matmul_case(dt, (16, 32), (32, 8), (16, 8), (1, 8),
-                                            [EltwisePostOp(EltwiseAlg.GELU_TANH)]), id="2d-gelu"),
-        pytest.param(lambda dt: matmul_case(dt, (2, 3, 4), (4, 5), (2, 3, 5), (5,),
-                                            [EltwisePostOp(EltwiseAlg.GELU_ERF)]),
-                     id="rank-broadcast-gelu"),
-        pytest.param(lambda dt: matmul_case(dt, (2, 1, 4, 8), (3, 8, 5), (2, 3, 4, 5), (1, 5)),
-                     id="batch-broadcast"),
-        pytest.param(lambda dt: matmul_case(dt, (6, 12), (12, 10), (6, 10),
-                                            layouts={"weights": "ba"}), id="transposed-weights"),
+        pytest.param(
+            lambda dt: matmul_case(
+                dt, (16, 32), (32, 8), (16, 8), (1, 8), [EltwisePostOp(EltwiseAlg.GELU_TANH)]
+            ),
+            id="2d-gelu",
+        ),
+        pytest.param(
+            lambda dt: matmul_case(
+                dt, (2, 3, 4), (4, 5), (2, 3, 5), (5,), [EltwisePostOp(EltwiseAlg.GELU_ERF)]
+            ),
+            id="rank-broadcast-gelu",
+        ),
+        pytest.param(
+            lambda dt: matmul_case(dt, (2, 1, 4, 8), (3, 8, 5), (2, 3, 4, 5), (1, 5)),
+            id="batch-broadcast",
+        ),
+        pytest.param(
+            lambda dt: matmul_case(dt, (6, 12), (12, 10), (6, 10), layouts={"weights": "ba"}),
+            id="transposed-weights",
+        ),
     ],
 )
 def test_matmul(make: Callable[[DataType], Case], dt: DataType) -> None:
@@ -224,12 +309,20 @@ def test_matmul(make: Callable[[DataType], Case], dt: DataType) -> None:
 def test_inner_product(
     dt: DataType, src: tuple[int, ...], wei: tuple[int, ...], layouts: dict[str, str]
 ) -> None:
-    inputs = {"src": random(src, dt, seed=1), "weights": random(wei, dt, seed=2),
-              "bias": random(wei[:1], F32, seed=3)}
+    inputs = {
+        "src": random(src, dt, seed=1),
+        "weights": random(wei, dt, seed=2),
+        "bias": random(wei[:1], F32, seed=3),
+    }
     post_ops = [EltwisePostOp(EltwiseAlg.RELU)]
-    Case("inner_product", inputs, (src[0], wei[0]),
-         lambda: reference.inner_product(*inputs.values(), post_ops=post_ops),
-         {"post_ops": post_ops}, layouts).check()
+    Case(
+        "inner_product",
+        inputs,
+        (src[0], wei[0]),
+        lambda: reference.inner_product(*inputs.values(), post_ops=post_ops),
+        {"post_ops": post_ops},
+        layouts,
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
@@ -237,33 +330,66 @@ def test_inner_product(
 @pytest.mark.parametrize("layout", [None, "nChw16c", "nhwc"])
 def test_pooling(dt: DataType, kind: PoolKind, layout: str | None) -> None:
     src = random((2, 16, 9, 9), dt)
-    params = {"kind": kind, "kernel": [3, 3], "strides": [2, 2], "pads_begin": [1, 1],
-              "pads_end": [1, 1]}
+    params = {
+        "kind": kind,
+        "kernel": [3, 3],
+        "strides": [2, 2],
+        "pads_begin": [1, 1],
+        "pads_end": [1, 1],
+    }
     layouts = {"src": layout, "dst": layout} if layout else {}
-    Case("pooling", {"src": src}, (2, 16, 5, 5),
-         lambda: reference.pool(src, **params), params, layouts).check()
+    Case(
+        "pooling",
+        {"src": src},
+        (2, 16, 5, 5),
+        lambda: reference.pool(src, **params),
+        params,
+        layouts,
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
 def test_pooling_with_binary_post_op(dt: DataType) -> None:
     src, channel = random((1, 32, 8, 8), dt), CHANNEL
     post_ops = [BinaryPostOp(BinaryAlg.ADD), EltwisePostOp(EltwiseAlg.RELU)]
-    params = {"kind": PoolKind.AVG_EXCLUDE_PAD, "kernel": (2, 2), "strides": (2, 2),
-              "dilations": (1, 1), "post_ops": post_ops}
-    Case("pooling", {"src": src, "post_arg_0": channel}, (1, 32, 4, 4),
-         lambda: reference.pool(src, channel, **params), params,
-         {"src": "nChw16c", "dst": "nChw16c"}).check()
+    params = {
+        "kind": PoolKind.AVG_EXCLUDE_PAD,
+        "kernel": (2, 2),
+        "strides": (2, 2),
+        "dilations": (1, 1),
+        "post_ops": post_ops,
+    }
+    Case(
+        "pooling",
+        {"src": src, "post_arg_0": channel},
+        (1, 32, 4, 4),
+        lambda: reference.pool(src, channel, **params),
+        params,
+        {"src": "nChw16c", "dst": "nChw16c"},
+    ).check()
 
 
 # --- element-wise kinds: eltwise, softmax, binary ----------------------------------------------
 
 ELTWISE_CASES = [
-    (EltwiseAlg.RELU, 0.0, 0.0), (EltwiseAlg.LEAKY_RELU, 0.1, 0.0), (EltwiseAlg.GELU_ERF, 0, 0),
-    (EltwiseAlg.GELU_TANH, 0, 0), (EltwiseAlg.TANH, 0, 0), (EltwiseAlg.SIGMOID, 0, 0),
-    (EltwiseAlg.ELU, 0.5, 0), (EltwiseAlg.SWISH, 1.0, 0), (EltwiseAlg.HARDSWISH, 1 / 6, 0.5),
-    (EltwiseAlg.HARDSIGMOID, 0.2, 0.5), (EltwiseAlg.CLIP, -0.5, 0.5), (EltwiseAlg.RELU6, 0, 0),
-    (EltwiseAlg.EXP, 0, 0), (EltwiseAlg.ABS, 0, 0), (EltwiseAlg.SQUARE, 0, 0),
-    (EltwiseAlg.LINEAR, 2.0, -1.0), (EltwiseAlg.SOFT_RELU, 1.0, 0), (EltwiseAlg.MISH, 0, 0),
+    (EltwiseAlg.RELU, 0.0, 0.0),
+    (EltwiseAlg.LEAKY_RELU, 0.1, 0.0),
+    (EltwiseAlg.GELU_ERF, 0, 0),
+    (EltwiseAlg.GELU_TANH, 0, 0),
+    (EltwiseAlg.TANH, 0, 0),
+    (EltwiseAlg.SIGMOID, 0, 0),
+    (EltwiseAlg.ELU, 0.5, 0),
+    (EltwiseAlg.SWISH, 1.0, 0),
+    (EltwiseAlg.HARDSWISH, 1 / 6, 0.5),
+    (EltwiseAlg.HARDSIGMOID, 0.2, 0.5),
+    (EltwiseAlg.CLIP, -0.5, 0.5),
+    (EltwiseAlg.RELU6, 0, 0),
+    (EltwiseAlg.EXP, 0, 0),
+    (EltwiseAlg.ABS, 0, 0),
+    (EltwiseAlg.SQUARE, 0, 0),
+    (EltwiseAlg.LINEAR, 2.0, -1.0),
+    (EltwiseAlg.SOFT_RELU, 1.0, 0),
+    (EltwiseAlg.MISH, 0, 0),
 ]
 
 
@@ -272,15 +398,22 @@ ELTWISE_CASES = [
 def test_eltwise(dt: DataType, alg: EltwiseAlg, alpha: float, beta: float) -> None:
     src = random((2, 20, 5, 5), dt, -3.0, 3.0)
     params = {"alg": alg, "alpha": alpha, "beta": beta}
-    Case("eltwise", {"src": src}, src.shape, lambda: reference.eltwise(src, **params), params,
-         {"src": "nChw16c", "dst": "nChw16c"}).check()
+    Case(
+        "eltwise",
+        {"src": src},
+        src.shape,
+        lambda: reference.eltwise(src, **params),
+        params,
+        {"src": "nChw16c", "dst": "nChw16c"},
+    ).check()
 
 
 @pytest.mark.parametrize("alg", [EltwiseAlg.SQRT, EltwiseAlg.LOG])
 def test_eltwise_positive_domain(alg: EltwiseAlg) -> None:
     src = random((3, 7, 11), F32, 0.1, 4.0)
-    Case("eltwise", {"src": src}, src.shape, lambda: reference.eltwise(src, alg=alg),
-         {"alg": alg}).check()
+    Case(
+        "eltwise", {"src": src}, src.shape, lambda: reference.eltwise(src, alg=alg), {"alg": alg}
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
@@ -290,8 +423,14 @@ def test_softmax(dt: DataType, alg: str, axis: int, layout: str | None) -> None:
     src = random((3, 20, 4, 6), dt, -4.0, 4.0)
     kernel = reference.softmax if alg == "accurate" else reference.log_softmax
     layouts = {"src": layout, "dst": layout} if layout else {}
-    Case("softmax", {"src": src}, src.shape, lambda: kernel(src, axis=axis),
-         {"axis": axis, "alg": alg}, layouts).check()
+    Case(
+        "softmax",
+        {"src": src},
+        src.shape,
+        lambda: kernel(src, axis=axis),
+        {"axis": axis, "alg": alg},
+        layouts,
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
@@ -300,17 +439,27 @@ def test_softmax(dt: DataType, alg: str, axis: int, layout: str | None) -> None:
     "lhs, rhs, layouts",
     [
         ((2, 4, 5), (4, 1), {}),
-        ((2, 32, 3, 3), (2, 32, 3, 3), {"src_0": "nChw16c", "src_1": "nChw16c",
-                                        "dst": "nChw16c"}),
+        ((2, 32, 3, 3), (2, 32, 3, 3), {"src_0": "nChw16c", "src_1": "nChw16c", "dst": "nChw16c"}),
         ((2, 32, 3, 3), (1, 32, 1, 1), {"src_0": "nhwc", "dst": "nhwc"}),
     ],
     ids=["rank-broadcast", "nChw16c", "nhwc-per-channel"],
 )
-def test_binary(dt: DataType, alg: BinaryAlg, lhs: tuple[int, ...], rhs: tuple[int, ...],
-                layouts: dict[str, str]) -> None:
+def test_binary(
+    dt: DataType,
+    alg: BinaryAlg,
+    lhs: tuple[int, ...],
+    rhs: tuple[int, ...],
+    layouts: dict[str, str],
+) -> None:
     a, b = random(lhs, dt, seed=1), random(rhs, dt, 0.5, 2.0, seed=2)
-    Case("binary", {"src_0": a, "src_1": b}, lhs, lambda: reference.binary(a, b, alg=alg),
-         {"alg": alg}, layouts).check()
+    Case(
+        "binary",
+        {"src_0": a, "src_1": b},
+        lhs,
+        lambda: reference.binary(a, b, alg=alg),
+        {"alg": alg},
+        layouts,
+    ).check()
 
 
 def test_binary_u8_saturates() -> None:
@@ -324,9 +473,13 @@ def test_binary_u8_saturates() -> None:
 def test_binary_with_post_op_chain() -> None:
     a, b, c = random((2, 16, 4, 4)), random((2, 16, 4, 4), seed=1), random((1, 16, 1, 1), seed=2)
     post_ops = [BinaryPostOp(BinaryAlg.MUL), EltwisePostOp(EltwiseAlg.TANH)]
-    Case("binary", {"src_0": a, "src_1": b, "post_arg_0": c}, a.shape,
-         lambda: reference.binary(a, b, c, alg="sub", post_ops=post_ops),
-         {"alg": "sub", "post_ops": post_ops}).check()
+    Case(
+        "binary",
+        {"src_0": a, "src_1": b, "post_arg_0": c},
+        a.shape,
+        lambda: reference.binary(a, b, c, alg="sub", post_ops=post_ops),
+        {"alg": "sub", "post_ops": post_ops},
+    ).check()
 
 
 # --- sum, concat, normalizations, reduction ----------------------------------------------------
@@ -338,8 +491,14 @@ def test_sum(dt: DataType, layout: str | None) -> None:
     inputs = [random((2, 20, 3, 3), dt, seed=i) for i in range(3)]
     scales = [1.0, 0.5, 2.0]
     layouts = {r: layout for r in ("src_0", "src_1", "src_2", "dst")} if layout else {}
-    Case("sum", {f"src_{i}": x for i, x in enumerate(inputs)}, inputs[0].shape,
-         lambda: reference.sum(*inputs, scales=scales), {"scales": scales}, layouts).check()
+    Case(
+        "sum",
+        {f"src_{i}": x for i, x in enumerate(inputs)},
+        inputs[0].shape,
+        lambda: reference.sum(*inputs, scales=scales),
+        {"scales": scales},
+        layouts,
+    ).check()
 
 
 def test_sum_default_scales() -> None:
@@ -348,34 +507,56 @@ def test_sum_default_scales() -> None:
 
 
 @pytest.mark.parametrize("dt", [F32, BF16, DataType.S8])
-@pytest.mark.parametrize("axis, shapes", [(1, [(1, 16, 4, 4), (1, 8, 4, 4), (1, 16, 4, 4)]),
-                                          (-1, [(2, 3, 5), (2, 3, 1)])])
+@pytest.mark.parametrize(
+    "axis, shapes",
+    [(1, [(1, 16, 4, 4), (1, 8, 4, 4), (1, 16, 4, 4)]), (-1, [(2, 3, 5), (2, 3, 1)])],
+)
 def test_concat(dt: DataType, axis: int, shapes: list[tuple[int, ...]]) -> None:
     inputs = [random(s, dt, -100, 100, seed=i) for i, s in enumerate(shapes)]
     dst = list(shapes[0])
     dst[axis] = sum(s[axis] for s in shapes)
-    Case("concat", {f"src_{i}": x for i, x in enumerate(inputs)}, tuple(dst),
-         lambda: reference.concat(*inputs, axis=axis), {"axis": axis}).check()
+    Case(
+        "concat",
+        {f"src_{i}": x for i, x in enumerate(inputs)},
+        tuple(dst),
+        lambda: reference.concat(*inputs, axis=axis),
+        {"axis": axis},
+    ).check()
 
 
 def test_concat_blocked() -> None:
     a, b = random((2, 16, 3, 3)), random((2, 32, 3, 3), seed=1)
-    Case("concat", {"src_0": a, "src_1": b}, (2, 48, 3, 3),
-         lambda: reference.concat(a, b, axis=1), {"axis": 1},
-         {"src_0": "nChw16c", "src_1": "nhwc", "dst": "nChw16c"}).check()
+    Case(
+        "concat",
+        {"src_0": a, "src_1": b},
+        (2, 48, 3, 3),
+        lambda: reference.concat(a, b, axis=1),
+        {"axis": 1},
+        {"src_0": "nChw16c", "src_1": "nhwc", "dst": "nChw16c"},
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
 @pytest.mark.parametrize("layout", [None, "nChw16c", "nhwc"])
 def test_batch_normalization(dt: DataType, layout: str | None) -> None:
     src = random((2, 24, 4, 5), dt, -2, 2)
-    stats = {"mean": random((24,), seed=1), "variance": random((24,), F32, 0.5, 2, seed=2),
-             "scale": random((24,), seed=3), "shift": random((24,), seed=4)}
+    stats = {
+        "mean": random((24,), seed=1),
+        "variance": random((24,), F32, 0.5, 2, seed=2),
+        "scale": random((24,), seed=3),
+        "shift": random((24,), seed=4),
+    }
     layouts = {"src": layout, "dst": layout} if layout else {}
-    Case("batch_normalization", {"src": src, **stats}, src.shape,
-         lambda: reference.batch_norm(src, stats["scale"], stats["shift"], stats["mean"],
-                                      stats["variance"], epsilon=1e-3),
-         {"epsilon": 1e-3}, layouts).check()
+    Case(
+        "batch_normalization",
+        {"src": src, **stats},
+        src.shape,
+        lambda: reference.batch_norm(
+            src, stats["scale"], stats["shift"], stats["mean"], stats["variance"], epsilon=1e-3
+        ),
+        {"epsilon": 1e-3},
+        layouts,
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
@@ -383,21 +564,31 @@ def test_batch_normalization(dt: DataType, layout: str | None) -> None:
 def test_layer_normalization(dt: DataType, affine: bool) -> None:
     src = random((2, 7, 32), dt, -3, 3)
     extra = {"scale": random((32,), seed=1), "shift": random((32,), seed=2)} if affine else {}
-    Case("layer_normalization", {"src": src, **extra}, src.shape,
-         lambda: reference.layer_norm(src, extra.get("scale"), extra.get("shift")),
-         {}).check()
+    Case(
+        "layer_normalization",
+        {"src": src, **extra},
+        src.shape,
+        lambda: reference.layer_norm(src, extra.get("scale"), extra.get("shift")),
+        {},
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
-@pytest.mark.parametrize("kind, size, layout", [(LrnKind.ACROSS_CHANNELS, 5, "nChw16c"),
-                                                (LrnKind.ACROSS_CHANNELS, 3, None),
-                                                (LrnKind.WITHIN_CHANNEL, 3, None)])
+@pytest.mark.parametrize(
+    "kind, size, layout",
+    [
+        (LrnKind.ACROSS_CHANNELS, 5, "nChw16c"),
+        (LrnKind.ACROSS_CHANNELS, 3, None),
+        (LrnKind.WITHIN_CHANNEL, 3, None),
+    ],
+)
 def test_lrn(dt: DataType, kind: LrnKind, size: int, layout: str | None) -> None:
     src = random((2, 20, 6, 6), dt, -2, 2)
     params = {"kind": kind, "size": size, "alpha": 0.5, "beta": 0.75, "k": 2.0}
     layouts = {"src": layout, "dst": layout} if layout else {}
-    Case("lrn", {"src": src}, src.shape, lambda: reference.lrn(src, **params), params,
-         layouts).check()
+    Case(
+        "lrn", {"src": src}, src.shape, lambda: reference.lrn(src, **params), params, layouts
+    ).check()
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
@@ -406,8 +597,13 @@ def test_lrn(dt: DataType, kind: LrnKind, size: int, layout: str | None) -> None
 def test_reduction(dt: DataType, kind: ReduceKind, dst: tuple[int, ...]) -> None:
     src = random((2, 16, 4, 4), dt, 0.5, 1.5)
     axes = [i for i, (s, d) in enumerate(zip(src.shape, dst)) if s != d]
-    Case("reduction", {"src": src}, dst,
-         lambda: reference.reduce(src, kind=kind, axes=axes), {"kind": kind}).check()
+    Case(
+        "reduction",
+        {"src": src},
+        dst,
+        lambda: reference.reduce(src, kind=kind, axes=axes),
+        {"kind": kind},
+    ).check()
 
 
 # --- reorder: layouts, data types, transpose, slice ---------------------------------------------
@@ -423,9 +619,10 @@ def test_reorder_layouts(src_layout: str | None, dst_layout: str | None) -> None
     Case("reorder", {"src": src}, src.shape, lambda: reference.reorder(src), {}, layouts).check()
 
 
-@pytest.mark.parametrize("src_type, dst_type", [(F32, DataType.S8), (F32, DataType.U8),
-                                                (F32, BF16), (DataType.U8, F32),
-                                                (DataType.S8, BF16)])
+@pytest.mark.parametrize(
+    "src_type, dst_type",
+    [(F32, DataType.S8), (F32, DataType.U8), (F32, BF16), (DataType.U8, F32), (DataType.S8, BF16)],
+)
 def test_reorder_data_types(src_type: DataType, dst_type: DataType) -> None:
     src = random((4, 16, 3, 3), src_type, -300.0, 300.0)
     got = run("reorder", {"src": src}, (src.shape, dst_type), {}, {"dst": "nChw16c"})
@@ -440,31 +637,46 @@ def test_reorder_f32_to_s8_saturates_and_rounds_half_even() -> None:
     np.testing.assert_array_equal(got, [-128, -128, -2, 0, 0, 2, 127, 127])
 
 
-@pytest.mark.parametrize("permutation, layout", [((2, 0, 1), None), ((1, 0), None),
-                                                 ((0, 2, 3, 1), "nChw16c")])
+@pytest.mark.parametrize(
+    "permutation, layout", [((2, 0, 1), None), ((1, 0), None), ((0, 2, 3, 1), "nChw16c")]
+)
 def test_reorder_permutation_transposes(permutation: tuple[int, ...], layout: str | None) -> None:
     src = random((2, 16, 3, 5)[: len(permutation)])
     dst = tuple(src.shape[p] for p in permutation)
-    Case("reorder", {"src": src}, dst,
-         lambda: reference.transpose(src, permutation=permutation),
-         {"permutation": list(permutation)}, {"src": layout} if layout else {}).check()
+    Case(
+        "reorder",
+        {"src": src},
+        dst,
+        lambda: reference.transpose(src, permutation=permutation),
+        {"permutation": list(permutation)},
+        {"src": layout} if layout else {},
+    ).check()
 
 
 @pytest.mark.parametrize("starts, dst", [((1, 0, 2), (2, 6, 3)), ((0, 3, 0), (4, 3, 8))])
 def test_reorder_starts_slices(starts: tuple[int, ...], dst: tuple[int, ...]) -> None:
     src = random((4, 6, 8))
     ends = [s + d for s, d in zip(starts, dst)]
-    Case("reorder", {"src": src}, dst,
-         lambda: reference.slice(src, starts=starts, ends=ends), {"starts": starts}).check()
+    Case(
+        "reorder",
+        {"src": src},
+        dst,
+        lambda: reference.slice(src, starts=starts, ends=ends),
+        {"starts": starts},
+    ).check()
 
 
 def test_reorder_slice_then_transpose() -> None:
     src = random((4, 6, 8))
     starts, permutation = (1, 2, 3), (2, 0, 1)
     box = reference.slice(src, starts=starts, ends=(3, 6, 8))
-    Case("reorder", {"src": src}, (5, 2, 4),
-         lambda: reference.transpose(box, permutation=permutation),
-         {"starts": starts, "permutation": permutation}).check()
+    Case(
+        "reorder",
+        {"src": src},
+        (5, 2, 4),
+        lambda: reference.transpose(box, permutation=permutation),
+        {"starts": starts, "permutation": permutation},
+    ).check()
 
 
 def test_bf16_inputs_are_bf16() -> None:

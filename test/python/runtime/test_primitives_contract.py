@@ -22,31 +22,51 @@ def desc(*dims: int, layout: str | None = None, dt: DataType = F32) -> MemoryDes
 
 def conv(**params: object) -> PrimitiveHandler:
     """A 3x3 same-padded convolution 1x16x8x8 -> 1x32x8x8 with bias."""
-    descs = {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "bias": desc(32),
-             "dst": desc(1, 32, 8, 8)}
+    descs = {
+        "src": desc(1, 16, 8, 8),
+        "weights": desc(32, 16, 3, 3),
+        "bias": desc(32),
+        "dst": desc(1, 32, 8, 8),
+    }
     return handler_for("convolution", descs, {"pads_begin": [1, 1], "pads_end": [1, 1]} | params)
 
 
 # One valid op of every kind (each must create; preferred_layouts must answer).
 EVERY_KIND: dict[str, tuple[dict[str, MemoryDesc], dict[str, object]]] = {
-    "convolution": ({"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3),
-                     "dst": desc(1, 32, 6, 6)}, {}),
+    "convolution": (
+        {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 6, 6)},
+        {},
+    ),
     "matmul": ({"src": desc(4, 8), "weights": desc(8, 3), "dst": desc(4, 3)}, {}),
     "inner_product": ({"src": desc(2, 16), "weights": desc(4, 16), "dst": desc(2, 4)}, {}),
     "eltwise": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3)}, {"alg": "relu"}),
     "softmax": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3)}, {"axis": 1}),
-    "binary": ({"src_0": desc(2, 16, 3, 3), "src_1": desc(1, 16, 1, 1),
-                "dst": desc(2, 16, 3, 3)}, {"alg": "mul"}),
+    "binary": (
+        {"src_0": desc(2, 16, 3, 3), "src_1": desc(1, 16, 1, 1), "dst": desc(2, 16, 3, 3)},
+        {"alg": "mul"},
+    ),
     "sum": ({"src_0": desc(2, 16), "src_1": desc(2, 16), "dst": desc(2, 16)}, {}),
     "concat": ({"src_0": desc(2, 16), "src_1": desc(2, 8), "dst": desc(2, 24)}, {"axis": 1}),
-    "pooling": ({"src": desc(1, 16, 8, 8), "dst": desc(1, 16, 4, 4)},
-                {"kind": "max", "kernel": [2, 2], "strides": [2, 2]}),
-    "batch_normalization": ({"src": desc(2, 16, 3, 3), "mean": desc(16), "variance": desc(16),
-                             "scale": desc(16), "shift": desc(16), "dst": desc(2, 16, 3, 3)},
-                            {}),
+    "pooling": (
+        {"src": desc(1, 16, 8, 8), "dst": desc(1, 16, 4, 4)},
+        {"kind": "max", "kernel": [2, 2], "strides": [2, 2]},
+    ),
+    "batch_normalization": (
+        {
+            "src": desc(2, 16, 3, 3),
+            "mean": desc(16),
+            "variance": desc(16),
+            "scale": desc(16),
+            "shift": desc(16),
+            "dst": desc(2, 16, 3, 3),
+        },
+        {},
+    ),
     "layer_normalization": ({"src": desc(2, 5, 16), "dst": desc(2, 5, 16)}, {}),
-    "lrn": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3)},
-            {"kind": "across_channels", "size": 5}),
+    "lrn": (
+        {"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3)},
+        {"kind": "across_channels", "size": 5},
+    ),
     "reduction": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 1, 3, 3)}, {"kind": "sum"}),
     "reorder": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3, layout="nChw16c")}, {}),
 }
@@ -73,7 +93,7 @@ def test_every_kind_creates_and_reports_layouts(kind: str) -> None:
 
 
 def test_unknown_kind_lists_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match="unknown primitive kind 'deconvolution'.*convolution"):
+    with pytest.raises(ValueError, match=r"unknown primitive kind 'deconvolution'.*convolution"):
         handler_for("deconvolution", {}, {})
 
 
@@ -92,13 +112,21 @@ def test_key_is_structural() -> None:
         lambda: conv(pads_end=[0, 0]),
         lambda: conv(post_ops=[EltwisePostOp(EltwiseAlg.RELU)]),
         lambda: conv(post_ops=[EltwisePostOp(EltwiseAlg.RELU, 0.1)]),
-        lambda: handler_for("convolution", {
-            "src": desc(1, 16, 8, 8, layout="nChw16c"), "weights": desc(32, 16, 3, 3),
-            "bias": desc(32), "dst": desc(1, 32, 8, 8)}, {"pads_begin": [1, 1],
-                                                          "pads_end": [1, 1]}),
-        lambda: handler_for("convolution", {
-            "src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 8, 8)},
-            {"pads_begin": [1, 1], "pads_end": [1, 1]}),
+        lambda: handler_for(
+            "convolution",
+            {
+                "src": desc(1, 16, 8, 8, layout="nChw16c"),
+                "weights": desc(32, 16, 3, 3),
+                "bias": desc(32),
+                "dst": desc(1, 32, 8, 8),
+            },
+            {"pads_begin": [1, 1], "pads_end": [1, 1]},
+        ),
+        lambda: handler_for(
+            "convolution",
+            {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 8, 8)},
+            {"pads_begin": [1, 1], "pads_end": [1, 1]},
+        ),
     ],
     ids=["pads", "post-op", "post-op-alpha", "src-layout", "no-bias"],
 )
@@ -116,7 +144,11 @@ def test_post_op_args_map_to_their_index_in_the_chain() -> None:
     assert "post_arg_0" not in args  # the sum's summand is dst itself
     assert args["post_arg_1"] == post_op_arg(2) == capi.DNNL_ARG_ATTR_MULTIPLE_POST_OP(2) | 2
     assert {args["src"], args["weights"], args["bias"], args["dst"]} == {
-        capi.DNNL_ARG_SRC, capi.DNNL_ARG_WEIGHTS, capi.DNNL_ARG_BIAS, capi.DNNL_ARG_DST}
+        capi.DNNL_ARG_SRC,
+        capi.DNNL_ARG_WEIGHTS,
+        capi.DNNL_ARG_BIAS,
+        capi.DNNL_ARG_DST,
+    }
 
 
 def test_scratchpad_is_an_exec_arg_exactly_when_needed() -> None:
@@ -133,16 +165,21 @@ def test_scratchpad_is_an_exec_arg_exactly_when_needed() -> None:
 def test_variadic_inputs_map_to_multiple_src() -> None:
     descs = {f"src_{i}": desc(2, 3) for i in range(3)} | {"dst": desc(2, 3)}
     args = handler_for("sum", descs, {}).exec_args()
-    assert [args[f"src_{i}"] for i in range(3)] == [capi.DNNL_ARG_MULTIPLE_SRC + i
-                                                    for i in range(3)]
+    assert [args[f"src_{i}"] for i in range(3)] == [
+        capi.DNNL_ARG_MULTIPLE_SRC + i for i in range(3)
+    ]
 
 
 def test_exec_descs_give_the_reshaped_descriptors() -> None:
-    grouped = handler_for("convolution", {"src": desc(1, 8, 6, 6), "weights": desc(8, 2, 3, 3),
-                                          "dst": desc(1, 8, 4, 4)}, {"groups": 4})
+    grouped = handler_for(
+        "convolution",
+        {"src": desc(1, 8, 6, 6), "weights": desc(8, 2, 3, 3), "dst": desc(1, 8, 4, 4)},
+        {"groups": 4},
+    )
     assert grouped.exec_descs()["weights"].dims == (4, 2, 2, 3, 3)
-    matmul = handler_for("matmul", {"src": desc(2, 3, 4), "weights": desc(4, 5),
-                                    "dst": desc(2, 3, 5)}, {})
+    matmul = handler_for(
+        "matmul", {"src": desc(2, 3, 4), "weights": desc(4, 5), "dst": desc(2, 3, 5)}, {}
+    )
     assert matmul.exec_descs()["weights"].dims == (1, 4, 5)
 
 
@@ -150,9 +187,16 @@ def test_exec_descs_give_the_reshaped_descriptors() -> None:
 
 
 def test_preferred_layouts_of_a_3x3_conv_are_real_layouts() -> None:
-    handler = handler_for("convolution", {
-        "src": desc(1, 64, 56, 56), "weights": desc(64, 64, 3, 3), "bias": desc(64),
-        "dst": desc(1, 64, 56, 56)}, {"pads_begin": [1, 1], "pads_end": [1, 1]})
+    handler = handler_for(
+        "convolution",
+        {
+            "src": desc(1, 64, 56, 56),
+            "weights": desc(64, 64, 3, 3),
+            "bias": desc(64),
+            "dst": desc(1, 64, 56, 56),
+        },
+        {"pads_begin": [1, 1], "pads_end": [1, 1]},
+    )
     layouts = handler.preferred_layouts(Engine.default())
     assert set(layouts) == {"src", "weights", "dst"}
     for role in ("src", "dst"):
@@ -161,8 +205,9 @@ def test_preferred_layouts_of_a_3x3_conv_are_real_layouts() -> None:
         assert layout.is_blocked or layout == parse_layout("nhwc")
     assert layouts["weights"] is not None and layouts["weights"].is_blocked
     # oneDNN accepts what it chose: the conv creates with those layouts given explicitly.
-    chosen = {role: desc(*handler.descs[role].dims, layout=layout.tag)
-              for role, layout in layouts.items()}
+    chosen = {
+        role: desc(*handler.descs[role].dims, layout=layout.tag) for role, layout in layouts.items()
+    }
     handler_for("convolution", handler.descs | chosen, handler.params).create(Engine.default())
 
 
@@ -185,49 +230,124 @@ def test_preferred_weights_of_a_depthwise_conv_are_a_4d_layout_it_runs_fast_in()
 @pytest.mark.parametrize(
     "kind, descs, params, message",
     [
-        ("convolution", {"src": desc(1, 16, 8, 8), "dst": desc(1, 32, 6, 6)}, {},
-         "convolution: .*missing \\['weights'\\]"),
-        ("eltwise", {"src": desc(4), "dst": desc(4), "weights": desc(4)}, {"alg": "relu"},
-         "eltwise: .*unexpected \\['weights'\\]"),
+        (
+            "convolution",
+            {"src": desc(1, 16, 8, 8), "dst": desc(1, 32, 6, 6)},
+            {},
+            "convolution: .*missing \\['weights'\\]",
+        ),
+        (
+            "eltwise",
+            {"src": desc(4), "dst": desc(4), "weights": desc(4)},
+            {"alg": "relu"},
+            "eltwise: .*unexpected \\['weights'\\]",
+        ),
         ("eltwise", {"src": desc(4), "dst": desc(4)}, {}, "eltwise: parameter 'alg' is required"),
-        ("eltwise", {"src": desc(4), "dst": desc(4)}, {"alg": "relu", "gamma": 1},
-         "eltwise: unknown parameter\\(s\\) gamma"),
-        ("eltwise", {"src": desc(4), "dst": desc(4)}, {"alg": "swoosh"},
-         "eltwise: parameter 'alg': 'swoosh' is not one of relu"),
-        ("eltwise", {"src": desc(4), "dst": desc(4)}, {"alg": "relu", "alpha": "big"},
-         "eltwise: parameter 'alpha': expected a number"),
-        ("eltwise", {"src": desc(4), "dst": (4,)}, {"alg": "relu"},
-         "eltwise: role 'dst': expected a MemoryDesc"),
-        ("convolution", EVERY_KIND["convolution"][0], {"strides": [1, 1, 1]},
-         "convolution: parameter 'strides' \\(1, 1, 1\\) needs 2 entries"),
-        ("convolution", EVERY_KIND["convolution"][0], {"dilations": [0, 1]},
-         "convolution: strides and dilations must be at least 1"),
-        ("convolution", EVERY_KIND["convolution"][0], {"groups": 5},
-         "convolution: groups=5 does not divide"),
-        ("convolution", EVERY_KIND["convolution"][0],
-         {"post_ops": [BinaryPostOp(BinaryAlg.ADD)]}, "convolution: .*missing \\['post_arg_0'\\]"),
-        ("convolution", EVERY_KIND["convolution"][0], {"post_ops": ["relu"]},
-         "convolution: parameter 'post_ops': not a post-op"),
-        ("convolution", EVERY_KIND["convolution"][0] | {"post_arg_0": desc(1, 5, 1, 1)},
-         {"post_ops": [BinaryPostOp(BinaryAlg.ADD)]},
-         "convolution: post_arg_0 \\(1, 5, 1, 1\\) of BinaryPostOp does not fit dst"),
-        ("convolution", EVERY_KIND["convolution"][0] | {"post_arg_0": desc(1, 32, 1, 1)},
-         {"post_ops": [SumPostOp()]}, "convolution: post_arg_0 .* of SumPostOp does not fit"),
-        ("eltwise", EVERY_KIND["eltwise"][0] | {"post_arg_0": desc(1)}, {"alg": "relu"},
-         "eltwise: .*unexpected \\['post_arg_0'\\]"),
+        (
+            "eltwise",
+            {"src": desc(4), "dst": desc(4)},
+            {"alg": "relu", "gamma": 1},
+            "eltwise: unknown parameter\\(s\\) gamma",
+        ),
+        (
+            "eltwise",
+            {"src": desc(4), "dst": desc(4)},
+            {"alg": "swoosh"},
+            "eltwise: parameter 'alg': 'swoosh' is not one of relu",
+        ),
+        (
+            "eltwise",
+            {"src": desc(4), "dst": desc(4)},
+            {"alg": "relu", "alpha": "big"},
+            "eltwise: parameter 'alpha': expected a number",
+        ),
+        (
+            "eltwise",
+            {"src": desc(4), "dst": (4,)},
+            {"alg": "relu"},
+            "eltwise: role 'dst': expected a MemoryDesc",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0],
+            {"strides": [1, 1, 1]},
+            "convolution: parameter 'strides' \\(1, 1, 1\\) needs 2 entries",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0],
+            {"dilations": [0, 1]},
+            "convolution: strides and dilations must be at least 1",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0],
+            {"groups": 5},
+            "convolution: groups=5 does not divide",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0],
+            {"post_ops": [BinaryPostOp(BinaryAlg.ADD)]},
+            "convolution: .*missing \\['post_arg_0'\\]",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0],
+            {"post_ops": ["relu"]},
+            "convolution: parameter 'post_ops': not a post-op",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0] | {"post_arg_0": desc(1, 5, 1, 1)},
+            {"post_ops": [BinaryPostOp(BinaryAlg.ADD)]},
+            "convolution: post_arg_0 \\(1, 5, 1, 1\\) of BinaryPostOp does not fit dst",
+        ),
+        (
+            "convolution",
+            EVERY_KIND["convolution"][0] | {"post_arg_0": desc(1, 32, 1, 1)},
+            {"post_ops": [SumPostOp()]},
+            "convolution: post_arg_0 .* of SumPostOp does not fit",
+        ),
+        (
+            "eltwise",
+            EVERY_KIND["eltwise"][0] | {"post_arg_0": desc(1)},
+            {"alg": "relu"},
+            "eltwise: .*unexpected \\['post_arg_0'\\]",
+        ),
         ("softmax", EVERY_KIND["softmax"][0], {"axis": 4}, "softmax: axis 4 is out of range"),
-        ("binary", {"src_0": desc(1, 3), "src_1": desc(2, 3), "dst": desc(2, 3)}, {"alg": "add"},
-         "binary: src_0 \\(1, 3\\) must have dst's dims"),
+        (
+            "binary",
+            {"src_0": desc(1, 3), "src_1": desc(2, 3), "dst": desc(2, 3)},
+            {"alg": "add"},
+            "binary: src_0 \\(1, 3\\) must have dst's dims",
+        ),
         ("sum", {"dst": desc(2)}, {}, "sum: needs at least 1 inputs"),
-        ("sum", {"src_0": desc(2), "src_2": desc(2), "dst": desc(2)}, {},
-         "sum: .*unexpected \\['src_2'\\]"),
+        (
+            "sum",
+            {"src_0": desc(2), "src_2": desc(2), "dst": desc(2)},
+            {},
+            "sum: .*unexpected \\['src_2'\\]",
+        ),
         ("sum", EVERY_KIND["sum"][0], {"scales": [1.0]}, "sum: 1 scales for 2 inputs"),
-        ("lrn", EVERY_KIND["lrn"][0], {"kind": "across_channels", "size": 0},
-         "lrn: parameter 'size' must be positive"),
-        ("reorder", {"src": desc(4, 6), "dst": desc(3, 6)}, {"starts": [2, 0]},
-         "reorder: parameter 'starts' \\(2, 0\\)"),
-        ("reorder", {"src": desc(4, 6), "dst": desc(6, 4)}, {"permutation": [0, 0]},
-         "reorder: parameter 'permutation' \\(0, 0\\) is no permutation"),
+        (
+            "lrn",
+            EVERY_KIND["lrn"][0],
+            {"kind": "across_channels", "size": 0},
+            "lrn: parameter 'size' must be positive",
+        ),
+        (
+            "reorder",
+            {"src": desc(4, 6), "dst": desc(3, 6)},
+            {"starts": [2, 0]},
+            "reorder: parameter 'starts' \\(2, 0\\)",
+        ),
+        (
+            "reorder",
+            {"src": desc(4, 6), "dst": desc(6, 4)},
+            {"permutation": [0, 0]},
+            "reorder: parameter 'permutation' \\(0, 0\\) is no permutation",
+        ),
         ("reorder", {"src": desc(4, 6), "dst": desc(24)}, {}, "reorder: src .* differ in rank"),
     ],
 )
@@ -241,18 +361,33 @@ def test_invalid_ops_raise_value_error_naming_the_kind(
 @pytest.mark.parametrize(
     "kind, descs, params",
     [
-        ("convolution", {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3),
-                         "dst": desc(1, 32, 8, 8)}, {}),  # dst should be 6x6 unpadded
-        ("convolution", {"src": desc(1, 16, 8, 8), "weights": desc(32, 8, 3, 3),
-                         "dst": desc(1, 32, 6, 6)}, {}),  # channels differ
+        (
+            "convolution",
+            {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 8, 8)},
+            {},
+        ),  # dst should be 6x6 unpadded
+        (
+            "convolution",
+            {"src": desc(1, 16, 8, 8), "weights": desc(32, 8, 3, 3), "dst": desc(1, 32, 6, 6)},
+            {},
+        ),  # channels differ
         ("matmul", {"src": desc(4, 8), "weights": desc(7, 3), "dst": desc(4, 3)}, {}),
-        ("softmax", {"src": desc(2, 8, dt=DataType.S32), "dst": desc(2, 8, dt=DataType.S32)},
-         {"axis": 1}),
+        (
+            "softmax",
+            {"src": desc(2, 8, dt=DataType.S32), "dst": desc(2, 8, dt=DataType.S32)},
+            {"axis": 1},
+        ),
         ("binary", {"src_0": desc(2, 3), "src_1": desc(3, 3), "dst": desc(2, 3)}, {"alg": "add"}),
         ("concat", {"src_0": desc(2, 3), "src_1": desc(3, 4), "dst": desc(5, 3)}, {"axis": 0}),
     ],
-    ids=["conv-dst-shape", "conv-channels", "matmul-k", "softmax-s32", "binary-broadcast",
-         "concat-dims"],
+    ids=[
+        "conv-dst-shape",
+        "conv-channels",
+        "matmul-k",
+        "softmax-s32",
+        "binary-broadcast",
+        "concat-dims",
+    ],
 )
 def test_unsupported_combinations_raise_dnnl_error(
     kind: str, descs: dict[str, MemoryDesc], params: dict[str, object]

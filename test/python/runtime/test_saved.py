@@ -42,7 +42,8 @@ def test_a_loaded_model_computes_what_the_compiled_one_does(source: str, tmp_pat
     assert {p.name for p in tmp_path.iterdir()} == {MANIFEST, MODEL, CONSTANTS}
     loaded = dnnc.load(tmp_path)
     assert [(s.name, s.shape, s.dtype) for s in loaded.inputs] == [
-        (s.name, s.shape, s.dtype) for s in compiled.inputs]
+        (s.name, s.shape, s.dtype) for s in compiled.inputs
+    ]
     inputs = inputs_of(compiled)
     for ours, theirs in zip(loaded.run(inputs), compiled.run(inputs), strict=True):
         np.testing.assert_array_equal(ours, theirs)
@@ -52,17 +53,23 @@ def test_a_loaded_model_computes_what_the_compiled_one_does(source: str, tmp_pat
 def test_loading_packs_nothing_and_runs_no_pass(tmp_path: Path) -> None:
     dnnc.compile(EXAMPLE, save_to=tmp_path)
     loaded = dnnc.load(tmp_path)
-    assert loaded._constants.packs == 0  # noqa: SLF001 - every constant was preloaded
+    assert loaded._constants.packs == 0
     assert json.loads((tmp_path / MANIFEST).read_text()) == {
-        "format": 1, "function": loaded.name, **target_identity()}
+        "format": 1,
+        "function": loaded.name,
+        **target_identity(),
+    }
 
 
 def test_a_model_saved_for_another_isa_or_version_is_refused(tmp_path: Path) -> None:
     dnnc.compile(BLOCK, save_to=tmp_path)
     manifest = json.loads((tmp_path / MANIFEST).read_text())
     (tmp_path / MANIFEST).write_text(json.dumps(manifest | {"isa": "avx512_core_amx"}))
-    with pytest.raises(DnncError, match=r"compiled for oneDNN .* on avx512_core_amx; this "
-                       r"process has oneDNN .* on .*: .* compile the model again"):
+    with pytest.raises(
+        DnncError,
+        match=r"compiled for oneDNN .* on avx512_core_amx; this "
+        r"process has oneDNN .* on .*: .* compile the model again",
+    ):
         dnnc.load(tmp_path)
     (tmp_path / MANIFEST).write_text(json.dumps(manifest | {"format": 99}))
     with pytest.raises(DnncError, match="format 99; this dnnc reads format 1"):
@@ -76,8 +83,12 @@ def test_a_process_held_to_another_isa_refuses_it(tmp_path: Path) -> None:
     if target_identity()["isa"] == "avx2":
         pytest.skip("the effective ISA is avx2 already: no other ISA to hold oneDNN to")
     code = f"import dnnc; dnnc.load({str(tmp_path)!r})"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"ONEDNN_MAX_CPU_ISA": "AVX2", "PATH": ""})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"ONEDNN_MAX_CPU_ISA": "AVX2", "PATH": ""},
+    )
     assert done.returncode != 0 and "this process has oneDNN 3.2.0 on avx2" in done.stderr
 
 
@@ -110,7 +121,7 @@ def test_the_compile_cache_loads_what_it_compiled_before(
     with monkeypatch.context() as patched:
         patched.setattr(dnnc.api, "load_module", no_compiling)
         again = dnnc.compile(BLOCK, cache_dir=cache)
-    assert again._constants.packs == 0  # noqa: SLF001
+    assert again._constants.packs == 0
     for ours, theirs in zip(again.run(inputs), first.run(inputs), strict=True):
         np.testing.assert_array_equal(ours, theirs)
     dnnc.compile(BLOCK.replace("0.05", "0.07"), cache_dir=cache)  # another model: its own entry
@@ -119,7 +130,7 @@ def test_the_compile_cache_loads_what_it_compiled_before(
     (entry / CONSTANTS).write_bytes(b"broken")  # unreadable: compiled again and replaced
     repaired = dnnc.compile(BLOCK, cache_dir=cache)
     np.testing.assert_array_equal(repaired.run(inputs)[0], first.run(inputs)[0])
-    assert dnnc.load(entry)._constants.packs == 0  # noqa: SLF001
+    assert dnnc.load(entry)._constants.packs == 0
 
 
 def test_the_compile_cache_sees_a_changed_weight_file(tmp_path: Path) -> None:

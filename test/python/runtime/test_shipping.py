@@ -24,8 +24,9 @@ func.func @f(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
 """
 
 
-def run_shipped(executable: dnnc.Executable | dnnc.DynamicExecutable,
-                inputs: list[np.ndarray]) -> list[np.ndarray]:
+def run_shipped(
+    executable: dnnc.Executable | dnnc.DynamicExecutable, inputs: list[np.ndarray]
+) -> list[np.ndarray]:
     """Runs in a worker process: the executable arrived pickled."""
     return executable.run(inputs)  # type: ignore[return-value]
 
@@ -37,8 +38,10 @@ def batches(shapes: list[tuple[int, ...]]) -> list[list[np.ndarray]]:
 
 @pytest.mark.parametrize("source", ["path", "text"])
 def test_a_static_executable_runs_the_same_in_worker_processes(source: str) -> None:
-    executable = dnnc.compile(EXAMPLE if source == "path" else EXAMPLE.read_text(),
-                              weights_dir=None if source == "path" else EXAMPLE.parent)
+    executable = dnnc.compile(
+        EXAMPLE if source == "path" else EXAMPLE.read_text(),
+        weights_dir=None if source == "path" else EXAMPLE.parent,
+    )
     inputs = batches([(1, 16, 32, 32)] * 4)
     expected = [executable.run(x)[0] for x in inputs]
     spawn = multiprocessing.get_context("spawn")  # a fresh interpreter, as Ray's workers
@@ -59,5 +62,5 @@ def test_a_dynamic_executable_ships_too() -> None:
 def test_an_executable_of_a_module_object_refuses_to_pickle() -> None:
     module, _ = load_module(DYNAMIC)
     executable = dnnc.compile(module)
-    with pytest.raises(DnncError, match="compiled from a ModuleOp or an onnx.ModelProto"):
+    with pytest.raises(DnncError, match=r"compiled from a ModuleOp or an onnx.ModelProto"):
         pickle.dumps(executable)

@@ -1,0 +1,159 @@
+"""An execution context: what one run of an executable owns, so that runs never share bytes.
+
+A context holds a uint8 arena of the plan's ``planned_bytes`` (64-byte aligned) in which every
+arena value is a `Memory` at its offset, a scratchpad as large as the largest need of any
+primitive, a stream, and the plan's steps with their memories bound (``BoundExecution``;
+``onednn.reference`` steps run their numpy kernel on views of the context's arena after
+waiting for the stream). The caller's arrays are bound per run (``bind``: zero copy, by
+``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from dnnc.core.diagnostics import InputError
+from dnnc.dnnl.objects import Engine, Memory, Stream
+from dnnc.ir.onednn import MemoryType
+from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.plan import (
+    Binding,
+    Plan,
+    ReferenceStep,
+    Step,
+    Storage,
+    aligned_bytes,
+)
+
+POISON = 0xFF
+"""The byte poison_freed writes: all-ones is a NaN in f32, bf16 and f16 (and -1 in ints)."""
+
+_Slot = np.ndarray | tuple[Storage, MemoryType]
+"""A reference kernel's operand: a fixed array, or an argument's storage (bound per run)."""
+
+
+class ExecutionContext:
+    """What one run owns (module docstring): arena, scratchpad, stream, bound steps."""
+
+    def __init__(self, plan: Plan, engine: Engine, arena: np.ndarray | None = None) -> None:
+        self.engine = engine
+        self.arena = aligned_bytes(plan.planned_bytes) if arena is None else arena
+        self.scratchpad = aligned_bytes(plan.scratchpad_bytes)
+        self.stream = Stream(self.engine)
+        arguments = len(plan.inputs) + len(plan.outputs)
+        self.bound: list[np.ndarray] = [np.empty(0, np.uint8)] * arguments
+        self.argument_memories: list[list[Memory]] = [[] for _ in range(arguments)]
+        self._memories: dict[tuple[object, ...], Memory] = {}
+        self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
+        self.poison = [[self.arena[lo:hi] for lo, hi in ranges] for ranges in plan.poison_ranges]
+
+    def _step(self, step: Step) -> Callable[[], object]:
+        if isinstance(step, ReferenceStep):
+            return _BoundReferenceStep(self, step)
+        args = {b.arg: self._memory(b) for b in step.bindings}
+        if step.scratchpad_arg is not None:
+            desc = step.primitive.desc.scratchpad_desc()
+            assert desc is not None  # exec_args lists it only when there is one
+            args[step.scratchpad_arg] = Memory(desc, self.scratchpad, engine=self.engine)
+        return step.primitive.bind(args, self.stream)
+
+    def _memory(self, binding: Binding) -> Memory:
+        """A Memory of the binding's descriptor over its bytes (one per place and
+        descriptor)."""
+        storage, desc = binding.storage, binding.desc
+        key = (*storage.place, desc.key())
+        if key not in self._memories:
+            if storage.base == "argument":  # bound to the caller's array per run
+                memory = Memory(desc, aligned_bytes(binding.nbytes), engine=self.engine)
+                self.argument_memories[storage.index].append(memory)
+            else:
+                base = self.arena if storage.base == "arena" else storage.array
+                memory = Memory(desc, base, storage.offset, engine=self.engine)
+            self._memories[key] = memory
+        return self._memories[key]
+
+    def array_of(self, storage: Storage, memory: MemoryType) -> np.ndarray:
+        """The logical (plain) array of a memory, over its current bytes."""
+        base = {"argument": None, "arena": self.arena}.get(storage.base, storage.array)
+        if base is None:
+            base = self.bound[storage.index]
+        raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
+        return raw.view(memory.data_type.numpy).reshape(memory.get_shape())
+
+    def bind(self, arrays: Sequence[np.ndarray], outputs: Sequence[TensorSpec]) -> list[np.ndarray]:
+        """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
+        results = [np.empty(spec.shape, spec.dtype) for spec in outputs]
+        for index, array in enumerate([*map(np.ascontiguousarray, arrays), *results]):
+            self.bound[index] = array
+            for memory in self.argument_memories[index]:
+                memory.set_data_handle(array)
+        return results
+
+    def execute(self, poison_freed: bool) -> None:
+        """Every step in order, then wait; with poison_freed, freed bytes get POISON."""
+        if poison_freed:
+            self.arena.fill(POISON)
+            for step, poison in zip(self.steps, self.poison, strict=True):
+                step()
+                self.stream.wait()
+                for view in poison:
+                    view.fill(POISON)
+        else:
+            for step in self.steps:
+                step()
+        self.stream.wait()
+
+
+class _BoundReferenceStep:
+    """One onednn.reference call: the numpy kernel on views of a context's memories."""
+
+    def __init__(self, context: ExecutionContext, step: ReferenceStep) -> None:
+        self.context = context
+        self.kernel = step.kernel
+        self.params = step.params
+        positional, variadic = self._arrange(step.kernel, step.ins)
+        self.positional = [None if s is None else self._slot(*s) for s in positional]
+        self.variadic = [self._slot(*s) for s in variadic]
+        self.outs = [self._slot(*s) for s in step.outs]
+
+    def _slot(self, storage: Storage, memory: MemoryType) -> _Slot:
+        """The array itself when its bytes are fixed, else what finds it in a run."""
+        if storage.base != "argument":
+            return self.context.array_of(storage, memory)
+        return storage, memory
+
+    def _array(self, slot: _Slot) -> np.ndarray:
+        return slot if isinstance(slot, np.ndarray) else self.context.array_of(*slot)
+
+    @staticmethod
+    def _arrange(
+        kernel: Callable[..., object], ins: Sequence[tuple[str, Storage, MemoryType]]
+    ) -> tuple[list[tuple[Storage, MemoryType] | None], list[tuple[Storage, MemoryType]]]:
+        """Roles named like a positional parameter go there (an absent one is None, passed
+        as such when ``*args`` follow: a matmul without bias but with post-op arguments);
+        the others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
+        by_role = {role: (storage, memory) for role, storage, memory in ins}
+        positional: list[tuple[Storage, MemoryType] | None] = []
+        for parameter in inspect.signature(kernel).parameters.values():
+            if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                break
+            positional.append(by_role.pop(parameter.name, None))
+        variadic = list(by_role.values())
+        while positional and positional[-1] is None and not variadic:
+            positional.pop()
+        return positional, variadic
+
+    def __call__(self) -> None:
+        self.context.stream.wait()  # the primitives before have written what we read
+        args = [None if s is None else self._array(s) for s in self.positional]
+        args += [self._array(s) for s in self.variadic]
+        try:
+            results = self.kernel(*args, **self.params)
+        except ValueError as error:  # what the inputs' values make impossible (an index)
+            raise InputError(f"{self.kernel.__name__}: {error}") from None
+        results = results if isinstance(results, tuple) else (results,)
+        for slot, result in zip(self.outs, results, strict=True):
+            np.copyto(self._array(slot), result)
