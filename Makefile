@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python examples/main_job.py
 
-test: lit pytest test-avx2
+test: lint lit pytest test-avx2
 
 # ruff (lint and format) on everything, mypy on the package; configured in pyproject.toml.
 lint: $(STAMP)

@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from dnnc.core.diagnostics import DnncError, ModelError
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.frontend.onnx import import_onnx
@@ -125,6 +126,7 @@ def _per_input_shape(
 ) -> ShapeSpecializedExecutable:
     """An ONNX model whose shape arithmetic reads `?` dimensions: imported and compiled again
     per input-shape signature (dnnc.driver.onnx_shapes)."""
+    assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
     executable = ShapeSpecializedExecutable(
         model,
@@ -185,7 +187,7 @@ class CompileRecipe:
     weights_dir: str | None
     dynamic: DynamicOptions | None
 
-    def compile(self) -> Executable | DynamicExecutable:
+    def compile(self) -> AnyExecutable:
         return compile(
             self.source,
             self.pipeline,
@@ -221,7 +223,7 @@ def compile(
     cache: PrimitiveCache | None = None,
     save_to: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
-) -> Executable | DynamicExecutable | ShapeSpecializedExecutable:
+) -> AnyExecutable:
     """Optimize, lower and build ``source`` (module docstring); with ``save_to``, also write
     the compiled model to that directory for ``dnnc.load`` (dnnc.driver.saved). With
     ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
@@ -233,7 +235,7 @@ def compile(
         )
         if (entry / saved.MANIFEST).is_file():
             try:
-                executable = saved.load(entry, cache=cache)
+                executable: AnyExecutable = saved.load(entry, cache=cache)
             except DnncError:
                 pass  # unreadable: compiled again below, and replaced
             else:

@@ -19,8 +19,8 @@ from onnx import TensorProto, helper, numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
 import dnnc
+from dnnc.driver.executables import AnyExecutable
 from dnnc.frontend.onnx import import_onnx
-from dnnc.runtime.executor import Executable
 
 
 class DnncBackendRep(BackendRep):
@@ -30,7 +30,7 @@ class DnncBackendRep(BackendRep):
         self.model = model
         initializers = {t.name for t in model.graph.initializer}
         self.inputs = [i for i in model.graph.input if i.name not in initializers]
-        self._compiled: dict[bytes, Executable] = {}
+        self._compiled: dict[bytes, AnyExecutable] = {}
 
     def _is_constant(self, value_info: onnx.ValueInfoProto) -> bool:
         """int64 and rank-0 inputs are specialized on (module docstring)."""
@@ -39,7 +39,7 @@ class DnncBackendRep(BackendRep):
             tensor.HasField("shape") and len(tensor.shape.dim) == 0
         )
 
-    def _executable(self, arrays: Sequence[np.ndarray]) -> Executable:
+    def _executable(self, arrays: Sequence[np.ndarray]) -> AnyExecutable:
         """The executable specialized on the int64 inputs among ``arrays``."""
         constants = {
             info.name: np.asarray(array)

@@ -26,6 +26,7 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import TextIO
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
@@ -123,7 +124,14 @@ def show_warnings_plainly() -> None:
     """Print DnncWarnings as ``warning: <message>`` lines on stderr (for the CLIs)."""
     default = warnings.showwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         if issubclass(category, DnncWarning):
             print(f"warning: {message}", file=file or sys.stderr)
         else:

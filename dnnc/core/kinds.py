@@ -9,10 +9,10 @@ that all three layers describe a fused chain the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 import ml_dtypes
 import numpy as np
+from xdsl.utils.str_enum import StrEnum  # what xDSL enum attributes require (stdlib-compatible)
 
 
 class DataType(StrEnum):

@@ -87,7 +87,7 @@ def version() -> tuple[int, int, int]:
     return found.major, found.minor, found.patch
 
 
-def prototype(name: str) -> ctypes._CFuncPtr:
+def prototype(name: str) -> ctypes._NamedFuncPointer:
     """A fresh ctypes function object for an entry of SIGNATURES, restype and argtypes set.
 
     Fresh, so that a caller can give it an ``errcheck`` without affecting anyone else.
@@ -95,7 +95,8 @@ def prototype(name: str) -> ctypes._CFuncPtr:
     result, params = SIGNATURES[name]
     function = library()[name]
     function.restype = C_TYPES[result]
-    function.argtypes = [C_TYPES[parameter_type(p)] for p in params]
+    # a parameter is never void, so no entry is None
+    function.argtypes = [C_TYPES[parameter_type(p)] for p in params]  # type: ignore[misc]
     return function
 
 

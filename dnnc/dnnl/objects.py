@@ -74,7 +74,7 @@ def _errcheck(status: int, function: Any, arguments: tuple[Any, ...]) -> int:
 def _checked(name: str) -> Any:
     function = capi.prototype(name)
     if capi.SIGNATURES[name][0] == "dnnl_status_t":
-        function.errcheck = _errcheck
+        function.errcheck = _errcheck  # type: ignore[assignment]  # typeshed's errcheck takes _CData
     return function
 
 
@@ -191,6 +191,9 @@ def eltwise_algorithm(alg: EltwiseAlg, alpha: float, beta: float) -> tuple[Alg, 
 
 class _Owned:
     """Owns one C handle and frees it exactly once; pins the objects it depends on."""
+
+    _pins: int
+    """How many live objects depend on this one (it cannot be closed while any does)."""
 
     def __init__(
         self, handle: int, destroy: Callable[[int], object], pins: Sequence[_Owned] = ()
@@ -409,7 +412,10 @@ class MemoryDesc(_Owned):
         if plan is None:
             raise LayoutError(f"layout '{layout.name}' has no oneDNN format tag")
         tag_dims = [1 if d is None else dims[d] for d in plan.sources]
-        desc = cls._with_tag(tag_dims, data_type, format_tag(plan.tag))
+        tag = format_tag(plan.tag)
+        if tag is None:
+            raise LayoutError(f"layout '{layout.name}' has no oneDNN format tag")
+        desc = cls._with_tag(tag_dims, data_type, tag)
         if plan.unit is not None:
             desc = desc.reshape(tag_dims[: plan.unit] + tag_dims[plan.unit + 1 :])
         return desc.permute_axes(plan.permutation)

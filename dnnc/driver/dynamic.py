@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError, error_at
@@ -154,16 +154,14 @@ class DynamicExecutable(ShippedByRecipe):
             for n, d, a in zip(self.input_names, self._dtypes, self._args)
         )
         """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
-        self.outputs = tuple(
-            TensorSpec(
-                name,
-                tuple(max(d, -1) for d in t.get_shape()),
-                data_type_of(t.get_element_type()).numpy,
-            )
-            for name, t in zip(
-                output_names(function), function.function_type.outputs.data, strict=True
-            )
-        )
+        outputs = []
+        for name, t in zip(
+            output_names(function), function.function_type.outputs.data, strict=True
+        ):
+            assert isinstance(t, TensorType)  # a verified dnn function returns tensors
+            dims = tuple(max(d, -1) for d in t.get_shape())
+            outputs.append(TensorSpec(name, dims, data_type_of(t.get_element_type()).numpy))
+        self.outputs = tuple(outputs)
         """The results as declared, ``?`` dimensions as -1 (as Executable.outputs)."""
 
     def signature(self) -> str:

@@ -76,10 +76,10 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
                     f"expected {self.signature()}"
                 )
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
-        executable = self._executable(tuple(a.shape for a in arrays))
+        executable = self.plan_for(tuple(a.shape for a in arrays))
         return executable.run(arrays, as_dict=as_dict, output_names=output_names)
 
-    def _executable(self, shapes: tuple[tuple[int, ...], ...]) -> Executable:
+    def plan_for(self, shapes: tuple[tuple[int, ...], ...]) -> Executable:
         with self._lock:
             executable = self._models.get(shapes)
             if executable is not None:

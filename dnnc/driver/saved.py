@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
 
 from dnnc.core.diagnostics import DnncError
 from dnnc.ir.dnn import ConstantOp, WeightOp
@@ -95,6 +96,7 @@ def _write(function: func.FuncOp, executable: Executable, path: Path) -> None:
     arrays: dict[str, np.ndarray] = {}
     for wrapper in [op for op in saved.walk() if isinstance(op, MemoryConstantOp)]:
         source = wrapper.tensor.owner
+        assert isinstance(source, Operation)  # the verifier: it wraps a dnn.constant/weight
         name = f"c{len(arrays)}"
         arrays[name] = executable.constant_data(original_of[source], wrapper.result.type)
         _replace_source(wrapper, source, name)
@@ -222,7 +224,7 @@ def _read_arrays(npz: Path) -> dict[str, np.ndarray]:
                 array = np.frombuffer(mapped, dtype, count, offset)
             else:
                 array = aligned_bytes(count * dtype.itemsize)
-                if file.readinto(memoryview(array)) != array.nbytes:
+                if file.readinto(array.data) != array.nbytes:
                     raise ValueError(f"{info.filename} is truncated")
                 array = array.view(dtype)
             array = array.reshape(shape)

@@ -25,8 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from dnnc.core.diagnostics import DnncError
-from dnnc.driver.dynamic import DynamicExecutable
-from dnnc.runtime.executor import Executable
+from dnnc.driver.executables import AnyExecutable
 
 Inputs = Mapping[str, object] | Sequence[object]
 Outputs = list[np.ndarray] | dict[str, np.ndarray]
@@ -50,7 +49,7 @@ class Streams:
 
     def __init__(
         self,
-        executable: Executable | DynamicExecutable,
+        executable: AnyExecutable,
         streams: int = 2,
         threads_per_stream: int | None = None,
     ) -> None:
@@ -70,21 +69,21 @@ class Streams:
         )
         self._closed = threading.Event()
 
-    def submit(self, inputs: Inputs, **options: bool) -> Future[Outputs]:
+    def submit(self, inputs: Inputs, *, as_dict: bool = False) -> Future[Outputs]:
         """Start one inference; its outputs arrive in the returned future."""
         if self._closed.is_set():
             raise DnncError("these Streams are closed")
-        return self._pool.submit(self.executable.run, inputs, **options)
+        return self._pool.submit(self.executable.run, inputs, as_dict=as_dict)
 
-    def run(self, inputs: Inputs, **options: bool) -> Outputs:
+    def run(self, inputs: Inputs, *, as_dict: bool = False) -> Outputs:
         """One inference on a stream (from any thread); its outputs."""
-        return self.submit(inputs, **options).result()
+        return self.submit(inputs, as_dict=as_dict).result()
 
-    def map(self, batches: Iterable[Inputs], **options: bool) -> Iterator[Outputs]:
+    def map(self, batches: Iterable[Inputs], *, as_dict: bool = False) -> Iterator[Outputs]:
         """The outputs of every input of `batches`, in order, ``streams`` at a time."""
         pending: list[Future[Outputs]] = []
         for inputs in batches:
-            pending.append(self.submit(inputs, **options))
+            pending.append(self.submit(inputs, as_dict=as_dict))
             if len(pending) > 2 * self.streams:  # bounded read-ahead
                 yield pending.pop(0).result()
         for future in pending:

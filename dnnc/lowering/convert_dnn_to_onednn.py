@@ -66,7 +66,9 @@ class _FunctionLowering:
         self.function = function
         self.classes = classes
         inputs = [memory_type(function, a) for a in function.body.block.args]
-        self.returned = list(function.body.block.last_op.operands)  # the func.return
+        terminator = function.body.block.last_op
+        assert terminator is not None  # a verified function ends in its func.return
+        self.returned = list(terminator.operands)
         outputs = [memory_type(function, v) for v in self.returned]
         self.block = Block(arg_types=[*inputs, *outputs])
         self.outputs = self.block.args[len(inputs) :]
@@ -148,8 +150,8 @@ class _FunctionLowering:
         elif isinstance(op, SliceOp) and IMPLICIT_SLICE in op.attributes:
             buffer = self.classes.of[op.result]
             offset = buffer.views[op.result] - buffer.views.get(op.src, 0)
-            view = SubviewOp(self.memories[op.src], offset, memory_type(op, op.result))
-            self.memories[op.result] = self.add(view, op).results[0]
+            subview = SubviewOp(self.memories[op.src], offset, memory_type(op, op.result))
+            self.memories[op.result] = self.add(subview, op).results[0]
         elif isinstance(op, DnnOp):
             self.call(op, kernel_call(op))
         elif isinstance(op, func.ReturnOp):

@@ -119,9 +119,11 @@ class _Walk:
             when = self.written(sub)
             if when is not None and (own is None or when > own):
                 pieces += self.expected(sub)
-        rest: list[tuple[int, int, Content | None]] = [(storage.start, storage.end, (root, own))]
+        rest: list[tuple[int, int, Content | None]]
         if own is None:
             rest = self.initial.get(root, [(storage.start, storage.end, None)])
+        else:
+            rest = [(storage.start, storage.end, (root, own))]
         for lo, hi, _ in pieces:
             rest = _cut(rest, lo, hi)
         return pieces + rest

@@ -214,7 +214,7 @@ class _Graph:
         owner = value.owner
         if isinstance(owner, ConstantOp | WeightOp):
             return None
-        if owner in self.nodes:
+        if isinstance(owner, Operation) and owner in self.nodes:
             return self.nodes[owner].result_layout(choice[owner], value)
         return layout_of(tensor_type(value))  # an argument or an explicit transform
 
@@ -289,7 +289,7 @@ class _Graph:
             want, owner = node.expected(k, index), value.owner
             if isinstance(owner, ConstantOp | WeightOp):
                 continue  # packed once
-            if owner in best:
+            if isinstance(owner, Operation) and owner in best:
                 producer = self.nodes[owner]
                 total += min(
                     cost + moved_bytes(value, producer.result_layout(kp, value), want)

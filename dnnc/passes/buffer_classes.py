@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import cast
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from dnnc.core.diagnostics import error_at, location_of
@@ -305,7 +306,7 @@ class ClassBuilder:
 
     def _add_concat(self, op: ConcatOp, position: int) -> None:
         offsets, reason = self.concat_refusal(op)
-        requested = ints(op.attributes[IMPLICIT_CONCAT])  # type: ignore[arg-type]
+        requested = ints(cast(DenseArrayBase, op.attributes[IMPLICIT_CONCAT]))  # verified
         if reason is None and requested != offsets:
             reason = f"the byte offsets must be {offsets}, not {requested}"
         if reason is not None:

@@ -39,7 +39,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+    i32,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -97,7 +104,8 @@ def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) ->
     element type), at `location_op`'s location."""
     data = to_dtype(np.asarray(array, dtype=np.float64), data_type_of(type_.get_element_type()))
     raw = BytesAttr(np.ascontiguousarray(data).tobytes())
-    op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))
+    # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
+    op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))  # type: ignore[arg-type]
     op.location = location_op.location
     return op
 
@@ -174,6 +182,7 @@ class _FoldPattern(RewritePattern):
             shape = [1] * wei.ndim
             shape[axis] = -1
             new_wei = affine.scale.reshape(shape) * wei.astype(np.float64)
+            assert isinstance(weights.owner, Operation)  # a constant: its source op
             new_ops.append(constant_op(new_wei, tensor_type(weights), weights.owner))
             new = new_ops[-1].results[0]
             folded.operands = [new if v is weights else v for v in folded.operands]
@@ -193,9 +202,10 @@ class _FoldPattern(RewritePattern):
             fixed = list(folded.operands)
             folded.operands = [*fixed[:2], new_bias, *fixed[2:]]
             sizes = folded.properties["operandSegmentSizes"]
+            assert isinstance(sizes, DenseArrayBase)  # the IRDL definition's segment sizes
             counts = [int(n) for n in sizes.get_values()]
             counts[2] = 1
-            folded.properties["operandSegmentSizes"] = type(sizes).from_list(sizes.elt_type, counts)
+            folded.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
         folded.results[0].name_hint = consumer.results[0].name_hint
         self.decisions.messages[consumer] = (
             f"folded into {producer.name} at {location_of(producer)}"
@@ -318,6 +328,7 @@ class EvaluateConstantOp(RewritePattern):
             result = kernel(*args, **kwargs)
         except ValueError as error:
             raise error_at(op, f"reference kernel failed: {error}") from error
+        assert isinstance(result, np.ndarray)  # one result (checked above): one array
         constant = constant_op(result, tensor_type(op.results[0]), op)
         constant.results[0].name_hint = op.results[0].name_hint
         old_values = list(op.operands)

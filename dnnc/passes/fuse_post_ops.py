@@ -73,6 +73,7 @@ from dnnc.target.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
     ONEDNN_MAX_POST_OPS,
+    AnchorOp,
     PostOpKind,
     anchor_rule,
     appended,
@@ -144,6 +145,7 @@ class _FusionPattern(RewritePattern):
             )
         if have != want:
             return f"the layout changes from {have.encoding} to {want.encoding}"
+        assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
         length = len(appended(post_ops_of(anchor.post_ops), extra))
         if length > self.max_post_ops:
             return (
@@ -155,7 +157,7 @@ class _FusionPattern(RewritePattern):
     def fuse(
         self,
         rewriter: PatternRewriter,
-        anchor: DnnOp,
+        anchor: AnchorOp,
         consumer: DnnOp,
         extra: list[PostOp],
         extra_args: list[SSAValue],
@@ -195,7 +197,7 @@ class FuseEltwiseIntoProducer(_FusionPattern):
         if reason is not None:
             self.decisions.messages[op] = f"not fused: {reason}"
             return  # the refusal says why
-        assert isinstance(anchor, DnnOp)  # anchor_rule accepted it
+        assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
         self.fuse(rewriter, anchor, op, extra, [])
 
 
@@ -223,7 +225,7 @@ class FuseBinaryIntoProducer(_FusionPattern):
             if reason is not None:
                 reasons.append(f"{side}: {reason}")
                 continue  # perhaps the other side fuses
-            assert isinstance(anchor, DnnOp)  # anchor_rule accepted it
+            assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
             arg = self.same_rank(rewriter, op, other, tensor_type(value).get_num_dims())
             self.fuse(rewriter, anchor, op, extra, [arg, *op.post_args])
             return

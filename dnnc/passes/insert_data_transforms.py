@@ -147,9 +147,9 @@ class MaterializeExpectedTypes(RewritePattern):
         transforms: dict[tuple[SSAValue, TensorType], SSAValue] = {}
         for op in expected:
             for index, want in enumerate(expected[op]):
-                value = op.operands[index]
-                if value.type != want:
-                    op.operands[index] = _transformed(rewriter, value, want, op, transforms)
+                operand = op.operands[index]
+                if operand.type != want:
+                    op.operands[index] = _transformed(rewriter, operand, want, op, transforms)
             op.attributes.pop(OPERAND_LAYOUTS, None)
         reorders, moved, casts = transform_stats(function.body.block)
         remark(function, f"{reorders} run-time reorders moving {moved} bytes, {casts} casts")
@@ -179,7 +179,10 @@ def _transformed(
 ) -> SSAValue:
     """`value` reordered to `want`'s layout, then cast to its element type (shared)."""
     have = tensor_type(value)
-    steps = [(ReorderOp, retyped(have, encoding=want.encoding)), (CastOp, want)]
+    steps: list[tuple[type[ReorderOp] | type[CastOp], TensorType]] = [
+        (ReorderOp, retyped(have, encoding=want.encoding)),
+        (CastOp, want),
+    ]
     current = value
     for op_class, type_ in steps:
         if tensor_type(current) == type_:

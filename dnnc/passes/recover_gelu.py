@@ -140,8 +140,11 @@ def _cube_of(cube: SSAValue) -> tuple[SSAValue, list[Operation]]:
         inner = square.owner
         if isinstance(inner, EltwiseOp) and inner.alg.data == EltwiseAlg.SQUARE and inner.src is x:
             return x, [inner, outer]
-        is_mul = isinstance(inner, BinaryOp) and inner.alg.data == BinaryAlg.MUL
-        if is_mul and inner.lhs is x is inner.rhs:
+        if (
+            isinstance(inner, BinaryOp)
+            and inner.alg.data == BinaryAlg.MUL
+            and inner.lhs is x is inner.rhs
+        ):
             return x, [inner, outer]
     raise NoMatch("the cube is not x * x * x")
 

@@ -72,8 +72,9 @@ def _square_of(d: SSAValue, user: Operation) -> bool:
         return alg == EltwiseAlg.SQUARE or (
             alg == EltwiseAlg.POW and user.alpha.value.data == 1.0 and user.beta.value.data == 2.0
         )
-    is_mul = isinstance(user, BinaryOp) and user.alg.data == BinaryAlg.MUL
-    return is_mul and user.lhs is d is user.rhs
+    return (
+        isinstance(user, BinaryOp) and user.alg.data == BinaryAlg.MUL and user.lhs is d is user.rhs
+    )
 
 
 def _epsilon(value: SSAValue) -> float:

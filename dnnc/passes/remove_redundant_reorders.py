@@ -150,7 +150,7 @@ class FoldReorderIntoConstant(RewritePattern):
         if not isinstance(source, ConstantOp | WeightOp):
             return  # only sources can be packed before the first run
         packed = _retyped_op(source, list(source.operands), op.result.type)
-        if isinstance(packed, ConstantOp):
+        if isinstance(packed, ConstantOp) and isinstance(source, ConstantOp):
             packed.properties["value"] = DenseIntOrFPElementsAttr(op.result.type, source.value.data)
         rewriter.replace(op, packed, packed.results)
         _erase_unused_source(rewriter, source)

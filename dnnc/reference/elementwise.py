@@ -28,7 +28,14 @@ from dnnc.reference.dtypes import as_f64, to_dtype
 
 EltwiseFn = Callable[[np.ndarray, float, float], np.ndarray]
 
-_erf = np.frompyfunc(math.erf, 1, 1)
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf element-wise, in float64 (math.erf: exact to the last bit)."""
+    return np.asarray(_ERF(x), dtype=np.float64)
+
+
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
@@ -43,7 +50,7 @@ def _softplus(x: np.ndarray) -> np.ndarray:
 
 
 def _gelu_erf(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:

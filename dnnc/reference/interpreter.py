@@ -23,7 +23,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from dnnc import reference
 from dnnc.core import shapes
@@ -137,7 +137,7 @@ def _evaluate(
     return results
 
 
-def _checked_input(function: func.FuncOp, arg: SSAValue, array: np.ndarray) -> np.ndarray:
+def _checked_input(function: func.FuncOp, arg: BlockArgument, array: np.ndarray) -> np.ndarray:
     type_ = arg.type
     assert isinstance(type_, TensorType)  # dnn functions take tensors
     if array.dtype != numpy_dtype(type_) or not shapes.compatible(shape_of(arg), array.shape):

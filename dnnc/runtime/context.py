@@ -71,6 +71,7 @@ class ExecutionContext:
                 self.argument_memories[storage.index].append(memory)
             else:
                 base = self.arena if storage.base == "arena" else storage.array
+                assert base is not None  # a constant's storage holds its array
                 memory = Memory(desc, base, storage.offset, engine=self.engine)
             self._memories[key] = memory
         return self._memories[key]

@@ -198,11 +198,7 @@ class _PlanBuilder:
         self._storage = {a: Storage("argument", a.index, 0, a) for a in args}
         ops = self._read(function)
         self.plan.scratchpad_bytes = max(
-            (
-                s.primitive.desc.scratchpad_desc().size_bytes
-                for s in self.plan.steps
-                if isinstance(s, PrimitiveStep) and s.scratchpad_arg is not None
-            ),
+            (_scratchpad_bytes(s) for s in self.plan.steps if isinstance(s, PrimitiveStep)),
             default=0,
         )
         self.plan.step_infos = [
@@ -364,6 +360,11 @@ class _PlanBuilder:
                 for root in first
             ]
         )
+
+
+def _scratchpad_bytes(step: PrimitiveStep) -> int:
+    desc = step.primitive.desc.scratchpad_desc()
+    return 0 if desc is None or step.scratchpad_arg is None else desc.size_bytes
 
 
 def _spec(function: str, name: str, arg: BlockArgument) -> TensorSpec:

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 from dnnc.core.layouts import LayoutError, parse_layout, plain_layout
+
+if TYPE_CHECKING:  # oneDNN is loaded on first use, not at import
+    from dnnc.dnnl.objects import PrimitiveDesc
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,9 @@ def weights_layout(kind: str, shapes: dict[str, tuple[int, ...]], data_type: Dat
     return "" if layout is None or layout.is_plain else layout.name
 
 
-def _primitive_desc(kind: str, probe: _Probe, data_type: DataType, layout: str | None):
+def _primitive_desc(
+    kind: str, probe: _Probe, data_type: DataType, layout: str | None
+) -> PrimitiveDesc | None:
     """The primitive descriptor oneDNN creates for `probe` (module docstring), or None."""
     from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
     from dnnc.dnnl.primitives import handler_for

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from xdsl.ir import Operation, SSAValue
 
@@ -60,6 +61,10 @@ from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
 from dnnc.target import implementation
 from dnnc.target.kernel_calls import kernel_call, params_of
+
+if TYPE_CHECKING:  # oneDNN is loaded on first use, not at import
+    from dnnc.dnnl.objects import PrimitiveDesc
+    from dnnc.dnnl.primitives.base import PrimitiveHandler
 
 KERNEL = "dnn.kernel"
 """The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
@@ -220,7 +225,9 @@ class Probe:
     reference kernels) run without it.
     """
 
-    _descs: dict[object, object] = field(default_factory=dict)
+    _descs: dict[object, tuple[PrimitiveHandler, PrimitiveDesc] | None] = field(
+        default_factory=dict
+    )
 
     def choose(
         self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
@@ -251,7 +258,7 @@ class Probe:
 
     def _create(
         self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
-    ):
+    ) -> tuple[PrimitiveHandler, PrimitiveDesc] | None:
         """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
         `data_type` (default: compute_type), or None."""
         from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc

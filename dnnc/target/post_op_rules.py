@@ -93,6 +93,9 @@ ANCHORS: dict[type[DnnOp], AnchorRule] = {
 }
 """Every dnn op that carries post-ops, with the post-op kinds its oneDNN primitive accepts."""
 
+AnchorOp = Conv2DOp | MatmulOp | InnerProductOp | PoolOp | BinaryOp
+"""The type of an op of ANCHORS: one with `post_ops` and `post_args`."""
+
 COMMUTATIVE: frozenset[BinaryAlg] = frozenset(
     {BinaryAlg.ADD, BinaryAlg.MUL, BinaryAlg.MAX, BinaryAlg.MIN}
 )
@@ -101,7 +104,7 @@ COMMUTATIVE: frozenset[BinaryAlg] = frozenset(
 
 def anchor_rule(op: object) -> AnchorRule | None:
     """The rule of an anchor op, None for any other op."""
-    return ANCHORS.get(type(op))
+    return ANCHORS.get(type(op)) if isinstance(op, DnnOp) else None
 
 
 def broadcast_kind(arg: shapes.Shape, dst: shapes.Shape, oc_axis: int) -> Broadcast | None:

@@ -30,7 +30,7 @@ def run(model: str, output: str | None) -> None:
     weights_path = out.with_suffix(".npz")
     module, weights = convert(model, weights_path.name)
     if weights:
-        np.savez(weights_path, **weights)
+        np.savez(weights_path, **weights)  # type: ignore[arg-type]  # numpy's stub: **kwds
     out.write_text(print_module(module))
 
 

@@ -13,7 +13,7 @@ its options from the pass docstrings.
 import argparse
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import ExitStack
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -196,8 +196,10 @@ class DnncOptMain(xDSLOptMain):
 
     def _process(self, text: str, filename: str, line_offset: int) -> str:
         """Parse, verify and transform one piece of input; return the printed result."""
-        collecting = self.args.remarks is not None
-        with collect_remarks(self.remark_passes) if collecting else nullcontext([]) as remarks:
+        with ExitStack() as stack:
+            remarks: list[Remark] = []
+            if self.args.remarks is not None:
+                remarks = stack.enter_context(collect_remarks(self.remark_passes))
             try:
                 module = parse_module(text, filename, self.ctx, line_offset=line_offset)
                 verify_module(module)

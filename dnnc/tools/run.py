@@ -53,6 +53,7 @@ from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
 from dnnc.driver.dynamic import DynamicExecutable
+from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable
 from dnnc.driver.streams import set_thread_count
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
@@ -185,7 +186,8 @@ def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
 
 
 def _inputs(
-    args: argparse.Namespace, executable: Executable | DynamicExecutable
+    args: argparse.Namespace,
+    executable: Executable | DynamicExecutable | ShapeSpecializedExecutable,
 ) -> dict[str, np.ndarray]:
     given = _given_inputs(args, executable.inputs)
     shapes = _shapes(args, executable.inputs)
@@ -268,7 +270,7 @@ def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str,
     changes, transposes, copies) cost in count, bytes and time."""
     times = executable.profile(inputs, repeats=PROFILE_REPEATS)
     total = sum(t.seconds for t in times) or 1.0
-    steps = [
+    steps: list[dict[str, Any]] = [
         {
             "step": index,
             "library": t.step.library,
@@ -381,7 +383,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     inputs = _inputs(args, compiled)
     executable = (
         compiled.plan_for(tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs))
-        if isinstance(compiled, DynamicExecutable)
+        if isinstance(compiled, DynamicExecutable | ShapeSpecializedExecutable)
         else compiled
     )  # a dynamic function runs the plan of these shapes (checked by run below)
     outputs = executable.run(inputs, as_dict=True)

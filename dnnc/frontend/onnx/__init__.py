@@ -54,7 +54,7 @@ def import_onnx(
     weights_file = None if weights_path is None else os.fspath(weights_path)
     module, weights = convert(model, weights_file)
     if weights_file is not None:
-        np.savez(weights_file, **weights)
+        np.savez(weights_file, **weights)  # type: ignore[arg-type]  # numpy's stub: **kwds
     return module
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 from onnx import helper
 from xdsl.dialects.builtin import AnyFloat
+from xdsl.ir import SSAValue
 
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 from dnnc.frontend.onnx.graph import Node, dtype_name
@@ -41,8 +42,8 @@ def _gelu(node: Node) -> EltwisePostOp:
 
 UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     "Relu": _fixed(EltwiseAlg.RELU),
-    "LeakyRelu": lambda n: EltwisePostOp(EltwiseAlg.LEAKY_RELU, float(n.attr("alpha", 0.01))),
-    "Elu": lambda n: EltwisePostOp(EltwiseAlg.ELU, float(n.attr("alpha", 1.0))),
+    "LeakyRelu": lambda n: EltwisePostOp(EltwiseAlg.LEAKY_RELU, n.float_attr("alpha", 0.01)),
+    "Elu": lambda n: EltwisePostOp(EltwiseAlg.ELU, n.float_attr("alpha", 1.0)),
     "Sigmoid": _fixed(EltwiseAlg.SIGMOID),
     "Tanh": _fixed(EltwiseAlg.TANH),
     "Sqrt": _fixed(EltwiseAlg.SQRT),
@@ -52,7 +53,7 @@ UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     "Neg": _fixed(EltwiseAlg.LINEAR, -1.0),
     "HardSwish": _fixed(EltwiseAlg.HARDSWISH, 1.0 / 6.0, 0.5),
     "HardSigmoid": lambda n: EltwisePostOp(
-        EltwiseAlg.HARDSIGMOID, float(n.attr("alpha", 0.2)), float(n.attr("beta", 0.5))
+        EltwiseAlg.HARDSIGMOID, n.float_attr("alpha", 0.2), n.float_attr("beta", 0.5)
     ),
     "Softplus": _fixed(EltwiseAlg.SOFT_RELU, 1.0),
     "Mish": _fixed(EltwiseAlg.MISH),
@@ -97,6 +98,7 @@ def convert_binary(imp: Importer, node: Node, alg: BinaryAlg | None = None) -> V
 def convert_mean(imp: Importer, node: Node) -> Value:
     """Mean of any number of broadcasting inputs: their Sum, scaled by 1 / count."""
     total = convert_binary(imp, node, BinaryAlg.ADD)
+    assert isinstance(total, SSAValue)  # a node of constants only is folded before conversion
     count = len(node.inputs)
     return total if count == 1 else imp.eltwise(total, EltwiseAlg.LINEAR, 1.0 / count)
 
@@ -136,7 +138,7 @@ def convert_pow(imp: Importer, node: Node) -> Value:
 
 def convert_cast(imp: Importer, node: Node) -> Value:
     """Cast between dnn element types -> dnn.cast (nothing when the type is unchanged)."""
-    to = int(node.attr("to"))
+    to = node.int_attr("to")
     try:
         data_type = DataType.of_numpy(np.dtype(helper.tensor_dtype_to_np_dtype(to)))
     except (KeyError, TypeError, ValueError):

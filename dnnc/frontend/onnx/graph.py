@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,6 +82,49 @@ class Node:
                     return tensor_value(value, f"node '{self.label}' attribute '{name}'")
                 return value
         return default
+
+    def int_attr(self, name: str, default: int | None = None) -> int:
+        """An integer attribute (`default` when absent; a ModelError naming the node when it
+        is absent without a default or of another type). So are the others below."""
+        value = self._typed(name, default, int)
+        assert isinstance(value, int)
+        return value
+
+    def float_attr(self, name: str, default: float | None = None) -> float:
+        """A float attribute (an integer one is converted)."""
+        value = self._typed(name, default, (float, int))
+        assert isinstance(value, float | int)
+        return float(value)
+
+    def str_attr(self, name: str, default: str | None = None) -> str:
+        value = self._typed(name, default, str)
+        assert isinstance(value, str)
+        return value
+
+    def ints_attr(self, name: str, default: Sequence[int] | None = None) -> list[int]:
+        """A list-of-integers attribute."""
+        value = self._typed(name, None if default is None else list(default), (list, tuple))
+        assert isinstance(value, list | tuple)
+        if not all(isinstance(v, int) for v in value):
+            raise self._wrong_type(name, value, "a list of integers")
+        return [int(v) for v in value]
+
+    def _typed(self, name: str, default: object, kind: type | tuple[type, ...]) -> object:
+        value = self.attr(name, default)
+        if value is None:
+            raise ModelError(
+                f"node '{self.label}' ({self.op_type}): the attribute '{name}' is required"
+            )
+        if not isinstance(value, kind) or isinstance(value, bool):
+            names = kind if isinstance(kind, tuple) else (kind,)
+            raise self._wrong_type(name, value, " or ".join(k.__name__ for k in names))
+        return value
+
+    def _wrong_type(self, name: str, value: object, expected: str) -> ModelError:
+        return ModelError(
+            f"node '{self.label}' ({self.op_type}): attribute '{name}' is "
+            f"{type(value).__name__} {value!r}; expected {expected}"
+        )
 
     def input(self, index: int) -> str:
         """The name of input ``index``, ``""`` when absent (optional and left out)."""
@@ -257,6 +301,7 @@ def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
                 f"cannot read ONNX model '{os.fspath(model)}': not an ONNX protobuf, or "
                 f"truncated ({error})"
             ) from error
+    assert isinstance(model, onnx.ModelProto)  # loaded above when it was a path
     opset = default_opset(model)
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:
         raise ModelError(

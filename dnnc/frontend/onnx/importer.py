@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 import onnx
@@ -100,6 +101,10 @@ def element_of(value: SSAValue) -> Attribute:
     type_ = value.type
     assert isinstance(type_, TensorType)  # every dnn value is a tensor
     return type_.get_element_type()
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class Importer:
@@ -205,7 +210,8 @@ class Importer:
         )
         if inline:
             data = BytesAttr(_bytes_of(array))
-            op: Operation = ConstantOp(DenseIntOrFPElementsAttr(type_, data))
+            # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
+            op: Operation = ConstantOp(DenseIntOrFPElementsAttr(type_, data))  # type: ignore[arg-type]
         else:
             assert self.weights_file is not None  # inline otherwise
             weight_key = self._unique_key(key)
@@ -305,10 +311,11 @@ class Importer:
     def infer(
         self,
         node: Node,
-        shape_function: Callable[..., shapes.Shape],
-        *args: object,
-        **kwargs: object,
-    ) -> shapes.Shape:
+        shape_function: Callable[P, R],
+        /,
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> R:
         """A dnnc.core.shapes function's result, its ShapeError reported at ``node``."""
         try:
             return shape_function(*args, **kwargs)
@@ -432,7 +439,7 @@ class Importer:
 
 def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """ONNX GatherElements (negative indices count from the end)."""
-    axis = int(node.attr("axis", 0)) % data.ndim
+    axis = node.int_attr("axis", 0) % data.ndim
     indices = np.where(indices < 0, indices + data.shape[axis], indices)
     return np.take_along_axis(data, indices, axis=axis)
 

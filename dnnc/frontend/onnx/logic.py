@@ -36,12 +36,12 @@ def _boolean(
     imp: Importer,
     node: Node,
     op_class: type[CompareOp | LogicalOp],
-    alg: object,
+    alg: CompareAlg | LogicalAlg,
     lhs: SSAValue,
     rhs: SSAValue,
 ) -> SSAValue:
     shape = imp.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
-    attr = CompareAlgAttr(alg) if op_class is CompareOp else LogicalAlgAttr(alg)
+    attr = CompareAlgAttr(alg) if isinstance(alg, CompareAlg) else LogicalAlgAttr(alg)
     return imp.emit(
         op_class.build(
             operands=[lhs, rhs], result_types=[tensor_type(i1, shape)], properties={"alg": attr}
@@ -81,7 +81,7 @@ def convert_is_inf(imp: Importer, node: Node) -> Value:
     wanted = [
         sign
         for sign, attr in ((1, "detect_positive"), (-1, "detect_negative"))
-        if int(node.attr(attr, 1))
+        if node.int_attr(attr, 1)
     ]
     if not wanted:
         return imp.emit(

@@ -61,7 +61,7 @@ def window_pads(
     if auto_pad == "VALID":
         return [0, 0], [0, 0]
     if auto_pad == "NOTSET":
-        pads = list(node.attr("pads", [0, 0, 0, 0]))
+        pads = node.ints_attr("pads", [0, 0, 0, 0])
         return pads[:2], pads[2:]
     if shapes.DYNAMIC in spatial:
         raise imp.error(node, f"auto_pad {auto_pad} needs static spatial dimensions")
@@ -80,9 +80,9 @@ def convert_conv(imp: Importer, node: Node) -> Value:
     bias = imp.optional_tensor(node, 2)
     spatial = _spatial(imp, node, src)
     kernel = shape_of(wei)[2:]
-    strides = list(node.attr("strides", [1, 1]))
-    dilations = list(node.attr("dilations", [1, 1]))
-    groups = int(node.attr("group", 1))
+    strides = node.ints_attr("strides", [1, 1])
+    dilations = node.ints_attr("dilations", [1, 1])
+    groups = node.int_attr("group", 1)
     begin, end = window_pads(imp, node, spatial, kernel, strides, dilations)
     properties = {
         "strides": strides,
@@ -139,9 +139,9 @@ def convert_pool(imp: Importer, node: Node) -> Value:
     """MaxPool / AveragePool -> dnn.pool (count_include_pad picks the average kind)."""
     src = imp.tensor(node, 0)
     spatial = _spatial(imp, node, src)
-    kernel = list(node.attr("kernel_shape"))
-    strides = list(node.attr("strides", [1, 1]))
-    dilations = list(node.attr("dilations", [1, 1]))
+    kernel = node.ints_attr("kernel_shape")
+    strides = node.ints_attr("strides", [1, 1])
+    dilations = node.ints_attr("dilations", [1, 1])
     if node.attr("storage_order", 0) != 0:
         raise imp.error(node, "storage_order 1 (column-major indices) is not supported")
     pads = window_pads(imp, node, spatial, kernel, strides, dilations)
@@ -221,7 +221,7 @@ def convert_batch_norm(imp: Importer, node: Node) -> Value:
         BatchNormOp.build(
             operands=operands,
             result_types=[tensor_type(element_of(operands[0]), shape)],
-            properties={"epsilon": f32_attr(float(node.attr("epsilon", 1e-5)))},
+            properties={"epsilon": f32_attr(node.float_attr("epsilon", 1e-5))},
         )
     )
 
@@ -241,7 +241,7 @@ def convert_layer_norm(imp: Importer, node: Node) -> Value | tuple[Value, ...]:
     axes, kept as 1s (oneDNN's inference layer norm does not return its statistics)."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
-    axis = imp.infer(node, shapes.normalize_axis, int(node.attr("axis", -1)), len(shape))
+    axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis", -1), len(shape))
     flat = _flatten_to(imp, node, shape, axis)
     if len(flat) == 1:
         flat = (1, *flat)  # axis 0 normalizes everything: oneDNN's layer norm needs rank 2
@@ -251,7 +251,7 @@ def convert_layer_norm(imp: Importer, node: Node) -> Value | tuple[Value, ...]:
     shift = None if shift is None else imp.reshape(shift, (channels,))
     flat_src = imp.reshape(src, flat)
     imp.infer(node, shapes.layer_norm, flat, (channels,), None if shift is None else (channels,))
-    epsilon = float(node.attr("epsilon", 1e-5))
+    epsilon = node.float_attr("epsilon", 1e-5)
     result = imp.emit(
         LayerNormOp.build(
             operands=[flat_src, [scale], [] if shift is None else [shift]],
@@ -281,7 +281,7 @@ def convert_softmax(imp: Importer, node: Node) -> Value:
     shape = shape_of(src)
     legacy = imp.graph.opset < 13
     axis = imp.infer(
-        node, shapes.normalize_axis, int(node.attr("axis", 1 if legacy else -1)), len(shape)
+        node, shapes.normalize_axis, node.int_attr("axis", 1 if legacy else -1), len(shape)
     )
     op_class = SoftmaxOp if node.op_type == "Softmax" else LogSoftmaxOp
     view = src
@@ -300,7 +300,7 @@ def convert_lrn(imp: Importer, node: Node) -> Value:
     """LRN -> dnn.lrn across channels, ``k`` = ONNX's ``bias``. ONNX sums over channels
     [c - floor((size-1)/2), c + ceil((size-1)/2)]: oneDNN's symmetric window for an odd size;
     an even size (an asymmetric window) is refused."""
-    size = int(node.attr("size"))
+    size = node.int_attr("size")
     if size < 1 or size % 2 == 0:
         raise imp.error(
             node,
@@ -313,9 +313,9 @@ def convert_lrn(imp: Importer, node: Node) -> Value:
     properties = {
         "kind": LrnKindAttr(LrnKind.ACROSS_CHANNELS),
         "size": IntegerAttr(size, i64),
-        "alpha": f32_attr(float(node.attr("alpha", 1e-4))),
-        "beta": f32_attr(float(node.attr("beta", 0.75))),
-        "k": f32_attr(float(node.attr("bias", 1.0))),
+        "alpha": f32_attr(node.float_attr("alpha", 1e-4)),
+        "beta": f32_attr(node.float_attr("beta", 0.75)),
+        "k": f32_attr(node.float_attr("bias", 1.0)),
     }
     return imp.emit(LrnOp.build(operands=[src], result_types=[src.type], properties=properties))
 
@@ -388,7 +388,7 @@ def _inner_product_operands(
 def convert_gemm(imp: Importer, node: Node) -> Value:
     """Gemm: alpha * A' @ B' + beta * C. As a dnn.inner_product when it is one (see
     ``_inner_product_operands``), else a dnn.matmul with transposes, scaling and an add."""
-    alpha, beta = float(node.attr("alpha", 1.0)), float(node.attr("beta", 1.0))
+    alpha, beta = node.float_attr("alpha", 1.0), node.float_attr("beta", 1.0)
     src = imp.tensor(node, 0)
     inner_product = _inner_product_operands(imp, node, alpha, beta)
     if inner_product is not None:

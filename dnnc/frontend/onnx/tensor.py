@@ -37,8 +37,7 @@ _AXES_AS_INPUT_SINCE = {"Squeeze": 13, "Unsqueeze": 13, "ReduceSum": 13}
 def _axes(imp: Importer, node: Node, index: int) -> list[int] | None:
     """The ``axes`` attribute or (from the op's opset) input ``index``; None when absent."""
     if imp.graph.opset < _AXES_AS_INPUT_SINCE.get(node.op_type, 18):
-        axes = node.attr("axes")
-        return None if axes is None else [int(a) for a in axes]
+        return None if node.attr("axes") is None else node.ints_attr("axes")
     if not imp.has_input(node, index):
         return None
     return [int(a) for a in imp.require_const(node, index, "axes").reshape(-1)]
@@ -52,7 +51,7 @@ def convert_flatten(imp: Importer, node: Node) -> Value:
     """Flatten at ``axis`` -> dnn.reshape to [prod(dims before), prod(dims from axis)]."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
-    axis = int(node.attr("axis", 1))
+    axis = node.int_attr("axis", 1)
     axis = axis + len(shape) if axis < 0 else axis
     return imp.reshape(src, (_product(shape[:axis]), _product(shape[axis:])))
 
@@ -108,7 +107,7 @@ def convert_transpose(imp: Importer, node: Node) -> Value:
     """Transpose (default: reverse the dimensions) -> dnn.transpose."""
     src = imp.tensor(node, 0)
     rank = len(shape_of(src))
-    permutation = [int(p) for p in node.attr("perm", list(reversed(range(rank))))]
+    permutation = node.ints_attr("perm", list(reversed(range(rank))))
     imp.infer(node, shapes.transpose, shape_of(src), permutation=permutation)
     return imp.transpose(src, permutation)
 
@@ -117,7 +116,7 @@ def convert_gather(imp: Importer, node: Node) -> Value:
     """Gather -> dnn.gather (embedding lookups, index selects); constant indices become an
     inline constant, negative ones count from the end."""
     src, indices = imp.tensor(node, 0), imp.tensor(node, 1)
-    axis = imp.infer(node, shapes.normalize_axis, int(node.attr("axis", 0)), len(shape_of(src)))
+    axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis", 0), len(shape_of(src)))
     shape = imp.infer(node, shapes.gather, shape_of(src), shape_of(indices), axis=axis)
     return imp.emit(
         GatherOp.build(
@@ -131,7 +130,7 @@ def convert_gather(imp: Importer, node: Node) -> Value:
 def convert_concat(imp: Importer, node: Node) -> Value:
     """Concat -> dnn.concat."""
     inputs = [imp.tensor(node, index) for index in range(len(node.inputs))]
-    axis = int(node.attr("axis"))
+    axis = node.int_attr("axis")
     shape = imp.infer(node, shapes.concat, [shape_of(v) for v in inputs], axis=axis)
     return imp.emit(
         ConcatOp.build(
@@ -203,5 +202,6 @@ def convert_shape(imp: Importer, node: Node) -> Value:
     shape = imp.shape(imp.values[node.input(0)])
     if shapes.DYNAMIC in shape:
         raise imp.error(node, f"the shape {shapes.format_shape(shape)} is only known at run time")
-    start, end = int(node.attr("start", 0)), node.attr("end")
-    return np.asarray(shape[start : None if end is None else int(end)], dtype=np.int64)
+    start = node.int_attr("start", 0)
+    end = None if node.attr("end") is None else node.int_attr("end")
+    return np.asarray(shape[start:end], dtype=np.int64)

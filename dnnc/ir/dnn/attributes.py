@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from enum import StrEnum
 
 from xdsl.dialects.builtin import FloatData, StringAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -21,6 +20,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
 
 from dnnc.core.kinds import (
     BinaryAlg,

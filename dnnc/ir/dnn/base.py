@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import ClassVar, cast
+from typing import ClassVar, cast, overload
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     NoneAttr,
     TensorType,
     f32,
@@ -101,9 +102,18 @@ def layout_of(type_: TensorType) -> Layout:
     return plain_layout(type_.get_num_dims())
 
 
+@overload
+def ints(attr: DenseArrayBase) -> list[int]: ...
+@overload
+def ints(attr: None) -> None: ...
+@overload
+def ints(attr: DenseArrayBase | None) -> list[int] | None: ...
 def ints(attr: DenseArrayBase | None) -> list[int] | None:
     """The values of an i64 array property (None if absent)."""
-    return None if attr is None else [int(v) for v in attr.get_values()]
+    if attr is None:
+        return None
+    integers = cast("DenseArrayBase[IntegerType]", attr)  # dnn's array properties are i64
+    return [int(v) for v in integers.get_values()]
 
 
 def int_of(attr: IntegerAttr) -> int:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
+import pytest
 from dynamic_graphs import conv, write_weights
 
 import dnnc
@@ -32,6 +33,7 @@ def rss_bytes() -> int:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
+@pytest.mark.slow
 def test_soak_random_shapes(tmp_path: Path) -> None:
     write_weights(tmp_path)
     (tmp_path / "conv.mlir").write_text(conv(None, None, None))

@@ -1,11 +1,8 @@
-"""Per-step overhead of Executable.run on a chain of 60 tiny ops (1x8x4x4 f32), where the
-work of each primitive is negligible, so the run time is almost all dispatch: printed (run
-with -s to see it), not asserted, since timings depend on the machine."""
+"""A chain of 60 tiny ops (1x8x4x4 f32), one step each: every step runs, in order, with the
+reference interpreter's result, and profiling times each step. The per-step dispatch overhead
+itself is a measurement, not a test: bench/runtime_overhead.py prints it."""
 
 from __future__ import annotations
-
-import statistics
-import time
 
 import numpy as np
 
@@ -33,26 +30,15 @@ def chain_graph(steps: int) -> str:
     return "\n".join(lines)
 
 
-def test_per_step_overhead_of_a_chain_of_small_ops() -> None:
+def test_a_chain_of_small_ops_runs_every_step_in_order() -> None:
     source = chain_graph(STEPS)
     executable = dnnc.compile(source, pipeline="")  # no fusion: one step per op
-    assert len(executable.plan.step_infos) >= 50
+    kinds = [info.kind for info in executable.plan.step_infos]
+    assert kinds == ["binary" if i % 2 else "eltwise" for i in range(STEPS)]
     x = np.random.default_rng(0).uniform(-1, 1, (1, 8, 4, 4)).astype(np.float32)
     expected = interpret(find_function(load_module(source)[0]), [x])[0]
-    assert compare(executable.run([x])[0], expected).ok
-    for _ in range(20):
-        executable.run([x])
-    runs = []
-    for _ in range(200):
-        start = time.perf_counter()
-        executable.run([x])
-        runs.append(time.perf_counter() - start)
-    run_time = statistics.median(runs)
-    profile = executable.profile([x], repeats=50)
-    step_sum = sum(t.seconds for t in profile)
-    steps = len(executable.plan.step_infos)
-    print(
-        f"\n{steps} steps: run() median {run_time * 1e6:.1f} us = {run_time / steps * 1e6:.2f} us "
-        f"per step; profiled steps (each waited for) sum to {step_sum * 1e6:.1f} us, "
-        f"median step {statistics.median(t.seconds for t in profile) * 1e6:.2f} us"
-    )
+    for _ in range(3):  # the same context again: nothing left over from the previous run
+        assert compare(executable.run([x])[0], expected).ok
+    profile = executable.profile([x], repeats=3)
+    assert [t.step for t in profile] == executable.plan.step_infos
+    assert all(t.seconds > 0 for t in profile)
