@@ -1,6 +1,6 @@
 """What a dynamic-shape compile costs against a static compile of each shape.
 
-Graphs: the BERT-style block and the conv block of test/python/dynamic/dynamic_graphs.py
+Graphs: the BERT-style block and the conv block of dnnc_testing/dynamic_graphs.py
 (dynamic batch and sequence; dynamic batch and image size). Per shape, in milliseconds:
 - first call: dynamic = ``run`` on a signature not seen before (specialize, unfuse,
   re-optimize, lower, bind, run); static = ``dnnc.compile`` of that shape plus its first run
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -28,11 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "test" / "python" / "dynamic"))
-
-from dynamic_graphs import bert, conv, write_weights
-
 import dnnc
+from dnnc_testing.dynamic_graphs import bert, conv, write_weights
 
 GraphText = Callable[..., str]
 CASES: dict[str, tuple[GraphText, list[tuple[int, ...]], Callable[..., list[tuple[int, ...]]]]] = {

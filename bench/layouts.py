@@ -15,19 +15,17 @@ first). Plain layouts make oneDNN fall back to slow convolutions: keep the graph
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import dnnc
-from bench.fusion import median_ms, residual_blocks, write
 from dnnc.api import find_function, load_module
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.ir.text import make_context
 from dnnc.passes.insert_data_transforms import transform_stats
 from dnnc.reference.interpreter import compare
+from dnnc_testing.graphs import residual_blocks, write
+from dnnc_testing.timing import median_ms
 
 STRATEGIES = ("plain", "greedy", "global")
 CLEAN_UP = "dnn-remove-redundant-reorders"

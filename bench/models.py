@@ -1,6 +1,6 @@
 """End-to-end models, side by side: dnnc vs ONNX Runtime, OpenVINO and PyTorch.
 
-For each model of bench/model_zoo.py (batch 1, seeded weights, exported once to a temporary
+For each model of dnnc_testing/model_zoo.py (batch 1, seeded weights, exported once to a temporary
 directory) and each engine: the median latency of ``--repeats`` runs after ``--warmup`` runs,
 and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair runs
 in
@@ -32,76 +32,11 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-INPUT_NAME = "input"
-"""bench.model_zoo's input name (not imported from there in workers: it loads torch, which
-would count in every engine's peak RSS)."""
-ENGINES = ("dnnc", "onnxruntime", "openvino", "pytorch")
-
-Runner = Callable[[np.ndarray], object]
-
-
-def _dnnc(path: Path, name: str, threads: int) -> Runner:
-    import dnnc
-    from dnnc.frontend.onnx import import_onnx
-
-    executable = dnnc.compile(import_onnx(path))
-    return lambda x: executable.run([x])
-
-
-def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    return lambda x: session.run(None, {INPUT_NAME: x})
-
-
-def _openvino(path: Path, name: str, threads: int) -> Runner:
-    import openvino as ov
-
-    compiled = ov.Core().compile_model(
-        str(path),
-        "CPU",
-        {
-            "INFERENCE_NUM_THREADS": threads,
-            "PERFORMANCE_HINT": "LATENCY",
-            "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
-        },
-    )
-    request = compiled.create_infer_request()
-    return lambda x: request.infer({INPUT_NAME: x})
-
-
-def _pytorch(path: Path, name: str, threads: int) -> Runner:
-    import torch
-
-    from bench.model_zoo import torch_model
-
-    torch.set_num_threads(threads)
-    module = torch_model(name)
-
-    def run(x: np.ndarray) -> object:
-        with torch.inference_mode():
-            return module(torch.from_numpy(x))
-
-    return run
-
-
-RUNNERS: dict[str, Callable[[Path, str, int], Runner]] = {
-    "dnnc": _dnnc,
-    "onnxruntime": _onnxruntime,
-    "openvino": _openvino,
-    "pytorch": _pytorch,
-}
+from dnnc_testing.engines import ENGINES, RUNNERS, peak_rss_kib
 
 
 def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
@@ -120,15 +55,6 @@ def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> d
         run(x)
         times.append(time.perf_counter() - start)
     return {"ms": statistics.median(times) * 1e3, "rss_mib": peak_rss_kib() / 1024}
-
-
-def peak_rss_kib() -> int:
-    """This process's peak RSS (VmHWM). Not getrusage's ru_maxrss: Linux carries that over
-    exec from the forking parent, which built the models with torch loaded."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    raise OSError("no VmHWM in /proc/self/status (Linux only)")
 
 
 def measure(
@@ -230,7 +156,7 @@ def main() -> None:
         path, name, engine = options.worker
         print(json.dumps(worker(Path(path), name, engine, options)))
         return
-    from bench.model_zoo import build_all
+    from dnnc_testing.model_zoo import build_all
 
     print(f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}")
     results: dict[str, dict[str, dict | str]] = {}

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 import warnings
@@ -24,12 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import dnnc
-from bench.fusion import Case, bert_feed_forward, residual_blocks, write
 from dnnc.core.diagnostics import DnncWarning
 from dnnc.driver.pipelines import OptimizePipeline
+from dnnc_testing.graphs import Case, bert_feed_forward, residual_blocks, write
 
 F32 = "dnn-optimize"
 BF16 = ",".join(
@@ -79,7 +76,7 @@ def main() -> None:
     parser.add_argument(
         "--resnet50",
         action="store_true",
-        help="also ResNet-50 exported from torch (bench/model_zoo.py)",
+        help="also ResNet-50 exported from torch (dnnc_testing/model_zoo.py)",
     )
     args = parser.parse_args()
     info = dnnc.target_info()
@@ -102,7 +99,7 @@ def main() -> None:
             here.mkdir()
             bench(name, write(case, here), case.inputs, args.repeats)
         if args.resnet50:
-            from bench.model_zoo import build
+            from dnnc_testing.model_zoo import build
 
             path = build("resnet50", Path(directory))
             image = np.random.default_rng(0).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)

@@ -1,6 +1,7 @@
 """Start-up and memory, side by side: from an ONNX file to the first result, per engine.
 
-For each model of bench/model_zoo.py (exported once to a temporary directory) and each engine,
+For each model of dnnc_testing/model_zoo.py (exported once to a temporary directory) and each
+engine,
 a fresh worker process (this script with ``--worker``) measures, in order:
 
 - ``import s``: importing the engine's Python package;
@@ -34,9 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository
-from bench.models import RUNNERS as MODEL_RUNNERS
-from bench.models import peak_rss_kib
+from dnnc_testing.engines import RUNNERS as MODEL_RUNNERS
+from dnnc_testing.engines import peak_rss_kib
 
 ENGINES = ("dnnc", "dnnc-load", "onnxruntime", "openvino")
 PACKAGES = {
@@ -153,7 +153,7 @@ def main() -> None:
         shape = [int(d) for d in options.shape.split("x")]
         print(json.dumps(worker(Path(path), name, engine, shape, options.threads)))
         return
-    from bench.model_zoo import build_all
+    from dnnc_testing.model_zoo import build_all
 
     print(f"threads {options.threads}, f32, each engine in a fresh process")
     results: dict[str, dict[str, dict | str]] = {}

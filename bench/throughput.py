@@ -1,6 +1,6 @@
 """Throughput: images/s with 1, 2 and N concurrent requests, dnnc vs ONNX Runtime and OpenVINO.
 
-For each model of bench/model_zoo.py (batch 1, seeded weights) and each engine, in a worker
+For each model of dnnc_testing/model_zoo.py (batch 1, seeded weights) and each engine, in a worker
 process of its own, ``--images`` inferences of distinct inputs (after 2 per request warm-up)
 as:
 - ``1 caller``: one request at a time with every core (latency mode);
@@ -31,8 +31,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 INPUT_NAME = "input"
 ENGINES = ("dnnc", "onnxruntime", "openvino")
@@ -141,7 +139,7 @@ def main() -> None:
         print(worker(Path(path), engine, int(streams), options))
         return
     import dnnc
-    from bench.model_zoo import MODELS, build
+    from dnnc_testing.model_zoo import MODELS, build
 
     info = dnnc.target_info()
     print(

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from graph_generator import OP_KINDS, WEIGHTS_FILE, Graph, generate
 
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.reference.interpreter import compare, interpret
+from dnnc_testing.graph_generator import OP_KINDS, WEIGHTS_FILE, Graph, generate
 
 DEFAULT_SEEDS = 30
 SEEDS = int(os.environ.get("DNNC_DIFFERENTIAL_SEEDS", DEFAULT_SEEDS))

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dynamic_graphs import bert, conv, conv_add, write_weights
 
 import dnnc
 from dnnc.api import find_function, load_module
@@ -18,6 +17,7 @@ from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.onednn import PrimitiveOp
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
+from dnnc_testing.dynamic_graphs import bert, conv, conv_add, write_weights
 
 BERT_SHAPES = [(1, 4), (2, 7), (3, 16), (1, 1), (2, 7)]
 CONV_SHAPES = [(1, 8, 8), (2, 10, 12), (3, 7, 9), (1, 2, 2), (2, 10, 12)]

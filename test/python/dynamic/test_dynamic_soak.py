@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dynamic_graphs import conv, write_weights
 
 import dnnc
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.cache import PrimitiveCache
+from dnnc_testing.dynamic_graphs import conv, write_weights
 
 RUNS = 1000
 MAX_PLANS = 8

@@ -1,9 +1,8 @@
-"""The model zoo (bench/model_zoo.py) imports, verifies, compiles through the default
+"""The model zoo (dnnc_testing/model_zoo.py) imports, verifies, compiles through the default
 pipeline and matches ONNX Runtime in fp32; composite recovery fires on exported graphs."""
 
 from __future__ import annotations
 
-import sys
 import warnings
 from pathlib import Path
 
@@ -16,9 +15,7 @@ from onnx_helpers import function, run_compiled, run_onnxruntime
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir.text import make_context
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from bench.model_zoo import INPUT_NAME, MODELS, build
+from dnnc_testing.model_zoo import INPUT_NAME, MODELS, build
 
 RTOL = 1e-4
 """Relative tolerance against ONNX Runtime; atol is ATOL_OF_MAX * max |ONNX Runtime result|

@@ -16,7 +16,6 @@ instead of after every op: both stay well inside it.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,9 +30,7 @@ from dnnc.ir.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, Reorder
 from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import implementation
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
-from bench.fusion import (
+from dnnc_testing.graphs import (
     Case,
     GraphBuilder,
     bert_feed_forward,

@@ -14,7 +14,6 @@ did something on them (it could not fail otherwise).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,14 +24,14 @@ from dnnc.api import find_function, load_module
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare
-
-REPO = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(REPO))  # for bench/
-sys.path.insert(0, str(REPO / "test/python/differential"))
-from graph_generator import WEIGHTS_FILE, generate  # noqa: E402
-
-from bench.fusion import write  # noqa: E402
-from bench.memory import bert_layer, dense_block, inverted_residuals, residual_blocks  # noqa: E402
+from dnnc_testing.graph_generator import WEIGHTS_FILE, generate
+from dnnc_testing.graphs import (
+    bert_layer,
+    dense_block,
+    inverted_residuals,
+    residual_blocks,
+    write,
+)
 
 BASE = "dnn-fold-constants,dnn-fuse-post-ops"
 SHARED = f"{BASE},dnn-buffer-fusing,dnn-inplace"

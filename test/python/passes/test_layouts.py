@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import itertools
-import sys
 import warnings
 from pathlib import Path
 
@@ -29,9 +28,7 @@ from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.report import StepInfo
 from dnnc.target import computes_in, weights_layout
 from dnnc.target.kernel_table import Probe
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for bench/
-from bench.fusion import residual_blocks, write
+from dnnc_testing.graphs import residual_blocks, write
 
 pytest.importorskip("dnnc.dnnl.capi", reason="needs libdnnl")
 

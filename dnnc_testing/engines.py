@@ -1,0 +1,84 @@
+"""The engines the benchmarks compare, each as a runner: (ONNX path, model name, threads) -> a
+function of one input. Every engine computes in f32 (OpenVINO's precision hint is pinned: its
+default is bf16 on CPUs with avx512_bf16 or AMX). Imports are inside the runners so that a
+worker process loads only its own engine (peak RSS is per engine)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+INPUT_NAME = "input"
+"""dnnc_testing.model_zoo's input name (not imported from there in workers: it loads torch, which
+would count in every engine's peak RSS)."""
+ENGINES = ("dnnc", "onnxruntime", "openvino", "pytorch")
+
+Runner = Callable[[np.ndarray], object]
+
+
+def _dnnc(path: Path, name: str, threads: int) -> Runner:
+    import dnnc
+    from dnnc.frontend.onnx import import_onnx
+
+    executable = dnnc.compile(import_onnx(path))
+    return lambda x: executable.run([x])
+
+
+def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    return lambda x: session.run(None, {INPUT_NAME: x})
+
+
+def _openvino(path: Path, name: str, threads: int) -> Runner:
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(
+        str(path),
+        "CPU",
+        {
+            "INFERENCE_NUM_THREADS": threads,
+            "PERFORMANCE_HINT": "LATENCY",
+            "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
+        },
+    )
+    request = compiled.create_infer_request()
+    return lambda x: request.infer({INPUT_NAME: x})
+
+
+def _pytorch(path: Path, name: str, threads: int) -> Runner:
+    import torch
+
+    from dnnc_testing.model_zoo import torch_model
+
+    torch.set_num_threads(threads)
+    module = torch_model(name)
+
+    def run(x: np.ndarray) -> object:
+        with torch.inference_mode():
+            return module(torch.from_numpy(x))
+
+    return run
+
+
+RUNNERS: dict[str, Callable[[Path, str, int], Runner]] = {
+    "dnnc": _dnnc,
+    "onnxruntime": _onnxruntime,
+    "openvino": _openvino,
+    "pytorch": _pytorch,
+}
+
+
+def peak_rss_kib() -> int:
+    """This process's peak RSS (VmHWM). Not getrusage's ru_maxrss: Linux carries that over
+    exec from the forking parent, which built the models with torch loaded."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise OSError("no VmHWM in /proc/self/status (Linux only)")
