@@ -4,7 +4,8 @@ timed.
 1. Builds a small residual CNN classifier as ONNX (onnx.helper, seeded random weights: nothing is
    downloaded) into out/small_cnn.onnx.
 2. Imports it with dnnc (out/small_cnn.mlir + out/small_cnn.npz, the IR a user can read and
-   run with dnnc-opt / dnnc-run), compiles it with the default pipeline and runs it.
+   run with dnnc-opt / dnnc-run), compiles it with the default pipeline and runs it; draws the
+   optimized graph to out/small_cnn.svg.
 3. Checks the result against the numpy reference interpreter and against ONNX Runtime, and
    prints the median latency of both engines and dnnc's memory plan.
 Exit status 1 when a check fails.
@@ -12,6 +13,7 @@ Exit status 1 when a check fails.
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -26,6 +28,7 @@ import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.tools.import_onnx import run as import_onnx_file
+from dnnc.tools.opt import main as dnnc_opt
 
 OUT = Path("out")
 INPUT_SHAPE = (1, 3, 64, 64)
@@ -131,6 +134,10 @@ def main() -> int:
         f"compiled with dnn-optimize in {(compiled - imported) * 1e3:.0f} ms, "
         f"{len(executable.plan.step_infos)} steps"
     )
+
+    picture = OUT / "small_cnn.svg"
+    dnnc_opt([str(mlir_path), "-p", "dnn-optimize", "--view-graph", str(picture), "-o", os.devnull])
+    print(f"graph after dnn-optimize drawn to {picture} (what `dnnc-opt --view-graph` does)")
 
     image = np.random.default_rng(1).standard_normal(INPUT_SHAPE, dtype=np.float32)
     (result,) = executable.run([image])

@@ -83,7 +83,7 @@ class ByteState:
         return result
 
 
-def _describe(value: SSAValue) -> str:
+def _memory_name(value: SSAValue) -> str:
     return f"%{value.name_hint}" if value.name_hint else f"a value of type {value.type}"
 
 
@@ -180,7 +180,7 @@ def check_buffers(function: func.FuncOp) -> None:
                 if not storage.writable:
                     raise error_at(
                         op,
-                        f"{_kind(op)}writes into {_describe(value)}, which the caller or a "
+                        f"{_kind(op)}writes into {_memory_name(value)}, which the caller or a "
                         "constant owns",
                     )
                 walk.last_write[storage.root] = index
@@ -189,18 +189,18 @@ def check_buffers(function: func.FuncOp) -> None:
         if walk.written(arg) is None:
             raise error_at(
                 function,
-                f"result {arg.index - num_inputs} ({_describe(arg)}) is never written",
+                f"result {arg.index - num_inputs} ({_memory_name(arg)}) is never written",
             )
 
 
 def _check_read(op: Operation, value: SSAValue, walk: _Walk) -> None:
     storage = walk.storages[value]
     if all(expected is None for _, _, expected in walk.expected(storage.root)):
-        raise error_at(op, f"{_kind(op)}reads {_describe(value)} before anything wrote it")
+        raise error_at(op, f"{_kind(op)}reads {_memory_name(value)} before anything wrote it")
     for start, end, expected in walk.expected(storage.root):
         if expected is None:
             raise error_at(
-                op, f"{_kind(op)}reads {_describe(value)}, part of which was never written"
+                op, f"{_kind(op)}reads {_memory_name(value)}, part of which was never written"
             )
         covered = 0
         for lo, hi, content in walk.state.holders(Storage(storage.base, start, end, value, False)):
@@ -209,14 +209,14 @@ def _check_read(op: Operation, value: SSAValue, walk: _Walk) -> None:
                 writer = walk.ops[writer_index]
                 raise error_at(
                     op,
-                    f"{_kind(op)}reads {_describe(value)}, but bytes [{max(lo, start)}, "
+                    f"{_kind(op)}reads {_memory_name(value)}, but bytes [{max(lo, start)}, "
                     f"{min(hi, end)}) of its storage were overwritten by "
-                    f"{_describe(clobberer)} ({writer.name} at {location_of(writer)})",
+                    f"{_memory_name(clobberer)} ({writer.name} at {location_of(writer)})",
                 )
             covered += min(hi, end) - max(lo, start)
         if covered != end - start:
             raise error_at(
-                op, f"{_kind(op)}reads {_describe(value)}, part of which was never written"
+                op, f"{_kind(op)}reads {_memory_name(value)}, part of which was never written"
             )
 
 
@@ -228,7 +228,7 @@ def _argument_storage(arg: BlockArgument, num_inputs: int) -> Storage:
 
 def _memory_type(value: SSAValue) -> MemoryType:
     if not isinstance(value.type, MemoryType):
-        raise DnncError(f"{_describe(value)} is not an !onednn.memory")
+        raise DnncError(f"{_memory_name(value)} is not an !onednn.memory")
     return value.type
 
 

@@ -77,7 +77,7 @@ from dnnc.ir.weights import source_value
 from dnnc.passes.buffer_classes import describe
 from dnnc.passes.fuse_post_ops import Decisions
 from dnnc.reference import to_dtype
-from dnnc.reference.interpreter import kernel_call
+from dnnc.reference.interpreter import kernel_and_arguments
 
 Producer = Conv2DOp | InnerProductOp | MatmulOp
 _PRODUCERS = (Conv2DOp, InnerProductOp, MatmulOp)
@@ -322,7 +322,7 @@ class EvaluateConstantOp(RewritePattern):
         arrays = [self.sources.constant_of(v) for v in op.operands]
         if any(a is None for a in arrays):
             return  # something is only known at run time
-        kernel, operands, kwargs = kernel_call(op)
+        kernel, operands, kwargs = kernel_and_arguments(op)
         try:
             args = [None if v is None else self.sources.constant_of(v) for v in operands]
             result = kernel(*args, **kwargs)

@@ -2,7 +2,7 @@
 
 ``interpret`` evaluates every op in program order on logical arrays (layouts in the types
 are ignored: a layout belongs to a buffer, not to a value). How an op becomes a kernel call
-is decided in one place, ``kernel_call``, by the contract of docs/dialect.md: the kernel is
+is decided in one place, ``kernel_and_arguments``, by the contract of docs/dialect.md: the kernel is
 the ``dnnc.reference`` function named like the op, operands go positionally in
 definition order (an absent optional operand as None, variadic ones spread), and every
 property becomes the keyword argument of the same name (``property_values``). Only
@@ -71,7 +71,7 @@ def property_values(properties: Mapping[str, Attribute]) -> dict[str, object]:
     }
 
 
-def kernel_call(op: DnnOp) -> tuple[Kernel, list[SSAValue | None], dict[str, object]]:
+def kernel_and_arguments(op: DnnOp) -> tuple[Kernel, list[SSAValue | None], dict[str, object]]:
     """The kernel, the positional operands (None for an absent optional one) and the keyword
     arguments that evaluate ``op`` (module docstring)."""
     kernel = KERNELS.get(type(op))
@@ -125,7 +125,7 @@ def _evaluate(
         return (source_value(op, weights_dir),)
     if not isinstance(op, DnnOp):
         raise error_at(op, "is not a dnn op: the interpreter runs dnn functions only")
-    kernel, operands, kwargs = kernel_call(op)
+    kernel, operands, kwargs = kernel_and_arguments(op)
     args = [None if v is None else values[v] for v in operands]
     try:
         results = kernel(*args, **kwargs)

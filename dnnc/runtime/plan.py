@@ -377,7 +377,7 @@ def _spec(function: str, name: str, arg: BlockArgument) -> TensorSpec:
     return TensorSpec(name, memory.get_shape(), memory.data_type.numpy)
 
 
-def _describe(role: str, memory: MemoryType) -> str:
+def _operand_text(role: str, memory: MemoryType) -> str:
     dims = "x".join(map(str, memory.get_shape()))
     layout = "" if memory.layout.is_plain else f",{memory.layout.name}"
     return f"{role}={dims}x{memory.element_type}{layout}"
@@ -389,7 +389,7 @@ def _step_info(op: KernelCallOp, primitive: Primitive | None) -> StepInfo:
         library="reference" if isinstance(op, ReferenceOp) else "onednn",
         kind=op.kind.data,
         location=location_of(op),
-        operands=tuple(_describe(role, memory_type(v)) for role, v in roles),
+        operands=tuple(_operand_text(role, memory_type(v)) for role, v in roles),
         implementation="numpy" if primitive is None else primitive.desc.impl_info,
         bytes=sum(memory_type(v).nbytes for _, v in roles),
     )

@@ -47,7 +47,7 @@ class TargetInfo:
     implementations: dict[str, dict[str, str | None]]
     """Per primitive kind and data type: oneDNN's implementation here, None if it has none."""
 
-    def describe(self) -> str:
+    def summary(self) -> str:
         """A few lines for people, in the style of ORT's get_device / OpenVINO's device name."""
         cap = f" (capped by {MAX_ISA_VARIABLE}={self.max_isa})" if self.max_isa else ""
         lines = [

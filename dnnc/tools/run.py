@@ -368,7 +368,7 @@ def _print_version(as_json: bool) -> None:
         print()
     else:
         print(f"dnnc {package_version('dnnc')}")
-        print(info.describe())
+        print(info.summary())
 
 
 def run(argv: Sequence[str] | None = None) -> int:

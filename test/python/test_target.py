@@ -49,7 +49,7 @@ def test_target_info_is_oneDNNs_answer() -> None:
     assert info.isa in ISA_NAMES
     assert info.max_isa == (os.environ.get(MAX_ISA_VARIABLE) or None)
     assert dnnc.target_info() is info  # once per process
-    assert f"effective ISA: {info.isa}" in info.describe()
+    assert f"effective ISA: {info.isa}" in info.summary()
 
 
 def test_isa_includes_follows_the_isa_hierarchy() -> None:

@@ -21,7 +21,7 @@ from dnnc.frontend.onnx.importer import (
     Importer,
     Value,
     element_of,
-    tensor_type,
+    make_tensor_type,
 )
 from dnnc.ir.dnn import CastOp, shape_of
 from dnnc.ir.types import data_type_of, element_type_of
@@ -171,7 +171,7 @@ def _cast(imp: Importer, node: Node, data_type: DataType) -> Value:
     if element == element_of(src):
         return src
     return imp.emit(
-        CastOp.build(operands=[src], result_types=[tensor_type(element, shape_of(src))])
+        CastOp.build(operands=[src], result_types=[make_tensor_type(element, shape_of(src))])
     )
 
 

@@ -91,7 +91,7 @@ def ssa_name(onnx_name: str) -> str:
     return _NUMBER_SUFFIX.sub(r".\1", name)
 
 
-def tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
+def make_tensor_type(element: Attribute, shape: Sequence[int]) -> TensorType:
     """A plain tensor type (``shapes.DYNAMIC`` dimensions print as ``?``)."""
     return TensorType(element, [DYNAMIC_INDEX if d == shapes.DYNAMIC else d for d in shape])
 
@@ -202,7 +202,7 @@ class Importer:
                 f"a {array.dtype} tensor computed at run time is not supported: dnn "
                 f"tensors are {VALUE_TYPE_NAMES} (fold it or cast it to one of them)",
             )
-        type_ = tensor_type(element_type_of(data_type), array.shape)
+        type_ = make_tensor_type(element_type_of(data_type), array.shape)
         inline = (
             self.weights_file is None
             or array.size < INLINE_LIMIT
@@ -282,7 +282,7 @@ class Importer:
         return self.emit(
             BinaryOp.build(
                 operands=[lhs, rhs, []],
-                result_types=[tensor_type(element_of(lhs), shape)],
+                result_types=[make_tensor_type(element_of(lhs), shape)],
                 properties={"alg": BinaryAlgAttr(alg)},
             )
         )
@@ -292,7 +292,7 @@ class Importer:
         if tuple(shape) == shape_of(src):
             return src
         return self.emit(
-            ReshapeOp.build(operands=[src], result_types=[tensor_type(element_of(src), shape)])
+            ReshapeOp.build(operands=[src], result_types=[make_tensor_type(element_of(src), shape)])
         )
 
     def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
@@ -303,7 +303,7 @@ class Importer:
         return self.emit(
             TransposeOp.build(
                 operands=[src],
-                result_types=[tensor_type(element_of(src), shape)],
+                result_types=[make_tensor_type(element_of(src), shape)],
                 properties={"permutation": i64_array(*permutation)},
             )
         )
@@ -378,7 +378,7 @@ class Importer:
         dims = [
             d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC for d in tensor.shape.dim
         ]
-        return tensor_type(element_type_of(data_type), dims)
+        return make_tensor_type(element_type_of(data_type), dims)
 
     def _convert(self, node: Node, converters: dict[str, Converter]) -> None:
         if node.domain not in ("", "ai.onnx"):

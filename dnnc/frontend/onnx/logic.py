@@ -10,7 +10,7 @@ from xdsl.ir import SSAValue
 from dnnc.core import shapes
 from dnnc.core.kinds import CompareAlg, LogicalAlg
 from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.ir.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
 from dnnc.ir.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
 from dnnc.ir.dnn.base import i64_array
@@ -44,7 +44,9 @@ def _boolean(
     attr = CompareAlgAttr(alg) if isinstance(alg, CompareAlg) else LogicalAlgAttr(alg)
     return imp.emit(
         op_class.build(
-            operands=[lhs, rhs], result_types=[tensor_type(i1, shape)], properties={"alg": attr}
+            operands=[lhs, rhs],
+            result_types=[make_tensor_type(i1, shape)],
+            properties={"alg": attr},
         )
     )
 
@@ -87,7 +89,7 @@ def convert_is_inf(imp: Importer, node: Node) -> Value:
         return imp.emit(
             ExpandOp.build(
                 operands=[imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")],
-                result_types=[tensor_type(i1, shape_of(src))],
+                result_types=[make_tensor_type(i1, shape_of(src))],
                 properties={"shape": i64_array(*shape_of(src))},
             )
         )
@@ -115,7 +117,7 @@ def convert_where(imp: Importer, node: Node) -> Value:
     )
     return imp.emit(
         WhereOp.build(
-            operands=[lhs, rhs, condition], result_types=[tensor_type(element_of(lhs), shape)]
+            operands=[lhs, rhs, condition], result_types=[make_tensor_type(element_of(lhs), shape)]
         )
     )
 
@@ -131,7 +133,7 @@ def convert_expand(imp: Importer, node: Node) -> Value:
     return imp.emit(
         ExpandOp.build(
             operands=[src],
-            result_types=[tensor_type(element_of(src), shape)],
+            result_types=[make_tensor_type(element_of(src), shape)],
             properties={"shape": i64_array(*target)},
         )
     )

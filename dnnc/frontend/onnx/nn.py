@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.ir.dnn import (
     BatchNormOp,
     Conv2DOp,
@@ -102,7 +102,7 @@ def convert_conv(imp: Importer, node: Node) -> Value:
     return imp.emit(
         Conv2DOp.build(
             operands=[src, wei, [] if bias is None else [bias], []],
-            result_types=[tensor_type(element_of(src), shape)],
+            result_types=[make_tensor_type(element_of(src), shape)],
             properties={
                 **{name: i64_array(*values) for name, values in properties.items()},
                 "groups": IntegerAttr(groups, i64),
@@ -172,7 +172,7 @@ def convert_pool(imp: Importer, node: Node) -> Value:
     return imp.emit(
         PoolOp.build(
             operands=[src, []],
-            result_types=[tensor_type(element_of(src), shape)],
+            result_types=[make_tensor_type(element_of(src), shape)],
             properties={
                 "kind": PoolKindAttr(kind),
                 **{name: i64_array(*values) for name, values in properties.items()},
@@ -194,7 +194,7 @@ def reduce(
     return imp.emit(
         ReduceOp.build(
             operands=[src],
-            result_types=[tensor_type(element_of(src), shape)],
+            result_types=[make_tensor_type(element_of(src), shape)],
             properties={
                 "kind": ReduceKindAttr(kind),
                 "axes": i64_array(*axes),
@@ -220,7 +220,7 @@ def convert_batch_norm(imp: Importer, node: Node) -> Value:
     return imp.emit(
         BatchNormOp.build(
             operands=operands,
-            result_types=[tensor_type(element_of(operands[0]), shape)],
+            result_types=[make_tensor_type(element_of(operands[0]), shape)],
             properties={"epsilon": f32_attr(node.float_attr("epsilon", 1e-5))},
         )
     )
@@ -325,7 +325,7 @@ def matmul(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     shape = imp.infer(node, shapes.matmul, shape_of(lhs), shape_of(rhs))
     return imp.emit(
         MatmulOp.build(
-            operands=[lhs, rhs, [], []], result_types=[tensor_type(element_of(lhs), shape)]
+            operands=[lhs, rhs, [], []], result_types=[make_tensor_type(element_of(lhs), shape)]
         )
     )
 
@@ -403,7 +403,7 @@ def convert_gemm(imp: Importer, node: Node) -> Value:
         return imp.emit(
             InnerProductOp.build(
                 operands=[src, wei, [] if bias is None else [bias], []],
-                result_types=[tensor_type(element_of(src), shape)],
+                result_types=[make_tensor_type(element_of(src), shape)],
             )
         )
     lhs = imp.transpose(src, [1, 0] if node.attr("transA", 0) else [0, 1])

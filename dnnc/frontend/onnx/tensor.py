@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import IntegerAttr, i64
 from dnnc.core import shapes
 from dnnc.core.kinds import ReduceKind
 from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, tensor_type
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.nn import reduce
 from dnnc.ir.dnn import ConcatOp, GatherOp, SliceOp, shape_of
 from dnnc.ir.dnn.base import i64_array
@@ -121,7 +121,7 @@ def convert_gather(imp: Importer, node: Node) -> Value:
     return imp.emit(
         GatherOp.build(
             operands=[src, indices],
-            result_types=[tensor_type(element_of(src), shape)],
+            result_types=[make_tensor_type(element_of(src), shape)],
             properties={"axis": IntegerAttr(axis, i64)},
         )
     )
@@ -135,7 +135,7 @@ def convert_concat(imp: Importer, node: Node) -> Value:
     return imp.emit(
         ConcatOp.build(
             operands=[inputs],
-            result_types=[tensor_type(element_of(inputs[0]), shape)],
+            result_types=[make_tensor_type(element_of(inputs[0]), shape)],
             properties={"axis": IntegerAttr(axis, i64)},
         )
     )
@@ -178,7 +178,7 @@ def convert_slice(imp: Importer, node: Node) -> Value:
     return imp.emit(
         SliceOp.build(
             operands=[src],
-            result_types=[tensor_type(element_of(src), result)],
+            result_types=[make_tensor_type(element_of(src), result)],
             properties={name: i64_array(*values) for name, values in properties.items()},
         )
     )
