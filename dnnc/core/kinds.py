@@ -91,6 +91,7 @@ class EltwiseAlg(StrEnum):
     MISH = "mish"
     ROUND = "round"
     SOFTSIGN = "softsign"
+    ERF = "erf"
 
 
 class BinaryAlg(StrEnum):

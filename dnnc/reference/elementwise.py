@@ -89,6 +89,7 @@ ELTWISE: dict[EltwiseAlg, EltwiseFn] = {
     EltwiseAlg.MISH: lambda x, a, b: x * np.tanh(_softplus(x)),
     EltwiseAlg.ROUND: lambda x, a, b: np.rint(x),
     EltwiseAlg.SOFTSIGN: lambda x, a, b: x / (1.0 + np.abs(x)),
+    EltwiseAlg.ERF: lambda x, a, b: _erf(x),
 }
 """Forward formula of each eltwise algorithm, ``f(x, alpha, beta)`` on float64."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import onnx
 
 from dnnc.core.diagnostics import ModelError
-from dnnc.frontend.onnx import elementwise, logic, nn, tensor
+from dnnc.frontend.onnx import elementwise, logic, movement, nn, tensor
 from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter
 
@@ -49,12 +49,36 @@ CONVERTERS: dict[str, Converter] = {
     "Gather": tensor.convert_gather,
     "Slice": tensor.convert_slice,
     "Shape": tensor.convert_shape,
+    "Split": movement.convert_split,
+    "Tile": movement.convert_tile,
+    "Pad": movement.convert_pad,
+    "DepthToSpace": movement.convert_depth_to_space,
+    "SpaceToDepth": movement.convert_space_to_depth,
+    "ArgMax": movement.convert_arg_extreme,
+    "ArgMin": movement.convert_arg_extreme,
+    "TopK": movement.convert_top_k,
+    "InstanceNormalization": nn.convert_instance_norm,
+    "GroupNormalization": nn.convert_group_norm,
+    "PRelu": nn.convert_prelu,
 }
 """Every ONNX op type (default domain) the importer converts at run time; ``Constant`` and
 any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
     "Abs": 13,
+    "ArgMax": 13,
+    "ArgMin": 13,
+    "DepthToSpace": 28,
+    "Erf": 13,
+    "GroupNormalization": 21,
+    "InstanceNormalization": 22,
+    "Pad": 25,
+    "PRelu": 16,
+    "Reciprocal": 13,
+    "SpaceToDepth": 28,
+    "Split": 18,
+    "Tile": 13,
+    "TopK": 24,
     "Add": 14,
     "AveragePool": 22,
     "BatchNormalization": 15,

@@ -58,6 +58,8 @@ UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     "Softplus": _fixed(EltwiseAlg.SOFT_RELU, 1.0),
     "Mish": _fixed(EltwiseAlg.MISH),
     "Softsign": _fixed(EltwiseAlg.SOFTSIGN),
+    "Erf": _fixed(EltwiseAlg.ERF),
+    "Reciprocal": _fixed(EltwiseAlg.POW, 1.0, -1.0),
     "Gelu": _gelu,
 }
 """ONNX activation -> the dnn.eltwise it is (algorithm, alpha, beta)."""

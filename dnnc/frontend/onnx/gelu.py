@@ -6,12 +6,11 @@ Rule: t = Div(x, sqrt 2) | Mul(x, 1/sqrt 2);  e = Erf(t);  a = Add(e, 1)   (eith
 Pre:  every intermediate (t, e, a, the inner product) has this chain as its only consumer and
       is not a graph output; the constants match to 1e-4 relative; x is computed at run time.
 
-Why in the importer and not in the ``dnn-recover-gelu`` pass: dnn has no erf (oneDNN has only
-the fused ``gelu_erf``), so the decomposed erf form cannot be written in dnn at all. Adding an
-erf algorithm for the pass to match would give the dialect an op no backend runs, only to be
-rewritten away. The tanh form needs nothing new (tanh, pow, binary ops exist), so it is
-imported op by op and ``dnn-recover-gelu`` recovers it in dnn. An Erf that is not part of
-this pattern is an import error (``ERF_HINT``).
+Why in the importer and not in the ``dnn-recover-gelu`` pass: oneDNN has no erf, only the fused
+``gelu_erf``: dnn's ``erf`` runs its numpy reference kernel, far slower, so the decomposed form
+is fused before it exists. The tanh form needs nothing oneDNN lacks (tanh, pow, binary ops),
+so it is imported op by op and ``dnn-recover-gelu`` recovers it in dnn. An Erf outside this
+pattern is imported as ``dnn.eltwise erf``.
 """
 
 from __future__ import annotations
@@ -22,11 +21,6 @@ import numpy as np
 from onnx import helper
 
 from dnnc.frontend.onnx.graph import Graph, Node
-
-ERF_HINT = (
-    "Erf is supported only inside a decomposed GELU, x * 0.5 * (1 + erf(x / sqrt(2))), "
-    "which the importer turns into one gelu_erf; this Erf is not part of one"
-)
 
 
 def _is_scalar(graph: Graph, name: str, expected: float) -> bool:

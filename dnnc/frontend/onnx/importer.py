@@ -29,22 +29,25 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    IntegerAttr,
     ModuleOp,
     StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
-from dnnc.frontend.onnx.gelu import ERF_HINT
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
 from dnnc.ir.dnn import (
     BinaryOp,
+    ConcatOp,
     ConstantOp,
     EltwiseOp,
     ReshapeOp,
+    SliceOp,
     TransposeOp,
     WeightOp,
     shape_of,
@@ -295,6 +298,39 @@ class Importer:
             ReshapeOp.build(operands=[src], result_types=[make_tensor_type(element_of(src), shape)])
         )
 
+    def slice(
+        self,
+        node: Node,
+        src: SSAValue,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        steps: Sequence[int] | None = None,
+    ) -> SSAValue:
+        """``dnn.slice`` with one start, end (and step) per dimension (bounds in range)."""
+        steps = [1] * len(starts) if steps is None else steps
+        properties = {"starts": list(starts), "ends": list(ends), "steps": list(steps)}
+        shape = self.infer(node, shapes.slice, shape_of(src), **properties)
+        return self.emit(
+            SliceOp.build(
+                operands=[src],
+                result_types=[make_tensor_type(element_of(src), shape)],
+                properties={name: i64_array(*values) for name, values in properties.items()},
+            )
+        )
+
+    def concat(self, node: Node, inputs: Sequence[SSAValue], axis: int) -> SSAValue:
+        """``dnn.concat`` along ``axis`` (one input: itself)."""
+        if len(inputs) == 1:
+            return inputs[0]
+        shape = self.infer(node, shapes.concat, [shape_of(v) for v in inputs], axis=axis)
+        return self.emit(
+            ConcatOp.build(
+                operands=[list(inputs)],
+                result_types=[make_tensor_type(element_of(inputs[0]), shape)],
+                properties={"axis": IntegerAttr(axis, i64)},
+            )
+        )
+
     def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
         """``dnn.transpose`` (no op for the identity permutation)."""
         if list(permutation) == list(range(len(permutation))):
@@ -388,8 +424,6 @@ class Importer:
             self.values.update(zip(node.outputs, folded))
             return
         converter = converters.get(node.op_type)
-        if node.op_type == "Erf":
-            raise self.error(node, ERF_HINT)
         if converter is None:
             raise self.unsupported(node, converters)
         value = converter(self, node)

@@ -417,3 +417,71 @@ def convert_gemm(imp: Importer, node: Node) -> Value:
     if beta != 1.0:
         bias = imp.eltwise(bias, EltwiseAlg.LINEAR, beta, 0.0)
     return imp.binary(node, BinaryAlg.ADD, result, bias)
+
+
+def _normalized_last(imp: Importer, node: Node, src: SSAValue, epsilon: float) -> SSAValue:
+    """dnn.layer_norm over the last axis, without scale or shift."""
+    imp.infer(node, shapes.layer_norm, shape_of(src))
+    return imp.emit(
+        LayerNormOp.build(
+            operands=[src, [], []],
+            result_types=[src.type],
+            properties={"epsilon": f32_attr(epsilon)},
+        )
+    )
+
+
+def _per_channel(imp: Importer, node: Node, index: int, rank: int) -> SSAValue:
+    """Input ``index`` ([C]) as [1, C, 1, ...] for a channel-wise binary with rank ``rank``."""
+    channels = imp.tensor(node, index)
+    return imp.reshape(channels, (1, shape_of(channels)[0], *([1] * (rank - 2))))
+
+
+def convert_instance_norm(imp: Importer, node: Node) -> Value:
+    """InstanceNormalization -> the spatial axes flattened, dnn.layer_norm over them, then the
+    per-channel scale and bias as binary ops."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    if len(shape) < 3:
+        raise imp.error(node, f"needs [N, C, spatial...], got {shapes.format_shape(shape)}")
+    flat = _flatten_to(imp, node, shape, 2)
+    normalized = imp.reshape(
+        _normalized_last(imp, node, imp.reshape(src, flat), node.float_attr("epsilon", 1e-5)),
+        shape,
+    )
+    scaled = imp.binary(node, BinaryAlg.MUL, normalized, _per_channel(imp, node, 1, len(shape)))
+    return imp.binary(node, BinaryAlg.ADD, scaled, _per_channel(imp, node, 2, len(shape)))
+
+
+def convert_group_norm(imp: Importer, node: Node) -> Value:
+    """GroupNormalization -> [N, G, C/G * spatial], dnn.layer_norm over the last axis, then the
+    affine: per channel (scale and bias of [C], opset 21) or per group (of [G], opset 18)."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    groups = node.int_attr("num_groups")
+    if len(shape) < 3 or shapes.DYNAMIC in shape[1:] or groups < 1 or shape[1] % groups:
+        raise imp.error(
+            node,
+            f"{groups} groups of {shapes.format_shape(shape)}: needs [N, C, spatial...] "
+            "with static C and spatial sizes and C a multiple of num_groups",
+        )
+    grouped = (shape[0], groups, math.prod(shape[1:]) // groups)
+    epsilon = node.float_attr("epsilon", 1e-5)
+    normalized = _normalized_last(imp, node, imp.reshape(src, grouped), epsilon)
+    if shape_of(imp.tensor(node, 1))[0] == shape[1]:  # per channel
+        result = imp.reshape(normalized, shape)
+        rank = len(shape)
+    else:  # per group, in the grouped view
+        result, rank = normalized, 3
+    scaled = imp.binary(node, BinaryAlg.MUL, result, _per_channel(imp, node, 1, rank))
+    shifted = imp.binary(node, BinaryAlg.ADD, scaled, _per_channel(imp, node, 2, rank))
+    return imp.reshape(shifted, shape)
+
+
+def convert_prelu(imp: Importer, node: Node) -> Value:
+    """PRelu(x, slope) = relu(x) + slope * min(x, 0) (the slope broadcasts to x)."""
+    src = imp.tensor(node, 0)
+    slope = imp.tensor(node, 1, len(shape_of(src)))
+    negative = imp.eltwise(src, EltwiseAlg.CLIP, -math.inf, 0.0)
+    scaled = imp.binary(node, BinaryAlg.MUL, negative, slope)
+    return imp.binary(node, BinaryAlg.ADD, imp.eltwise(src, EltwiseAlg.RELU), scaled)

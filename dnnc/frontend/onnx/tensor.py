@@ -19,8 +19,7 @@ from dnnc.core.kinds import ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.ir.dnn import ConcatOp, GatherOp, SliceOp, shape_of
-from dnnc.ir.dnn.base import i64_array
+from dnnc.ir.dnn import GatherOp, shape_of
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,
@@ -130,15 +129,8 @@ def convert_gather(imp: Importer, node: Node) -> Value:
 def convert_concat(imp: Importer, node: Node) -> Value:
     """Concat -> dnn.concat."""
     inputs = [imp.tensor(node, index) for index in range(len(node.inputs))]
-    axis = node.int_attr("axis")
-    shape = imp.infer(node, shapes.concat, [shape_of(v) for v in inputs], axis=axis)
-    return imp.emit(
-        ConcatOp.build(
-            operands=[inputs],
-            result_types=[make_tensor_type(element_of(inputs[0]), shape)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
-    )
+    axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis"), len(shape_of(inputs[0])))
+    return imp.concat(node, inputs, axis)
 
 
 def _clamp(index: int, size: int) -> int:
@@ -173,15 +165,7 @@ def convert_slice(imp: Importer, node: Node) -> Value:
         begin[axis] = _clamp(int(start), shape[axis])
         end[axis] = max(begin[axis], _clamp(int(stop), shape[axis]))
         step[axis] = int(stride)
-    properties = {"starts": begin, "ends": end, "steps": step}
-    result = imp.infer(node, shapes.slice, shape, **properties)
-    return imp.emit(
-        SliceOp.build(
-            operands=[src],
-            result_types=[make_tensor_type(element_of(src), result)],
-            properties={name: i64_array(*values) for name, values in properties.items()},
-        )
-    )
+    return imp.slice(node, src, begin, end, step)
 
 
 def convert_reduce(imp: Importer, node: Node) -> Value:

@@ -40,6 +40,7 @@ ELTWISE_CASES: dict[EltwiseAlg, tuple[float, float, tuple[float, float], TorchFn
     EltwiseAlg.MISH: (0.0, 0.0, (-30, 30), F.mish),
     EltwiseAlg.ROUND: (0.0, 0.0, (-4, 4), torch.round),  # torch rounds half to even too
     EltwiseAlg.SOFTSIGN: (0.0, 0.0, (-30, 30), F.softsign),
+    EltwiseAlg.ERF: (0.0, 0.0, (-4, 4), torch.erf),
 }
 
 BINARY_CASES: dict[BinaryAlg, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
