@@ -103,6 +103,7 @@ class BinaryAlg(StrEnum):
     DIV = "div"
     MAX = "max"
     MIN = "min"
+    POW = "pow"
 
 
 class CompareAlg(StrEnum):

@@ -173,6 +173,11 @@ _FIXED_ELTWISE: dict[EltwiseAlg, tuple[Alg, float, float]] = {
 }
 
 
+def has_binary_algorithm(alg: BinaryAlg) -> bool:
+    """Whether oneDNN's binary primitive computes `alg` (pow: the reference kernel)."""
+    return alg in BINARY_ALGS
+
+
 def has_eltwise_algorithm(alg: EltwiseAlg) -> bool:
     """Whether oneDNN computes `alg` (the others run their numpy reference kernel)."""
     return alg in _FIXED_ELTWISE or alg in _ELTWISE_ALGS

@@ -126,8 +126,8 @@ class _FusionPattern(RewritePattern):
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
             if not onednn_computes(post_op):
-                name = getattr(post_op, "alg", post_op)
-                return f"oneDNN has no eltwise {name} (it runs its reference kernel)"
+                name = f"{PostOpKind.of(post_op)} {getattr(post_op, 'alg', '')}"
+                return f"oneDNN has no {name} (it runs its reference kernel)"
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
             return f"{describe(value)} is also read by {other.name} at {location_of(other)}"

@@ -100,6 +100,7 @@ BINARY: dict[BinaryAlg, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     BinaryAlg.DIV: np.divide,
     BinaryAlg.MAX: np.maximum,
     BinaryAlg.MIN: np.minimum,
+    BinaryAlg.POW: np.power,
 }
 """Each binary algorithm as a numpy ufunc (numpy broadcasting)."""
 

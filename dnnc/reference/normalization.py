@@ -7,6 +7,7 @@ variance, as oneDNN does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -131,7 +132,22 @@ def reduce(
     axes: Sequence[int],
     keep_dims: bool = True,
 ) -> np.ndarray:
-    """``dnn.reduce`` over ``axes``: reduced dims become 1, or are dropped without keep_dims."""
+    """``dnn.reduce`` over ``axes``: reduced dims become 1, or are dropped without keep_dims.
+    Over no element (a zero-sized axis) a sum is 0, a product 1 and a max (min) the lowest
+    (highest) value of the type: -inf (+inf) for floats, as ONNX specifies."""
     normalized = tuple(sorted({_normalized_axis(a, src.ndim) for a in axes}))
-    d = REDUCTIONS[ReduceKind(kind)](as_f64(src), axis=normalized, keepdims=keep_dims)
-    return to_dtype(np.asarray(d), src.dtype)
+    reduction = REDUCTIONS[ReduceKind(kind)]
+    options: dict[str, object] = {"axis": normalized, "keepdims": keep_dims}
+    if ReduceKind(kind) in (ReduceKind.MAX, ReduceKind.MIN):
+        options["initial"] = _extreme(src.dtype, lowest=ReduceKind(kind) is ReduceKind.MAX)
+    return to_dtype(np.asarray(reduction(as_f64(src), **options)), src.dtype)
+
+
+def _extreme(dtype: np.dtype, *, lowest: bool) -> float:
+    """The lowest (or highest) value of an element type, as a float64."""
+    if dtype.kind == "b":
+        return 0.0 if lowest else 1.0
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return float(info.min if lowest else info.max)
+    return -math.inf if lowest else math.inf

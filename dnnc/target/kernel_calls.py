@@ -28,7 +28,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import VarOperandDef
 
 from dnnc.core.kinds import DataType
-from dnnc.dnnl.objects import has_eltwise_algorithm
+from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.decisions import inplace_requests
 from dnnc.ir.dnn import (
     BatchNormOp,
@@ -176,13 +176,14 @@ def reference_call(op: DnnOp) -> KernelCall:
     return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
 
 
-_REFERENCE_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp)
+_REFERENCE_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp, ReduceOp)
 
 
 def _empty_reduction(op: DnnOp) -> bool:
-    """A convolution, matmul or inner product that sums over nothing (a zero-sized operand
-    dimension) into a non-empty result: oneDNN 3.2 then writes no output at all, where the
-    result is its bias and post-ops applied to zeros (ONNX: MatMul with K = 0 gives zeros)."""
+    """A convolution, matmul, inner product or reduction over nothing (a zero-sized operand
+    dimension) into a non-empty result: oneDNN 3.2 then writes no output at all (or, reducing,
+    -FLT_MAX for a max), where the result is the reduction's identity: zeros, then bias and
+    post-ops (ONNX: MatMul with K = 0 gives zeros; ReduceMax of nothing is -inf)."""
     if not isinstance(op, _REFERENCE_ANCHORS) or 0 in shape_of(op.results[0]):
         return False
     return any(0 in shape_of(v) for v in op.operands[:2])
@@ -212,7 +213,7 @@ def kernel_call(op: DnnOp) -> KernelCall:
 
     oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
     an integer type runs the reference kernel too (_to_integer), and so does an eltwise
-    algorithm oneDNN lacks (softsign). Its
+    or binary algorithm oneDNN lacks (softsign, pow). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
@@ -224,6 +225,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     if isinstance(op, CastOp) and _to_integer(op):
         return reference_call(op)
     if isinstance(op, EltwiseOp) and not has_eltwise_algorithm(op.alg.data):
+        return reference_call(op)
+    if isinstance(op, BinaryOp) and not has_binary_algorithm(op.alg.data):
         return reference_call(op)
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):

@@ -32,7 +32,7 @@ from enum import StrEnum
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp
-from dnnc.dnnl.objects import has_eltwise_algorithm
+from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.dnn import BinaryOp, Conv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
 
 ONEDNN_MAX_POST_OPS = 32
@@ -126,8 +126,12 @@ def broadcast_kind(arg: shapes.Shape, dst: shapes.Shape, oc_axis: int) -> Broadc
 
 
 def onednn_computes(post_op: PostOp) -> bool:
-    """Whether oneDNN has the post-op's algorithm (every binary and sum; not every eltwise)."""
-    return not isinstance(post_op, EltwisePostOp) or has_eltwise_algorithm(post_op.alg)
+    """Whether oneDNN has the post-op's algorithm (every sum; not every eltwise or binary)."""
+    if isinstance(post_op, EltwisePostOp):
+        return has_eltwise_algorithm(post_op.alg)
+    if isinstance(post_op, BinaryPostOp):
+        return has_binary_algorithm(post_op.alg)
+    return True
 
 
 def _as_clip(post_op: EltwisePostOp) -> tuple[float, float] | None:

@@ -66,6 +66,7 @@ any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
     "Abs": 13,
+    "ReduceSumSquare": 18,
     "ArgMax": 13,
     "ArgMin": 13,
     "DepthToSpace": 28,

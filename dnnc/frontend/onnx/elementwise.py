@@ -123,12 +123,22 @@ def convert_clip(imp: Importer, node: Node) -> Value:
 
 def convert_pow(imp: Importer, node: Node) -> Value:
     """Pow with a constant scalar exponent: 2 -> square, 0.5 -> sqrt, 1 -> the base,
-    otherwise eltwise pow (alpha 1, beta = exponent)."""
-    exponent = imp.require_const(node, 1, "exponent")
-    if exponent.size != 1:
-        raise imp.error(node, f"the exponent must be a scalar, got shape {list(exponent.shape)}")
-    value = float(exponent.reshape(()))
+    otherwise eltwise pow (alpha 1, beta = exponent). Any other exponent (a tensor, or only
+    known at run time) -> binary pow (the reference kernel), the exponent cast to the base's
+    element type as ONNX's result has it."""
+    exponent = imp.const(node, 1)
     base = imp.tensor(node, 0)
+    if exponent is None or exponent.size != 1:
+        power = imp.tensor(node, 1, len(shape_of(base)))
+        if element_of(power) != element_of(base):
+            power = imp.emit(
+                CastOp.build(
+                    operands=[power],
+                    result_types=[make_tensor_type(element_of(base), shape_of(power))],
+                )
+            )
+        return imp.binary(node, BinaryAlg.POW, base, power)
+    value = float(exponent.reshape(()))
     if value == 1.0:
         return base
     if value == 2.0:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
@@ -38,12 +39,15 @@ from dnnc.ir.dnn.base import f32_attr, i64_array
 Pads = tuple[list[int], list[int]]
 
 
-def _spatial(imp: Importer, node: Node, src: SSAValue) -> shapes.Shape:
-    """The H, W of a 4-D NCHW input (dnn windows are 2-D)."""
+def _spatial(imp: Importer, node: Node, src: SSAValue, ranks: Sequence[int]) -> shapes.Shape:
+    """The spatial dimensions of an [N, C, spatial...] input with one of ``ranks`` of them."""
     shape = shape_of(src)
-    if len(shape) != 4:
+    if len(shape) - 2 not in ranks:
+        windows = " or ".join(f"{r}-D" for r in ranks)
         raise imp.error(
-            node, f"only 2-D windows are supported (a 4-D NCHW input), got rank {len(shape)}"
+            node,
+            f"{windows} windows are supported (an input of rank "
+            f"{' or '.join(str(r + 2) for r in ranks)}), got rank {len(shape)}",
         )
     return shape[2:]
 
@@ -58,11 +62,12 @@ def window_pads(
 ) -> Pads:
     """(pads_begin, pads_end) from ``pads`` or ``auto_pad`` (SAME_* needs static H, W)."""
     auto_pad = node.attr("auto_pad", "NOTSET")
+    rank = len(spatial)
     if auto_pad == "VALID":
-        return [0, 0], [0, 0]
+        return [0] * rank, [0] * rank
     if auto_pad == "NOTSET":
-        pads = node.ints_attr("pads", [0, 0, 0, 0])
-        return pads[:2], pads[2:]
+        pads = node.ints_attr("pads", [0] * 2 * rank)
+        return pads[:rank], pads[rank:]
     if shapes.DYNAMIC in spatial:
         raise imp.error(node, f"auto_pad {auto_pad} needs static spatial dimensions")
     begin, end = [], []
@@ -78,12 +83,16 @@ def convert_conv(imp: Importer, node: Node) -> Value:
     """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads) -> dnn.conv2d."""
     src, wei = imp.tensor(node, 0), imp.tensor(node, 1)
     bias = imp.optional_tensor(node, 2)
-    spatial = _spatial(imp, node, src)
+    spatial = _spatial(imp, node, src, (1, 2))
+    rank = len(spatial)
     kernel = shape_of(wei)[2:]
-    strides = node.ints_attr("strides", [1, 1])
-    dilations = node.ints_attr("dilations", [1, 1])
+    strides = node.ints_attr("strides", [1] * rank)
+    dilations = node.ints_attr("dilations", [1] * rank)
     groups = node.int_attr("group", 1)
     begin, end = window_pads(imp, node, spatial, kernel, strides, dilations)
+    if rank == 1:  # a 1-D convolution is a 2-D one over [N, C, 1, L]
+        src, wei = _as_2d(imp, src), _as_2d(imp, wei)
+        strides, dilations, begin, end = [1, *strides], [1, *dilations], [0, *begin], [0, *end]
     properties = {
         "strides": strides,
         "pads_begin": begin,
@@ -99,7 +108,7 @@ def convert_conv(imp: Importer, node: Node) -> Value:
         groups=groups,
         **properties,
     )
-    return imp.emit(
+    result = imp.emit(
         Conv2DOp.build(
             operands=[src, wei, [] if bias is None else [bias], []],
             result_types=[make_tensor_type(element_of(src), shape)],
@@ -109,6 +118,13 @@ def convert_conv(imp: Importer, node: Node) -> Value:
             },
         )
     )
+    return imp.reshape(result, (*shape[:2], shape[3])) if rank == 1 else result
+
+
+def _as_2d(imp: Importer, value: SSAValue) -> SSAValue:
+    """[A, B, L] as [A, B, 1, L]."""
+    a, b, length = shape_of(value)
+    return imp.reshape(value, (a, b, 1, length))
 
 
 def _ceil_pads_end(
@@ -136,12 +152,16 @@ def _ceil_pads_end(
 
 
 def convert_pool(imp: Importer, node: Node) -> Value:
-    """MaxPool / AveragePool -> dnn.pool (count_include_pad picks the average kind)."""
+    """MaxPool / AveragePool -> dnn.pool (count_include_pad picks the average kind). A 1-D
+    window pools [N, C, 1, L]; a 3-D one is two 2-D pools, over (H, W) then over D: a box window
+    is separable, for max and for both averages (every (H, W) window of one position holds as
+    many elements, padding counted or not, at each depth)."""
     src = imp.tensor(node, 0)
-    spatial = _spatial(imp, node, src)
+    spatial = _spatial(imp, node, src, (1, 2, 3))
+    rank = len(spatial)
     kernel = node.ints_attr("kernel_shape")
-    strides = node.ints_attr("strides", [1, 1])
-    dilations = node.ints_attr("dilations", [1, 1])
+    strides = node.ints_attr("strides", [1] * rank)
+    dilations = node.ints_attr("dilations", [1] * rank)
     if node.attr("storage_order", 0) != 0:
         raise imp.error(node, "storage_order 1 (column-major indices) is not supported")
     pads = window_pads(imp, node, spatial, kernel, strides, dilations)
@@ -161,12 +181,45 @@ def convert_pool(imp: Importer, node: Node) -> Value:
                 "ONNX leaves out of the divisor: not supported",
             )
         end = ceil_end
+    windows = [_Window(*w) for w in zip(kernel, strides, begin, end, dilations, strict=True)]
+    if rank == 2:
+        return _pool2d(imp, node, src, kind, windows[0], windows[1])
+    shape = shape_of(src)
+    if rank == 1:
+        pooled = _pool2d(imp, node, _as_2d(imp, src), kind, _Window(), windows[0])
+        return imp.reshape(pooled, (*shape[:2], shape_of(pooled)[3]))
+    if shapes.DYNAMIC in shape[1:]:
+        raise imp.error(
+            node, f"3-D pooling needs static C, D, H, W, got {shapes.format_shape(shape)}"
+        )
+    n, c, d, h, w = shape
+    planes = _pool2d(imp, node, imp.reshape(src, (n, c * d, h, w)), kind, windows[1], windows[2])
+    oh, ow = shape_of(planes)[2:]
+    columns = imp.reshape(planes, (n, c, d, oh * ow))
+    pooled = _pool2d(imp, node, columns, kind, windows[0], _Window())
+    return imp.reshape(pooled, (n, c, shape_of(pooled)[2], oh, ow))
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One spatial axis of a pooling window (the default: the identity)."""
+
+    kernel: int = 1
+    stride: int = 1
+    begin: int = 0
+    end: int = 0
+    dilation: int = 1
+
+
+def _pool2d(
+    imp: Importer, node: Node, src: SSAValue, kind: PoolKind, height: _Window, width: _Window
+) -> SSAValue:
     properties = {
-        "kernel": kernel,
-        "strides": strides,
-        "pads_begin": begin,
-        "pads_end": end,
-        "dilations": dilations,
+        "kernel": [height.kernel, width.kernel],
+        "strides": [height.stride, width.stride],
+        "pads_begin": [height.begin, width.begin],
+        "pads_end": [height.end, width.end],
+        "dilations": [height.dilation, width.dilation],
     }
     shape = imp.infer(node, shapes.pool, shape_of(src), **properties)
     return imp.emit(

@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
 
 from dnnc.core import shapes
-from dnnc.core.kinds import ReduceKind
+from dnnc.core.kinds import EltwiseAlg, ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.nn import reduce
@@ -26,10 +26,12 @@ REDUCE: dict[str, ReduceKind] = {
     "ReduceSum": ReduceKind.SUM,
     "ReduceMax": ReduceKind.MAX,
     "ReduceMin": ReduceKind.MIN,
+    "ReduceSumSquare": ReduceKind.SUM,
 }
-"""ONNX reduction -> dnn.reduce kind."""
+"""ONNX reduction -> dnn.reduce kind (ReduceSumSquare squares its input first)."""
 
 _AXES_AS_INPUT_SINCE = {"Squeeze": 13, "Unsqueeze": 13, "ReduceSum": 13}
+"""The opset from which ``axes`` is an input, per op (18 for the other reductions)."""
 """Opset from which ``axes`` is an input rather than an attribute (18 for the other Reduce*)."""
 
 
@@ -172,6 +174,8 @@ def convert_reduce(imp: Importer, node: Node) -> Value:
     """ReduceMean/Sum/Max/Min -> dnn.reduce (no axes: all of them, or nothing when
     noop_with_empty_axes)."""
     src = imp.tensor(node, 0)
+    if node.op_type == "ReduceSumSquare":
+        src = imp.eltwise(src, EltwiseAlg.SQUARE)
     axes = _axes(imp, node, 1)
     if not axes:
         if node.attr("noop_with_empty_axes", 0):

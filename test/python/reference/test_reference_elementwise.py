@@ -50,6 +50,7 @@ BINARY_CASES: dict[BinaryAlg, Callable[[torch.Tensor, torch.Tensor], torch.Tenso
     BinaryAlg.DIV: torch.div,
     BinaryAlg.MAX: torch.maximum,
     BinaryAlg.MIN: torch.minimum,
+    BinaryAlg.POW: torch.pow,
 }
 
 

@@ -434,7 +434,7 @@ def test_softmax(dt: DataType, alg: str, axis: int, layout: str | None) -> None:
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
-@pytest.mark.parametrize("alg", list(BinaryAlg))
+@pytest.mark.parametrize("alg", sorted(set(BinaryAlg) - {BinaryAlg.POW}))  # pow: reference only
 @pytest.mark.parametrize(
     "lhs, rhs, layouts",
     [
