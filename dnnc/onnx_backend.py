@@ -1,11 +1,12 @@
 """dnnc as an ONNX backend (``onnx.backend.base.Backend``): import, ``dnnc.compile``, run.
 
 ``DnncBackend.prepare(model)`` returns a ``DnncBackendRep``; its ``run(inputs)`` compiles on
-first use. Graph inputs of type int64 (shapes, axes, indices: dnn has no run-time int64
-tensors) and rank-0 inputs (Clip bounds, Pow exponents: attributes in disguise) are taken as
-constants: the model is specialized on their values when it is run, once per distinct value
-set, as the importer would fold an initializer. Every other input is a run-time tensor. Only
-the CPU device exists.
+first use. Graph inputs of type int64 (shapes, axes, starts, repeats), rank-0 inputs (Clip
+bounds, Pow exponents: attributes in disguise) and those Resize (or Upsample) reads as its
+roi, scales or sizes are taken as constants: the model is specialized on their values when it is run, once
+per distinct value set, as the importer would fold an initializer (exported models hold them
+as initializers; the node tests pass them as inputs). Every other input is a run-time tensor.
+Only the CPU device exists.
 """
 
 from __future__ import annotations
@@ -31,12 +32,20 @@ class DnncBackendRep(BackendRep):
         initializers = {t.name for t in model.graph.initializer}
         self.inputs = [i for i in model.graph.input if i.name not in initializers]
         self._compiled: dict[bytes, AnyExecutable] = {}
+        self._resize_parameters = {
+            name
+            for node in model.graph.node
+            if node.op_type in ("Resize", "Upsample")
+            for name in node.input[1:]
+        }
 
     def _is_constant(self, value_info: onnx.ValueInfoProto) -> bool:
-        """int64 and rank-0 inputs are specialized on (module docstring)."""
+        """int64, rank-0 and Resize-parameter inputs are specialized on (module docstring)."""
         tensor = value_info.type.tensor_type
-        return tensor.elem_type == TensorProto.INT64 or (
-            tensor.HasField("shape") and len(tensor.shape.dim) == 0
+        return (
+            tensor.elem_type == TensorProto.INT64
+            or (tensor.HasField("shape") and len(tensor.shape.dim) == 0)
+            or value_info.name in self._resize_parameters
         )
 
     def _executable(self, arrays: Sequence[np.ndarray]) -> AnyExecutable:

@@ -47,6 +47,7 @@ from dnnc.reference.normalization import (
     reduce,
     softmax,
 )
+from dnnc.reference.resample import resize
 
 __all__ = [
     "BINARY",
@@ -72,6 +73,7 @@ __all__ = [
     "reduce",
     "reorder",
     "reshape",
+    "resize",
     "round_to_bf16",
     "slice",
     "softmax",

@@ -60,12 +60,14 @@ CONVERTERS: dict[str, Converter] = {
     "InstanceNormalization": nn.convert_instance_norm,
     "GroupNormalization": nn.convert_group_norm,
     "PRelu": nn.convert_prelu,
+    "Resize": movement.convert_resize,
 }
 """Every ONNX op type (default domain) the importer converts at run time; ``Constant`` and
 any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
     "Abs": 13,
+    "Resize": 19,
     "ReduceSumSquare": 18,
     "ArgMax": 13,
     "ArgMin": 13,

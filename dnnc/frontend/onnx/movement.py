@@ -9,14 +9,16 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, f64, i64
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
-from dnnc.ir.dnn import GatherOp, TopKOp, shape_of
+from dnnc.ir.dnn import GatherOp, ResizeOp, TopKOp, shape_of
+from dnnc.ir.dnn.base import f32_attr, i64_array
+from dnnc.ir.dnn.data import COORDINATE_MODES, NEAREST_MODES, RESIZE_MODES
 from dnnc.ir.types import data_type_of
 
 
@@ -265,3 +267,68 @@ def convert_arg_extreme(imp: Importer, node: Node) -> Value:
     if node.int_attr("keepdims", 1):
         return indices
     return imp.reshape(indices, [d for i, d in enumerate(shape_of(indices)) if i != axis])
+
+
+def convert_resize(imp: Importer, node: Node) -> Value:
+    """Resize (Upsample upgraded to it) with constant scales or sizes -> dnn.resize (nearest or
+    linear; ``axes`` from opset 18). Sizes given: each scale is output / input."""
+    src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    rank = len(shape)
+    mode = node.str_attr("mode", "nearest")
+    coordinate_mode = node.str_attr("coordinate_transformation_mode", "half_pixel")
+    nearest_mode = node.str_attr("nearest_mode", "round_prefer_floor")
+    for what, value, valid in (
+        ("mode", mode, RESIZE_MODES),
+        ("coordinate_transformation_mode", coordinate_mode, COORDINATE_MODES),
+        ("nearest_mode", nearest_mode, NEAREST_MODES),
+    ):
+        if value not in valid:
+            raise imp.error(node, f"{what} '{value}' is not supported; valid: {', '.join(valid)}")
+    if node.int_attr("antialias", 0):
+        raise imp.error(node, "antialias 1 is not supported")
+    axes = [shapes.normalize_axis(a, rank) for a in node.ints_attr("axes", list(range(rank)))]
+    scales = [1.0] * rank
+    sizes = list(shape)
+    given_sizes = imp.const(node, 3) if imp.has_input(node, 3) else None
+    given_scales = imp.const(node, 2) if imp.has_input(node, 2) else None
+    if given_sizes is not None and given_sizes.size:
+        policy = node.str_attr("keep_aspect_ratio_policy", "stretch")
+        inputs = [_static(imp, node, shape, axis) for axis in axes]
+        wanted = [int(s) for s in given_sizes.reshape(-1)]
+        if policy in ("not_larger", "not_smaller"):  # one scale, the sizes rounded half up
+            pick = min if policy == "not_larger" else max
+            scale = pick(w / i for w, i in zip(wanted, inputs, strict=True))
+            wanted = [int(i * scale + 0.5) for i in inputs]
+            ratios = [scale] * len(axes)
+        elif policy == "stretch":
+            ratios = [w / i for w, i in zip(wanted, inputs, strict=True)]
+        else:
+            raise imp.error(
+                node,
+                f"keep_aspect_ratio_policy '{policy}' is not one of "
+                "stretch, not_larger, not_smaller",
+            )
+        for axis, size, ratio in zip(axes, wanted, ratios, strict=True):
+            sizes[axis], scales[axis] = size, ratio
+    elif given_scales is not None and given_scales.size:
+        for axis, scale in zip(axes, given_scales.reshape(-1), strict=True):
+            scales[axis] = float(scale)
+            sizes[axis] = math.floor(_static(imp, node, shape, axis) * float(scale))
+    else:
+        raise imp.error(node, "needs constant scales or sizes (known at import)")
+    return imp.emit(
+        ResizeOp.build(
+            operands=[src],
+            result_types=[make_tensor_type(element_of(src), sizes)],
+            properties={
+                "sizes": i64_array(*sizes),
+                "scales": DenseArrayBase.from_list(f64, scales),
+                "mode": StringAttr(mode),
+                "coordinate_mode": StringAttr(coordinate_mode),
+                "nearest_mode": StringAttr(nearest_mode),
+                "cubic_coeff_a": f32_attr(node.float_attr("cubic_coeff_a", -0.75)),
+                "exclude_outside": IntegerAttr.from_bool(bool(node.int_attr("exclude_outside", 0))),
+            },
+        )
+    )

@@ -14,10 +14,12 @@ from xdsl.dialects.builtin import (
     BoolAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
     IntegerAttr,
     NoneAttr,
     StringAttr,
     TensorType,
+    f32,
     i32,
     i64,
 )
@@ -147,6 +149,57 @@ class GatherOp(DnnOp):
         self.expect_result_shape(self.result, inferred)
 
 
+RESIZE_MODES = ("nearest", "linear", "cubic")
+COORDINATE_MODES = (
+    "half_pixel",
+    "half_pixel_symmetric",
+    "pytorch_half_pixel",
+    "align_corners",
+    "asymmetric",
+    "tf_half_pixel_for_nn",
+)
+NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+
+
+@irdl_op_definition
+class ResizeOp(DnnOp):
+    """``src`` resampled to ``sizes`` (ONNX Resize), axis by axis: output coordinate x maps to
+    an input coordinate by ``coordinate_mode`` with that axis's ``scales`` entry; ``nearest``
+    takes the element ``nearest_mode`` rounds it to, ``linear`` interpolates its two
+    neighbours, ``cubic`` its four (``cubic_coeff_a``; ``exclude_outside`` drops those beyond
+    the edge); coordinates outside the input take the edge. Reference kernel only."""
+
+    name = "dnn.resize"
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    sizes = prop_def(DenseArrayBase[I64])
+    scales = prop_def(DenseArrayBase)
+    mode = prop_def(StringAttr)
+    coordinate_mode = prop_def(StringAttr, StringAttr("half_pixel"))
+    nearest_mode = prop_def(StringAttr, StringAttr("round_prefer_floor"))
+    cubic_coeff_a = prop_def(FloatAttr, FloatAttr(-0.75, f32))
+    exclude_outside = prop_def(BoolAttr, IntegerAttr.from_bool(False))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src attr-dict `:` functional-type($src, $result)"
+
+    def verify_op(self) -> None:
+        for what, value, valid in (
+            ("mode", self.mode.data, RESIZE_MODES),
+            ("coordinate_mode", self.coordinate_mode.data, COORDINATE_MODES),
+            ("nearest_mode", self.nearest_mode.data, NEAREST_MODES),
+        ):
+            if value not in valid:
+                raise VerifyException(f"{what} '{value}' is not one of {', '.join(valid)}")
+        rank = len(shape_of(self.src))
+        sizes, scales = ints(self.sizes), list(self.scales.get_values())
+        if len(sizes) != rank or len(scales) != rank:
+            raise VerifyException(f"sizes and scales need {rank} entries (the source's rank)")
+        if any(s < 0 for s in sizes) or any(not float(s) > 0 for s in scales):
+            raise VerifyException("sizes must be >= 0 and scales > 0")
+        self.expect_result_shape(self.result, tuple(sizes))
+
+
 @irdl_op_definition
 class TopKOp(DnnOp):
     """The k largest (or smallest) entries along ``axis`` and their i64 indices, ordered
@@ -265,6 +318,7 @@ DATA_OPS: tuple[type[DnnOp], ...] = (
     ReshapeOp,
     TransposeOp,
     GatherOp,
+    ResizeOp,
     TopKOp,
     ReorderOp,
     CastOp,
