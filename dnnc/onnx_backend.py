@@ -3,10 +3,10 @@
 ``DnncBackend.prepare(model)`` returns a ``DnncBackendRep``; its ``run(inputs)`` compiles on
 first use. Graph inputs of type int64 (shapes, axes, starts, repeats), rank-0 inputs (Clip
 bounds, Pow exponents: attributes in disguise) and those Resize (or Upsample) reads as its
-roi, scales or sizes are taken as constants: the model is specialized on their values when it is run, once
-per distinct value set, as the importer would fold an initializer (exported models hold them
-as initializers; the node tests pass them as inputs). Every other input is a run-time tensor.
-Only the CPU device exists.
+roi, scales or sizes are taken as constants: the model is specialized on their values when it
+is run, once per distinct value set, as the importer would fold an initializer (exported models
+hold them as initializers; the node tests pass them as inputs). Every other input is a
+run-time tensor. Only the CPU device exists.
 """
 
 from __future__ import annotations
