@@ -6,7 +6,7 @@ from __future__ import annotations
 import onnx
 
 from dnnc.core.diagnostics import ModelError
-from dnnc.frontend.onnx import elementwise, logic, movement, nn, tensor
+from dnnc.frontend.onnx import einsum, elementwise, logic, movement, nn, tensor
 from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter
 
@@ -61,12 +61,16 @@ CONVERTERS: dict[str, Converter] = {
     "GroupNormalization": nn.convert_group_norm,
     "PRelu": nn.convert_prelu,
     "Resize": movement.convert_resize,
+    "ConvTranspose": nn.convert_conv_transpose,
+    "Einsum": einsum.convert_einsum,
 }
 """Every ONNX op type (default domain) the importer converts at run time; ``Constant`` and
 any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
     "Abs": 13,
+    "Einsum": 28,
+    "ConvTranspose": 22,
     "Resize": 19,
     "ReduceSumSquare": 18,
     "ArgMax": 13,

@@ -20,6 +20,7 @@ from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
+from dnnc.frontend.onnx.movement import gather
 from dnnc.ir.dnn import (
     BatchNormOp,
     Conv2DOp,
@@ -35,6 +36,7 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
 from dnnc.ir.dnn.base import f32_attr, i64_array
+from dnnc.ir.types import data_type_of
 
 Pads = tuple[list[int], list[int]]
 
@@ -80,24 +82,48 @@ def window_pads(
 
 
 def convert_conv(imp: Importer, node: Node) -> Value:
-    """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads) -> dnn.conv2d."""
+    """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads; 1-D or 2-D) ->
+    dnn.conv2d."""
     src, wei = imp.tensor(node, 0), imp.tensor(node, 1)
-    bias = imp.optional_tensor(node, 2)
     spatial = _spatial(imp, node, src, (1, 2))
     rank = len(spatial)
-    kernel = shape_of(wei)[2:]
     strides = node.ints_attr("strides", [1] * rank)
     dilations = node.ints_attr("dilations", [1] * rank)
-    groups = node.int_attr("group", 1)
-    begin, end = window_pads(imp, node, spatial, kernel, strides, dilations)
-    if rank == 1:  # a 1-D convolution is a 2-D one over [N, C, 1, L]
+    pads = window_pads(imp, node, spatial, shape_of(wei)[2:], strides, dilations)
+    window = _ConvWindow(strides, dilations, *pads, node.int_attr("group", 1))
+    return _conv(imp, node, src, wei, imp.optional_tensor(node, 2), window)
+
+
+@dataclass(frozen=True)
+class _ConvWindow:
+    """A convolution's spatial parameters and groups (one entry per spatial axis)."""
+
+    strides: Sequence[int]
+    dilations: Sequence[int]
+    begin: Sequence[int]
+    end: Sequence[int]
+    groups: int
+
+
+def _conv(
+    imp: Importer,
+    node: Node,
+    src: SSAValue,
+    wei: SSAValue,
+    bias: SSAValue | None,
+    window: _ConvWindow,
+) -> SSAValue:
+    """dnn.conv2d; a 1-D convolution is a 2-D one over [N, C, 1, L]."""
+    one_d = len(shape_of(src)) == 3
+    if one_d:
         src, wei = _as_2d(imp, src), _as_2d(imp, wei)
-        strides, dilations, begin, end = [1, *strides], [1, *dilations], [0, *begin], [0, *end]
+    lead = [1] if one_d else []
+    lead_pad = [0] if one_d else []
     properties = {
-        "strides": strides,
-        "pads_begin": begin,
-        "pads_end": end,
-        "dilations": dilations,
+        "strides": [*lead, *window.strides],
+        "pads_begin": [*lead_pad, *window.begin],
+        "pads_end": [*lead_pad, *window.end],
+        "dilations": [*lead, *window.dilations],
     }
     shape = imp.infer(
         node,
@@ -105,7 +131,7 @@ def convert_conv(imp: Importer, node: Node) -> Value:
         shape_of(src),
         shape_of(wei),
         None if bias is None else shape_of(bias),
-        groups=groups,
+        groups=window.groups,
         **properties,
     )
     result = imp.emit(
@@ -114,11 +140,90 @@ def convert_conv(imp: Importer, node: Node) -> Value:
             result_types=[make_tensor_type(element_of(src), shape)],
             properties={
                 **{name: i64_array(*values) for name, values in properties.items()},
-                "groups": IntegerAttr(groups, i64),
+                "groups": IntegerAttr(window.groups, i64),
             },
         )
     )
-    return imp.reshape(result, (*shape[:2], shape[3])) if rank == 1 else result
+    return imp.reshape(result, (*shape[:2], shape[3])) if one_d else result
+
+
+def convert_conv_transpose(imp: Importer, node: Node) -> Value:
+    """ConvTranspose (1-D or 2-D; groups, dilations, pads, output_padding, output_shape,
+    auto_pad) as the convolution it is the transpose of: the input with stride - 1 zeros
+    between its elements, a stride-1 convolution with the weights flipped and their in/out
+    channels swapped (reshape, transpose and reversing gathers, folded when the weights are
+    constant), pads d (k - 1) - pad (negative ones crop). (oneDNN's deconvolution primitive
+    would skip the zeros: stride^2 fewer multiplications.)"""
+    src = imp.tensor(node, 0)
+    spatial = _spatial(imp, node, src, (1, 2))
+    rank = len(spatial)
+    weights = imp.tensor(node, 1)
+    groups = node.int_attr("group", 1)
+    kernel = list(shape_of(weights)[2:])
+    strides = node.ints_attr("strides", [1] * rank)
+    dilations = node.ints_attr("dilations", [1] * rank)
+    extra = node.ints_attr("output_padding", [0] * rank)
+    if shapes.DYNAMIC in shape_of(src):
+        raise imp.error(node, "needs a static input shape")
+    extent = [d * (k - 1) + 1 for k, d in zip(kernel, dilations, strict=True)]
+    full = [s * (i - 1) + e + o for s, i, e, o in zip(strides, spatial, extent, extra, strict=True)]
+    auto_pad = node.str_attr("auto_pad", "NOTSET")
+    wanted = node.attr("output_shape")
+    if wanted is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        target = (
+            node.ints_attr("output_shape")[-rank:]
+            if wanted is not None
+            else [i * s for i, s in zip(spatial, strides, strict=True)]
+        )
+        totals = [f - t for f, t in zip(full, target, strict=True)]
+        upper = auto_pad == "SAME_UPPER"
+        begin = [t // 2 if upper else t - t // 2 for t in totals]
+        end = [t - t // 2 if upper else t // 2 for t in totals]
+    elif auto_pad == "VALID":
+        begin, end = [0] * rank, [0] * rank
+    else:
+        pads = node.ints_attr("pads", [0] * 2 * rank)
+        begin, end = pads[:rank], pads[rank:]
+    spread = src
+    for axis, stride in enumerate(strides, start=2):
+        spread = _spread(imp, node, spread, axis, stride)
+    conv_begin = [e - 1 - b for e, b in zip(extent, begin, strict=True)]
+    conv_end = [e - 1 - b + o for e, b, o in zip(extent, end, extra, strict=True)]
+    crop = [(max(-b, 0), max(-e, 0)) for b, e in zip(conv_begin, conv_end, strict=True)]
+    if any(c != (0, 0) for c in crop):
+        shape = shape_of(spread)
+        starts = [0, 0, *(c[0] for c in crop)]
+        ends = [*shape[:2], *(n - c[1] for n, c in zip(shape[2:], crop, strict=True))]
+        spread = imp.slice(node, spread, starts, ends)
+    in_channels, out_per_group = shape_of(weights)[:2]
+    per_group = imp.reshape(weights, (groups, in_channels // groups, out_per_group, *kernel))
+    swapped = imp.transpose(per_group, (0, 2, 1, *range(3, 3 + rank)))
+    wei = imp.reshape(swapped, (groups * out_per_group, in_channels // groups, *kernel))
+    for axis, size in enumerate(kernel, start=2):
+        wei = gather(imp, node, wei, list(range(size - 1, -1, -1)), axis)
+    window = _ConvWindow(
+        [1] * rank,
+        dilations,
+        [max(b, 0) for b in conv_begin],
+        [max(e, 0) for e in conv_end],
+        groups,
+    )
+    return _conv(imp, node, spread, wei, imp.optional_tensor(node, 2), window)
+
+
+def _spread(imp: Importer, node: Node, src: SSAValue, axis: int, stride: int) -> SSAValue:
+    """``src`` with ``stride - 1`` zeros between consecutive elements along ``axis``."""
+    if stride == 1:
+        return src
+    shape = list(shape_of(src))
+    column = imp.reshape(src, (*shape[: axis + 1], 1, *shape[axis + 1 :]))
+    zeros_shape = (*shape[: axis + 1], stride - 1, *shape[axis + 1 :])
+    dtype = data_type_of(element_of(src)).numpy
+    zeros = imp.materialize(node, np.zeros(zeros_shape, dtype), f"{node.label}.zeros{axis}")
+    interleaved = imp.concat(node, [column, zeros], axis + 1)
+    flat = imp.reshape(interleaved, (*shape[:axis], shape[axis] * stride, *shape[axis + 1 :]))
+    ends = [*shape[:axis], (shape[axis] - 1) * stride + 1, *shape[axis + 1 :]]
+    return imp.slice(node, flat, [0] * len(shape), ends)
 
 
 def _as_2d(imp: Importer, value: SSAValue) -> SSAValue:

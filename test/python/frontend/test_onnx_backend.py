@@ -8,6 +8,8 @@ import onnx.backend.test
 from dnnc.onnx_backend import DnncBackend
 
 INCLUDED_OPS = (
+    "einsum",
+    "convtranspose",
     "resize",
     "upsample",
     "split",
@@ -161,6 +163,12 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "div_uint8",
     ),
     "element types dnn has no tensors of (f64, 2-, 4-, 8-bit floats, sub-byte ints)": (
+        "einsum_batch_diagonal",
+        "einsum_batch_matmul",
+        "einsum_inner_prod",
+        "einsum_scalar",
+        "einsum_sum",
+        "einsum_transpose",
         "max_float64",
         "min_float64",
         "cast_DOUBLE_to_FLOAT16",
@@ -262,6 +270,7 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "resize_tf_crop_and_resize_axes_3_2",
         "resize_tf_crop_and_resize_extrapolation_value",
     ),
+    "3-D convolution (rank-5 inputs): dnn.conv2d is 1-D or 2-D": ("convtranspose_3d",),
     "second outputs: Dropout's mask, MaxPool's indices": (
         "dropout_default_mask",
         "dropout_default_mask_ratio",
