@@ -49,6 +49,7 @@ CONVERTERS: dict[str, Converter] = {
     "Gather": tensor.convert_gather,
     "Slice": tensor.convert_slice,
     "Shape": tensor.convert_shape,
+    "Size": tensor.convert_size,
     "Split": movement.convert_split,
     "Tile": movement.convert_tile,
     "Pad": movement.convert_pad,
@@ -69,6 +70,7 @@ any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
     "Abs": 13,
+    "Size": 25,
     "Einsum": 28,
     "ConvTranspose": 22,
     "Resize": 19,

@@ -185,6 +185,14 @@ def convert_reduce(imp: Importer, node: Node) -> Value:
     return reduce(imp, node, src, REDUCE[node.op_type], axes, keep_dims)
 
 
+def convert_size(imp: Importer, node: Node) -> Value:
+    """Size of a statically shaped tensor -> an int64 scalar constant."""
+    shape = imp.shape(imp.values[node.input(0)])
+    if shapes.DYNAMIC in shape:
+        raise imp.error(node, f"the size of {shapes.format_shape(shape)} is only known at run time")
+    return np.asarray(math.prod(shape), dtype=np.int64)
+
+
 def convert_shape(imp: Importer, node: Node) -> Value:
     """Shape of a statically shaped tensor -> an int64 constant (start / end from opset 15)."""
     shape = imp.shape(imp.values[node.input(0)])

@@ -8,6 +8,7 @@ import onnx.backend.test
 from dnnc.onnx_backend import DnncBackend
 
 INCLUDED_OPS = (
+    "size",
     "einsum",
     "convtranspose",
     "resize",

@@ -190,6 +190,13 @@ CASES = [
         {"e": np.float32(0.5)},
     ),
     Case("pow_cube", [node("Pow", ["x", "e"])], X3, "dnn.eltwise", {"e": np.float32(3.0)}),
+    Case(
+        "pow_tensor_exponent",
+        [node("Pow", ["x", "e"])],
+        {"x": rand(3, 8, positive=True)},
+        "dnn.binary",
+        {"e": rand(8)},
+    ),
     # pooling
     Case(
         "max_pool",
@@ -552,13 +559,6 @@ REFUSALS = [
         X4,
         "training_mode 1 is not supported",
         {"s": rand(4), "b": rand(4), "m": rand(4), "v": rand(4, positive=True)},
-    ),
-    Refusal(
-        "pow_tensor_exponent",
-        [node("Pow", ["x", "e"])],
-        X3,
-        "the exponent must be a scalar, got shape [8]",
-        {"e": rand(8)},
     ),
     Refusal(
         "lrn_even_size", [node("LRN", ["x"], size=4)], X4, "size 4: only odd sizes are supported"
