@@ -37,7 +37,11 @@ from dnnc.core.diagnostics import DnncError, ModelError
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.executables import AnyExecutable
-from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, names_a_run_time_shape
+from dnnc.driver.onnx_shapes import (
+    ShapeSpecializedExecutable,
+    names_a_run_time_shape,
+    value_inputs,
+)
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.frontend.onnx import import_onnx
 from dnnc.ir.dnn import WeightOp
@@ -123,11 +127,15 @@ def _per_input_shape(
     weights_dir: str | os.PathLike[str] | None,
     dynamic: DynamicOptions | None,
     cache: PrimitiveCache | None,
+    error: ModelError,
 ) -> ShapeSpecializedExecutable:
-    """An ONNX model whose shape arithmetic reads `?` dimensions: imported and compiled again
-    per input-shape signature (dnnc.driver.onnx_shapes)."""
+    """An ONNX model whose shape arithmetic reads `?` dimensions or input values: imported and
+    compiled again per input-shape signature and value (dnnc.driver.onnx_shapes). ``error``,
+    the import's, is raised again when no graph input explains it."""
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
+    if "must be a constant" in str(error) and not value_inputs(model):
+        raise error
     executable = ShapeSpecializedExecutable(
         model,
         lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
@@ -249,7 +257,7 @@ def compile(
     except ModelError as error:
         if not (_is_onnx(source) and names_a_run_time_shape(str(error))) or save_to is not None:
             raise
-        return _per_input_shape(source, pipeline, function, weights_dir, dynamic, cache)
+        return _per_input_shape(source, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
     weights = None if directory is None else os.fspath(directory)

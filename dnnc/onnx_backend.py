@@ -1,12 +1,9 @@
-"""dnnc as an ONNX backend (``onnx.backend.base.Backend``): import, ``dnnc.compile``, run.
+"""dnnc as an ONNX backend (``onnx.backend.base.Backend``): ``dnnc.compile``, then run.
 
-``DnncBackend.prepare(model)`` returns a ``DnncBackendRep``; its ``run(inputs)`` compiles on
-first use. Graph inputs of type int64 (shapes, axes, starts, repeats), rank-0 inputs (Clip
-bounds, Pow exponents: attributes in disguise) and those Resize (or Upsample) reads as its
-roi, scales or sizes are taken as constants: the model is specialized on their values when it
-is run, once per distinct value set, as the importer would fold an initializer (exported models
-hold them as initializers; the node tests pass them as inputs). Every other input is a
-run-time tensor. Only the CPU device exists.
+``DnncBackend.prepare(model)`` returns a ``DnncBackendRep``; its ``run(inputs)`` compiles the
+model on first use, exactly as a user's ``dnnc.compile(model)`` does: graph inputs whose values
+feed shapes, axes, bounds or scales are specialized on by dnnc itself, a plan per value set
+(dnnc.driver.onnx_shapes). Only the CPU device exists.
 """
 
 from __future__ import annotations
@@ -16,66 +13,26 @@ from typing import Any
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
 import dnnc
 from dnnc.driver.executables import AnyExecutable
-from dnnc.frontend.onnx import import_onnx
 
 
 class DnncBackendRep(BackendRep):
-    """A model ready to run: compiled per value set of its int64 inputs."""
+    """A model ready to run: compiled by ``dnnc.compile`` on first use."""
 
     def __init__(self, model: onnx.ModelProto) -> None:
         self.model = model
-        initializers = {t.name for t in model.graph.initializer}
-        self.inputs = [i for i in model.graph.input if i.name not in initializers]
-        self._compiled: dict[bytes, AnyExecutable] = {}
-        self._resize_parameters = {
-            name
-            for node in model.graph.node
-            if node.op_type in ("Resize", "Upsample")
-            for name in node.input[1:]
-        }
-
-    def _is_constant(self, value_info: onnx.ValueInfoProto) -> bool:
-        """int64, rank-0 and Resize-parameter inputs are specialized on (module docstring)."""
-        tensor = value_info.type.tensor_type
-        return (
-            tensor.elem_type == TensorProto.INT64
-            or (tensor.HasField("shape") and len(tensor.shape.dim) == 0)
-            or value_info.name in self._resize_parameters
-        )
-
-    def _executable(self, arrays: Sequence[np.ndarray]) -> AnyExecutable:
-        """The executable specialized on the int64 inputs among ``arrays``."""
-        constants = {
-            info.name: np.asarray(array)
-            for info, array in zip(self.inputs, arrays)
-            if self._is_constant(info)
-        }
-        key = b"".join(
-            name.encode() + str((a.dtype, a.shape)).encode() + a.tobytes()
-            for name, a in constants.items()
-        )
-        if key not in self._compiled:
-            model = onnx.ModelProto()
-            model.CopyFrom(self.model)
-            graph = model.graph
-            kept = [i for i in graph.input if i.name not in constants]
-            del graph.input[:]
-            graph.input.extend(kept)
-            graph.initializer.extend(numpy_helper.from_array(a, n) for n, a in constants.items())
-            self._compiled[key] = dnnc.compile(import_onnx(model))
-        return self._compiled[key]
+        self._executable: AnyExecutable | None = None
 
     def run(self, inputs: Any, **kwargs: Any) -> tuple[Any, ...]:
         """The outputs for ``inputs`` (a sequence in graph-input order, or one array)."""
         arrays = [inputs] if isinstance(inputs, np.ndarray) else list(inputs)
-        executable = self._executable(arrays)
-        tensors = [a for info, a in zip(self.inputs, arrays) if not self._is_constant(info)]
-        results = executable.run(tensors)
+        if self._executable is None:
+            self._executable = dnnc.compile(self.model)
+        results = self._executable.run(arrays)
         names = [o.name for o in self.model.graph.output]
         return namedtupledict("Outputs", names)(*results)
 

@@ -1,4 +1,5 @@
-"""ONNX models whose shape arithmetic runs on `?` dimensions: a compiled model per input shape.
+"""ONNX models whose shape arithmetic runs on `?` dimensions or on input values: a compiled
+model per input shape (and per value of the inputs that shape arithmetic reads).
 
 Exporters compute reshape targets from ``Shape`` of the input (``x.view(batch, seq, heads,
 -1)``: Shape -> Gather -> Unsqueeze -> Concat -> Reshape). With a dynamic batch those values
@@ -6,9 +7,13 @@ exist only at run time, and dnn imports them as constants only. ``ShapeSpecializ
 imports the model again for each input-shape signature with those dimensions fixed — the shape
 subgraphs then fold at import — and compiles it (``dnnc.compile``), as a DynamicExecutable
 keeps a plan per signature; at most ``max_models`` are kept (least recently used dropped).
-It has the Executable interface: ``inputs`` / ``outputs`` with -1 for the dynamic dimensions,
-``run`` by name or in order, ``as_dict``, ``output_names``. Safe from any number of threads:
-one lock guards the cache, runs go on concurrently.
+The same holds for graph inputs whose *values* feed an operand dnn takes only as a constant
+(a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales, Clip's bounds ...:
+``value_inputs``): each distinct value set is compiled with those inputs turned into
+initializers, so their subgraphs fold at import, as an int64 `shape` input becomes a plan per
+value. It has the Executable interface: ``inputs`` / ``outputs`` with -1 for the dynamic
+dimensions, ``run`` by name or in order, ``as_dict``, ``output_names``. Safe from any number of
+threads: one lock guards the cache, runs go on concurrently.
 """
 
 from __future__ import annotations
@@ -27,6 +32,44 @@ from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
 
+CONSTANT_OPERANDS: dict[str, tuple[int, ...]] = {
+    "Reshape": (1,),
+    "Expand": (1,),
+    "Tile": (1,),
+    "Slice": (1, 2, 3, 4),
+    "Squeeze": (1,),
+    "Unsqueeze": (1,),
+    "Pad": (1, 2, 3),
+    "Split": (1,),
+    "TopK": (1,),
+    "Resize": (1, 2, 3),
+    "Upsample": (1,),
+    "Clip": (1, 2),
+    "ReduceSum": (1,),
+    "ReduceMean": (1,),
+    "ReduceMax": (1,),
+    "ReduceMin": (1,),
+    "ReduceSumSquare": (1,),
+    "Range": (0, 1, 2),
+    "ConstantOfShape": (0,),
+}
+"""The operands each ONNX op's converter needs at import time (shapes, axes, bounds)."""
+
+
+def value_inputs(model: onnx.ModelProto) -> frozenset[str]:
+    """The graph inputs whose values reach an operand of CONSTANT_OPERANDS, through any nodes."""
+    needed: set[str] = set()
+    for node in reversed(model.graph.node):  # ONNX nodes are in topological order
+        needed.update(
+            node.input[i] for i in CONSTANT_OPERANDS.get(node.op_type, ()) if i < len(node.input)
+        )
+        if needed.intersection(node.output):
+            needed.update(node.input)
+    initializers = {t.name for t in model.graph.initializer}
+    return frozenset(
+        v.name for v in model.graph.input if v.name in needed and v.name not in initializers
+    )
+
 
 def _spec(value_info: onnx.ValueInfoProto) -> TensorSpec:
     tensor = value_info.type.tensor_type
@@ -42,6 +85,8 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
         self._model = model
         self._compile = compile_static
         self._max = max_models
+        self._values = value_inputs(model)
+        """Inputs specialized on their values (module docstring)."""
         initializers = {t.name for t in model.graph.initializer}
         self.inputs = tuple(_spec(v) for v in model.graph.input if v.name not in initializers)
         outputs = model.graph.output
@@ -49,7 +94,7 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
             outputs = onnx.shape_inference.infer_shapes(model).graph.output
         self.outputs = tuple(_spec(v) for v in outputs)
         self.name = model.graph.name or "main"
-        self._models: OrderedDict[tuple[tuple[int, ...], ...], Executable] = OrderedDict()
+        self._models: OrderedDict[tuple[object, ...], Executable] = OrderedDict()
         self._lock = threading.Lock()
         self.compiles = 0
         """Models compiled so far: one per input-shape signature seen (and not evicted)."""
@@ -76,26 +121,48 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
                     f"expected {self.signature()}"
                 )
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
-        executable = self.plan_for(tuple(a.shape for a in arrays))
-        return executable.run(arrays, as_dict=as_dict, output_names=output_names)
+        values = {
+            spec.name: np.asarray(array)
+            for spec, array in zip(self.inputs, arrays, strict=True)
+            if spec.name in self._values
+        }
+        executable = self.plan_for(tuple(a.shape for a in arrays), values)
+        tensors = [a for s, a in zip(self.inputs, arrays, strict=True) if s.name not in values]
+        return executable.run(tensors, as_dict=as_dict, output_names=output_names)
 
-    def plan_for(self, shapes: tuple[tuple[int, ...], ...]) -> Executable:
+    def plan_for(
+        self,
+        shapes: tuple[tuple[int, ...], ...],
+        values: Mapping[str, np.ndarray] | None = None,
+    ) -> Executable:
+        """The executable of these input shapes (and values of the value inputs)."""
+        values = values or {}
+        key = (shapes, *(values[name].tobytes() for name in sorted(values)))
         with self._lock:
-            executable = self._models.get(shapes)
+            executable = self._models.get(key)
             if executable is not None:
-                self._models.move_to_end(shapes)
+                self._models.move_to_end(key)
                 return executable
-            executable = self._compile(self._fixed(shapes))
+            executable = self._compile(self._fixed(shapes, values))
             self.compiles += 1
-            self._models[shapes] = executable
+            self._models[key] = executable
             if len(self._models) > self._max:
                 self._models.popitem(last=False)
             return executable
 
-    def _fixed(self, shapes: tuple[tuple[int, ...], ...]) -> onnx.ModelProto:
-        """The model with every input's dimensions set to ``shapes``."""
+    def _fixed(
+        self, shapes: tuple[tuple[int, ...], ...], values: Mapping[str, np.ndarray]
+    ) -> onnx.ModelProto:
+        """The model with every input's dimensions set to ``shapes`` and the value inputs
+        turned into initializers of ``values``."""
         model = onnx.ModelProto()
         model.CopyFrom(self._model)
+        kept = [v for v in model.graph.input if v.name not in values]
+        del model.graph.input[:]
+        model.graph.input.extend(kept)
+        model.graph.initializer.extend(
+            onnx.numpy_helper.from_array(array, name) for name, array in values.items()
+        )
         by_name = {spec.name: shape for spec, shape in zip(self.inputs, shapes)}
         for value_info in model.graph.input:
             shape = by_name.get(value_info.name)
@@ -111,8 +178,9 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
 
 
 def names_a_run_time_shape(message: str) -> bool:
-    """Whether an import error is the one ShapeSpecializedExecutable is for."""
-    return "is only known at run time" in message
+    """Whether an import error is one ShapeSpecializedExecutable is for: a shape known only
+    at run time, or an operand that must be constant computed from a graph input."""
+    return "is only known at run time" in message or "must be a constant" in message
 
 
-__all__ = ["ShapeSpecializedExecutable", "names_a_run_time_shape"]
+__all__ = ["ShapeSpecializedExecutable", "names_a_run_time_shape", "value_inputs"]

@@ -316,7 +316,9 @@ def convert_resize(imp: Importer, node: Node) -> Value:
             scales[axis] = float(scale)
             sizes[axis] = math.floor(_static(imp, node, shape, axis) * float(scale))
     else:
-        raise imp.error(node, "needs constant scales or sizes (known at import)")
+        raise imp.error(
+            node, "input 2 (scales) or 3 (sizes) must be a constant: it is computed at run time"
+        )
     return imp.emit(
         ResizeOp.build(
             operands=[src],

@@ -1,0 +1,70 @@
+"""ONNX graph inputs whose values shape the graph (a Reshape's target, Tile's repeats) are
+specialized on: dnnc.compile returns a ShapeSpecializedExecutable that compiles one plan per
+value set and reuses it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import dnnc
+from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, value_inputs
+
+
+def reshape_then_tile() -> object:
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Relu", ["r"], ["y"]),
+        helper.make_node("Tile", ["y", "repeats"], ["z"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+            helper.make_tensor_value_info("shape", TensorProto.INT64, [2]),
+            helper.make_tensor_value_info("repeats", TensorProto.INT64, [2]),
+        ],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_value_inputs_are_those_that_reach_a_constant_operand() -> None:
+    assert value_inputs(reshape_then_tile()) == {"shape", "repeats"}
+
+
+def test_a_plan_per_value_set() -> None:
+    executable = dnnc.compile(reshape_then_tile())
+    assert isinstance(executable, ShapeSpecializedExecutable)
+    x = np.arange(-6, 6, dtype=np.float32).reshape(2, 6)
+    for shape, repeats in (((3, 4), (1, 2)), ((4, 3), (2, 1)), ((3, 4), (1, 2))):
+        feeds = {"x": x, "shape": np.array(shape), "repeats": np.array(repeats)}
+        (z,) = executable.run(feeds)
+        np.testing.assert_array_equal(z, np.tile(np.maximum(x.reshape(shape), 0), repeats))
+    assert executable.compiles == 2  # the third run reused the first value set's plan
+
+
+def test_values_reaching_a_shape_through_other_ops_are_specialized_too() -> None:
+    """A float input cast to the shape is specialized on; a value set that makes no valid
+    shape is a DnncError naming the reshape, not a crash."""
+    nodes = [
+        helper.make_node("Cast", ["f"], ["shape"], to=TensorProto.INT64),
+        helper.make_node("Reshape", ["x", "shape"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["g"], ["f"]), *nodes],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+            helper.make_tensor_value_info("g", TensorProto.FLOAT, [2]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    executable = dnnc.compile(model)
+    (y,) = executable.run({"x": np.ones((2, 6), np.float32), "g": np.array([3.0, 4.0], np.float32)})
+    assert y.shape == (3, 4)
+    with pytest.raises(dnnc.DnncError):
+        executable.run({"x": np.ones((2, 6), np.float32), "g": np.array([5.0, 5.0], np.float32)})
