@@ -56,14 +56,20 @@ CONSTANT_OPERANDS: dict[str, tuple[int, ...]] = {
 """The operands each ONNX op's converter needs at import time (shapes, axes, bounds)."""
 
 
+SHAPE_READERS = frozenset({"Shape", "Size"})
+"""Ops that read only their input's shape: its values are never needed (shapes are the input
+shape signature's business)."""
+
+
 def value_inputs(model: onnx.ModelProto) -> frozenset[str]:
-    """The graph inputs whose values reach an operand of CONSTANT_OPERANDS, through any nodes."""
+    """The graph inputs whose values reach an operand of CONSTANT_OPERANDS, through any nodes
+    but those of SHAPE_READERS."""
     needed: set[str] = set()
     for node in reversed(model.graph.node):  # ONNX nodes are in topological order
         needed.update(
             node.input[i] for i in CONSTANT_OPERANDS.get(node.op_type, ()) if i < len(node.input)
         )
-        if needed.intersection(node.output):
+        if needed.intersection(node.output) and node.op_type not in SHAPE_READERS:
             needed.update(node.input)
     initializers = {t.name for t in model.graph.initializer}
     return frozenset(

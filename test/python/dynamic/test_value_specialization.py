@@ -68,3 +68,17 @@ def test_values_reaching_a_shape_through_other_ops_are_specialized_too() -> None
     assert y.shape == (3, 4)
     with pytest.raises(dnnc.DnncError):
         executable.run({"x": np.ones((2, 6), np.float32), "g": np.array([5.0, 5.0], np.float32)})
+
+
+def test_an_input_read_only_by_shape_is_not_a_value_input() -> None:
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Reshape", ["x", "s"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    assert value_inputs(helper.make_model(graph)) == frozenset()
