@@ -82,16 +82,73 @@ def window_pads(
 
 
 def convert_conv(imp: Importer, node: Node) -> Value:
-    """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads; 1-D or 2-D) ->
+    """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads; 1-D, 2-D or 3-D) ->
     dnn.conv2d."""
     src, wei = imp.tensor(node, 0), imp.tensor(node, 1)
-    spatial = _spatial(imp, node, src, (1, 2))
+    spatial = _spatial(imp, node, src, (1, 2, 3))
     rank = len(spatial)
     strides = node.ints_attr("strides", [1] * rank)
     dilations = node.ints_attr("dilations", [1] * rank)
     pads = window_pads(imp, node, spatial, shape_of(wei)[2:], strides, dilations)
     window = _ConvWindow(strides, dilations, *pads, node.int_attr("group", 1))
-    return _conv(imp, node, src, wei, imp.optional_tensor(node, 2), window)
+    bias = imp.optional_tensor(node, 2)
+    if rank == 3:
+        return _conv3d(imp, node, src, wei, bias, window)
+    return _conv(imp, node, src, wei, bias, window)
+
+
+def _conv3d(
+    imp: Importer,
+    node: Node,
+    src: SSAValue,
+    wei: SSAValue,
+    bias: SSAValue | None,
+    window: _ConvWindow,
+) -> SSAValue:
+    """A 3-D convolution as one 2-D convolution per kernel depth k, summed: output depth i
+    reads input depth i * stride + k * dilation of the depth-padded input, so the k-th
+    convolution runs over the strided depth slice [k d, k d + (D' - 1) s] as a batch of
+    planes [N * D', C, H, W] with the weights' k-th depth."""
+    shape = shape_of(src)
+    if shapes.DYNAMIC in shape:
+        raise imp.error(
+            node, f"3-D convolution needs a static input, got {shapes.format_shape(shape)}"
+        )
+    n, c, depth, h, w = shape
+    out_channels, per_group, kernel_depth, kh, kw = shape_of(wei)
+    stride, dilation = window.strides[0], window.dilations[0]
+    begin, end = window.begin[0], window.end[0]
+    dtype = data_type_of(element_of(src)).numpy
+    parts = [src]
+    if begin:
+        zeros = np.zeros((n, c, begin, h, w), dtype)
+        parts.insert(0, imp.materialize(node, zeros, f"{node.label}.depth_begin"))
+    if end:
+        zeros = np.zeros((n, c, end, h, w), dtype)
+        parts.append(imp.materialize(node, zeros, f"{node.label}.depth_end"))
+    padded = imp.concat(node, parts, 2)
+    out_depth = (depth + begin + end - dilation * (kernel_depth - 1) - 1) // stride + 1
+    planes = _ConvWindow(
+        window.strides[1:], window.dilations[1:], window.begin[1:], window.end[1:], window.groups
+    )
+    total: SSAValue | None = None
+    for k in range(kernel_depth):
+        first = k * dilation
+        starts, ends, steps = [0] * 5, list(shape_of(padded)), [1] * 5
+        starts[2], ends[2], steps[2] = first, first + (out_depth - 1) * stride + 1, stride
+        sliced = imp.slice(node, padded, starts, ends, steps)
+        batch = imp.reshape(imp.transpose(sliced, (0, 2, 1, 3, 4)), (n * out_depth, c, h, w))
+        kernel_starts, kernel_ends = [0] * 5, list(shape_of(wei))
+        kernel_starts[2], kernel_ends[2] = k, k + 1
+        kernel = imp.reshape(
+            imp.slice(node, wei, kernel_starts, kernel_ends), (out_channels, per_group, kh, kw)
+        )
+        part = _conv(imp, node, batch, kernel, bias if k == 0 else None, planes)
+        total = part if total is None else imp.binary(node, BinaryAlg.ADD, total, part)
+    assert total is not None  # a kernel has at least one depth
+    oh, ow = shape_of(total)[2:]
+    volumes = imp.reshape(total, (n, out_depth, out_channels, oh, ow))
+    return imp.transpose(volumes, (0, 2, 1, 3, 4))
 
 
 @dataclass(frozen=True)

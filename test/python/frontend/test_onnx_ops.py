@@ -64,6 +64,36 @@ CASES = [
         {"w": rand(8, 4, 3, 3), "b": rand(8)},
     ),
     Case(
+        "conv_1d",
+        [node("Conv", ["x", "w", "b"], pads=[1, 2], strides=[2])],
+        {"x": rand(2, 4, 11)},
+        "dnn.conv2d",
+        {"w": rand(6, 4, 3), "b": rand(6)},
+    ),
+    Case(
+        "conv_3d",
+        [node("Conv", ["x", "w", "b"], pads=[1, 1, 1, 1, 1, 1])],
+        {"x": rand(1, 4, 5, 6, 7)},
+        "dnn.conv2d",
+        {"w": rand(8, 4, 3, 3, 3), "b": rand(8)},
+    ),
+    Case(
+        "conv_3d_strided_dilated_grouped",
+        [
+            node(
+                "Conv",
+                ["x", "w"],
+                group=2,
+                strides=[2, 1, 2],
+                dilations=[2, 1, 1],
+                pads=[2, 0, 1, 0, 1, 1],
+            )
+        ],
+        {"x": rand(2, 4, 9, 5, 6)},
+        "dnn.conv2d",
+        {"w": rand(6, 2, 3, 2, 3)},
+    ),
+    Case(
         "conv_grouped_stride_dilated",
         [node("Conv", ["x", "w"], group=2, strides=[2, 2], dilations=[2, 1])],
         X4,
