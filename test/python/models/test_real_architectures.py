@@ -82,6 +82,51 @@ def _vit() -> nn.Module:
     return _calibrated(model, _images(32)(2))
 
 
+class _Segmentation(nn.Module):
+    """torchvision's LR-ASPP MobileNetV3 (bilinear upsampling: ONNX Resize): the "out" map."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from torchvision.models.segmentation import lraspp_mobilenet_v3_large
+
+        torch.manual_seed(0)
+        model = lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5)
+        self.model = _calibrated(model, _images(64)(4))
+
+    def forward(self, pixels: torch.Tensor) -> torch.Tensor:
+        return self.model(pixels)["out"]
+
+
+class _Wav2Vec2(nn.Module):
+    """A small wav2vec 2.0 from a config (1-D convolutions, group norm, attention)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from transformers import Wav2Vec2Config, Wav2Vec2Model
+
+        torch.manual_seed(0)
+        config = Wav2Vec2Config(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            conv_dim=(16, 16, 16),
+            conv_stride=(5, 2, 2),
+            conv_kernel=(10, 3, 3),
+            num_feat_extract_layers=3,
+            num_conv_pos_embeddings=16,
+            num_conv_pos_embedding_groups=4,
+        )
+        self.model = Wav2Vec2Model(config).eval()
+
+    def forward(self, audio: torch.Tensor) -> torch.Tensor:
+        return self.model(audio).last_hidden_state
+
+
+def _audio(batch: int) -> dict[str, np.ndarray]:
+    return {"audio": np.random.default_rng(batch).standard_normal((batch, 1600)).astype(np.float32)}
+
+
 class _Bert(nn.Module):
     """A 2-layer BERT encoder from a config, with its attention mask: last hidden state."""
 
@@ -120,6 +165,8 @@ ARCHITECTURES = [
     Architecture("efficientnet_b0", _torchvision("efficientnet_b0"), _images(64), ("logits",)),
     Architecture("vit", _vit, _images(32), ("logits",)),
     Architecture("bert", _Bert, _tokens, ("last_hidden_state",)),
+    Architecture("lraspp_mobilenet_v3", _Segmentation, _images(64), ("out",)),
+    Architecture("wav2vec2", _Wav2Vec2, _audio, ("last_hidden_state",)),
 ]
 # torch exports scaled_dot_product_attention (ViT) from opset 14 on: the ViT takes 14 and 17.
 
@@ -152,7 +199,9 @@ CASES = [
         marks=[pytest.mark.slow] if a.name == "efficientnet_b0" else [],
     )
     for a in ARCHITECTURES
-    for opset in ((14, 17) if a.name == "vit" else (13, 17))
+    for opset in {"vit": (14, 17), "lraspp_mobilenet_v3": (17,), "wav2vec2": (17,)}.get(
+        a.name, (13, 17)
+    )
 ] + [
     pytest.param(a, 17, True, id=f"{a.name}-opset17-dynamic-batch")
     for a in ARCHITECTURES
