@@ -29,8 +29,10 @@ lowered function on its next use (``rebinds``), which runs no pass. A plan's byt
 cache bounds, are what it holds alone: its scratchpad. The arena and the constants are
 shared and reported apart (``stats``).
 
-Threads: the plans share one arena, so a DynamicExecutable runs one call at a time (a lock
-around the plan lookup and the run); concurrent callers get right results, in turn.
+Threads: a lock guards the plan cache (lookup, building, arena growth); runs go on
+concurrently. The plans' first execution contexts share the one arena, leased to one run at a
+time (``arena_lock``): a run that finds it leased takes a context with an arena of its own
+(Executable's pool), so concurrent callers get right results without waiting for each other.
 """
 
 from __future__ import annotations
@@ -139,6 +141,8 @@ class DynamicExecutable(ShippedByRecipe):
         self._constants = PackedConstants()
         self._context = make_context()
         self._arena = aligned_bytes(0)
+        self._arena_lock = threading.Lock()
+        """Leases the shared arena to one run at a time (module docstring)."""
         self._lock = threading.Lock()
         self._plans: OrderedDict[Signature, _Plan] = OrderedDict()
         self._plan_bytes = 0
@@ -181,11 +185,11 @@ class DynamicExecutable(ShippedByRecipe):
         shapes takes exactly those shapes."""
         arrays = self._checked_inputs(inputs)
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before any plan
-        with self._lock:  # one arena for every plan: one run at a time
+        with self._lock:  # the plan cache; the run itself goes on outside it
             executable = self.plan_for(tuple(a.shape for a in arrays))
-            return executable.run_checked(
-                arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
-            )
+        return executable.run_checked(
+            arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+        )
 
     def profile(
         self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
@@ -193,7 +197,8 @@ class DynamicExecutable(ShippedByRecipe):
         """The step times of the plan of these inputs' shapes (as ``Executable.profile``)."""
         arrays = self._checked_inputs(inputs)
         with self._lock:
-            return self.plan_for(tuple(a.shape for a in arrays)).profile(arrays, repeats)
+            executable = self.plan_for(tuple(a.shape for a in arrays))
+        return executable.profile(arrays, repeats)
 
     def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
         """The inputs in order, each of its declared element type and rank."""
@@ -254,6 +259,7 @@ class DynamicExecutable(ShippedByRecipe):
             weights_dir=self._weights_dir,
             cache=self._cache,
             arena=self._arena,
+            arena_lock=self._arena_lock,
             constants=self._constants,
         )
 

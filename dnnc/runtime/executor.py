@@ -16,8 +16,9 @@ of every arena value with 0xFF (NaN in every float type) once its last use is ov
 wrong reuse shows; ``profile`` times each step.
 
 Sharing (dnnc.driver.dynamic builds one Executable per input shape): ``arena`` runs the
-first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one
-(the caller then runs one call at a time, as DynamicExecutable does), and
+first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one,
+shared with other Executables under ``arena_lock``: the first context is taken only when that
+lock is free (held until the run ends), any other run takes a context of its own, and
 ``constants`` is a ``PackedConstants`` store several Executables take their constants from,
 so each source array is loaded once and packed once per memory descriptor.
 """
@@ -81,6 +82,7 @@ class Executable(ShippedByRecipe):
         engine: Engine | None = None,
         cache: PrimitiveCache | None = None,
         arena: np.ndarray | None = None,
+        arena_lock: threading.Lock | None = None,
         constants: PackedConstants | None = None,
     ) -> None:
         self.engine = engine or Engine.default()
@@ -106,6 +108,8 @@ class Executable(ShippedByRecipe):
         self._lock = threading.Lock()
         self._first = self._new_context(function, arena)
         self._idle = [self._first]
+        self._arena_lock = arena_lock if arena is not None else None
+        """Held while the first context runs in a caller's shared arena (module docstring)."""
         self.contexts = 1
         """Execution contexts made so far: the most runs that were ever under way at once."""
 
@@ -153,16 +157,23 @@ class Executable(ShippedByRecipe):
 
     def _take_context(self) -> ExecutionContext:
         """An idle context for one run (a new one if none is idle: another thread is
-        running in each); give it back with ``_return_context``."""
+        running in each, or the shared arena is leased); give it back with
+        ``_return_context``."""
         with self._lock:
-            if self._idle:
-                return self._idle.pop()
+            lease = self._arena_lock
+            for index in range(len(self._idle) - 1, -1, -1):
+                shared = self._idle[index] is self._first and lease is not None
+                if shared and lease is not None and not lease.acquire(blocking=False):
+                    continue  # another run is in the shared arena
+                return self._idle.pop(index)
             self.contexts += 1
         return self._new_context()
 
     def _return_context(self, context: ExecutionContext) -> None:
         with self._lock:
             self._idle.append(context)
+            if context is self._first and self._arena_lock is not None:
+                self._arena_lock.release()
 
     def run(
         self,

@@ -122,3 +122,24 @@ def test_dynamic_executable_profiles_the_plan_of_its_inputs() -> None:
     assert [t.step for t in times] == plan.plan.step_infos
     assert {"convolution", "pooling", "top_k"} <= {t.step.kind for t in times}
     assert all(t.seconds > 0 for t in times)
+
+
+def test_a_dynamic_run_does_not_wait_for_the_shared_arena() -> None:
+    """While the shared arena is leased (another run is in it), a run takes a context with an
+    arena of its own instead of waiting, and gives the same result."""
+    executable = dnnc.compile(GRAPH.replace("BATCH", "?"))
+    assert isinstance(executable, dnnc.DynamicExecutable)
+    inputs = inputs_for(0, 2)
+    expected = executable.run(inputs)
+    plan = executable.plan_for(((2, 8, 10, 10),))
+    assert plan.contexts == 1
+    assert executable._arena_lock.acquire(blocking=False)  # another run holds the arena
+    try:
+        got = executable.run(inputs)
+    finally:
+        executable._arena_lock.release()
+    assert plan.contexts == 2  # a context of its own, not a wait (which would deadlock here)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+    executable.run(inputs)  # the shared arena is free again: no third context
+    assert plan.contexts == 2
