@@ -61,7 +61,7 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
 from dnnc.runtime.plan import aligned_bytes
-from dnnc.runtime.report import StepTime
+from dnnc.runtime.report import MemoryReport, StepTime
 
 Signature = tuple[tuple[int, ...], ...]
 """The shapes of a run's inputs, in order."""
@@ -270,6 +270,20 @@ class DynamicExecutable(ShippedByRecipe):
             _, plan = self._plans.popitem(last=False)
             self._plan_bytes -= plan.bytes
             self._evictions += 1
+
+    def memory_report(self) -> MemoryReport:
+        """Bytes held now besides the caller's arrays: the shared arena, every cached plan's
+        scratchpad and the shared constants; planned and lower-bound bytes are the largest of
+        the cached plans' (what the arena must hold)."""
+        with self._lock:
+            reports = [p.executable.memory_report() for p in self._plans.values() if p.executable]
+            return MemoryReport(
+                planned_bytes=max((r.planned_bytes for r in reports), default=0),
+                lower_bound_bytes=max((r.lower_bound_bytes for r in reports), default=0),
+                arena_bytes=self._arena.nbytes,
+                scratchpad_bytes=sum(r.scratchpad_bytes for r in reports),
+                constant_bytes=self._constants.bytes,
+            )
 
     def stats(self) -> DynamicStats:
         """The counters and sizes now."""

@@ -28,6 +28,7 @@ import onnx
 from dnnc.core.diagnostics import InputError
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
+from dnnc.runtime.report import MemoryReport, StepTime
 
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
@@ -127,6 +128,32 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
                     f"expected {self.signature()}"
                 )
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
+        executable, tensors = self._specialized(arrays)
+        return executable.run(tensors, as_dict=as_dict, output_names=output_names)
+
+    def profile(
+        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+    ) -> list[StepTime]:
+        """The step times of the model compiled for these inputs (as ``Executable.profile``)."""
+        arrays = ordered_inputs(inputs, [s.name for s in self.inputs], self.signature)
+        executable, tensors = self._specialized(arrays)
+        return executable.profile(tensors, repeats)
+
+    def memory_report(self) -> MemoryReport:
+        """The bytes of every compiled model kept, summed (they share nothing but weights'
+        files; planned and lower-bound bytes are the largest model's)."""
+        with self._lock:
+            reports = [e.memory_report() for e in self._models.values()]
+        return MemoryReport(
+            planned_bytes=max((r.planned_bytes for r in reports), default=0),
+            lower_bound_bytes=max((r.lower_bound_bytes for r in reports), default=0),
+            arena_bytes=sum(r.arena_bytes for r in reports),
+            scratchpad_bytes=sum(r.scratchpad_bytes for r in reports),
+            constant_bytes=sum(r.constant_bytes for r in reports),
+        )
+
+    def _specialized(self, arrays: Sequence[np.ndarray]) -> tuple[Executable, list[np.ndarray]]:
+        """The executable of these inputs' shapes and values, and the inputs it takes."""
         values = {
             spec.name: np.asarray(array)
             for spec, array in zip(self.inputs, arrays, strict=True)
@@ -134,7 +161,7 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
         }
         executable = self.plan_for(tuple(a.shape for a in arrays), values)
         tensors = [a for s, a in zip(self.inputs, arrays, strict=True) if s.name not in values]
-        return executable.run(tensors, as_dict=as_dict, output_names=output_names)
+        return executable, tensors
 
     def plan_for(
         self,

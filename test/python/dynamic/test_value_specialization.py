@@ -82,3 +82,32 @@ def test_an_input_read_only_by_shape_is_not_a_value_input() -> None:
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )
     assert value_inputs(helper.make_model(graph)) == frozenset()
+
+
+def test_every_executable_kind_has_one_interface() -> None:
+    """Static, dynamic and per-value executables: inputs, outputs, run, profile, memory report."""
+    static = dnnc.compile(
+        "func.func @f(%x: tensor<2x6xf32>) -> tensor<2x6xf32> {\n"
+        "  %y = dnn.eltwise relu %x : tensor<2x6xf32>\n  func.return %y : tensor<2x6xf32>\n}"
+    )
+    dynamic = dnnc.compile(
+        "func.func @f(%x: tensor<?x6xf32>) -> tensor<?x6xf32> {\n"
+        "  %y = dnn.eltwise relu %x : tensor<?x6xf32>\n  func.return %y : tensor<?x6xf32>\n}"
+    )
+    per_value = dnnc.compile(reshape_then_tile())
+    x = np.arange(-6, 6, dtype=np.float32).reshape(2, 6)
+    feeds = {
+        static: {"x": x},
+        dynamic: {"x": x},
+        per_value: {"x": x, "shape": np.array([3, 4]), "repeats": np.array([1, 1])},
+    }
+    for executable, inputs in feeds.items():
+        assert [s.name for s in executable.inputs] == list(inputs)
+        assert len(executable.outputs) == 1
+        (result,) = executable.run(inputs)
+        assert (result >= 0).all() and result.size == 12
+        steps = executable.profile(inputs, repeats=2)
+        assert any(t.step.kind == "eltwise" for t in steps) and all(t.seconds > 0 for t in steps)
+        report = executable.memory_report()
+        assert report.arena_bytes >= report.lower_bound_bytes >= 0
+        assert report.planned_bytes >= report.lower_bound_bytes
