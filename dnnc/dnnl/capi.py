@@ -763,6 +763,19 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
             "const_dnnl_primitive_attr_t attr",
         ),
     ),
+    "dnnl_resampling_forward_primitive_desc_create": (
+        "dnnl_status_t",
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const float *factors",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const_dnnl_primitive_attr_t attr",
+        ),
+    ),
     "dnnl_pooling_forward_primitive_desc_create": (
         "dnnl_status_t",
         (

@@ -66,6 +66,7 @@ PROBES: dict[str, _Probe] = {
     ),
     "lrn": _Probe({"src": _IMAGE, "dst": _IMAGE}, {"kind": LrnKind.ACROSS_CHANNELS, "size": 5}),
     "reduction": _Probe({"src": _IMAGE, "dst": (1, 16, 1, 1)}, {"kind": ReduceKind.SUM}),
+    "resampling": _Probe({"src": _IMAGE, "dst": (1, 16, 16, 16)}),
 }
 """One representative primitive per kind dnnc executes (module docstring)."""
 

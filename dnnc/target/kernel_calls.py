@@ -46,6 +46,7 @@ from dnnc.ir.dnn import (
     PoolOp,
     ReduceOp,
     ReorderOp,
+    ResizeOp,
     SliceOp,
     SoftmaxOp,
     SumOp,
@@ -142,6 +143,7 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     CastOp: _REORDER,
     TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
     SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
+    ResizeOp: KernelCall("resampling", (("src", "src"),)),
 }
 """The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
 and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
@@ -197,6 +199,24 @@ def _onednn_types(op: DnnOp) -> bool:
     )
 
 
+def _onednn_resize(op: ResizeOp) -> bool:
+    """Whether oneDNN's linear resampling computes ``op``: linear with half_pixel coordinates
+    (pytorch_half_pixel where no resized axis has size 1), N and C unchanged, 1 to 3 spatial
+    axes, and each scale exactly output / input (oneDNN's factor)."""
+    src, sizes, scales = shape_of(op.src), ints(op.sizes), list(op.scales.get_values())
+    coordinates = op.coordinate_mode.data
+    return (
+        op.mode.data == "linear"
+        and (
+            coordinates == "half_pixel"
+            or (coordinates == "pytorch_half_pixel" and min(sizes[2:], default=2) > 1)
+        )
+        and 3 <= len(src) <= 5
+        and tuple(sizes[:2]) == src[:2]
+        and all(float(s) == o / i for s, o, i in zip(scales[2:], sizes[2:], src[2:], strict=True))
+    )
+
+
 def _to_integer(op: CastOp) -> bool:
     """A cast to an integer type: oneDNN's reorder rounds to nearest and saturates, where
     ONNX truncates toward zero and wraps (the reference ``cast``)."""
@@ -213,7 +233,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
 
     oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
     an integer type runs the reference kernel too (_to_integer), and so does an eltwise
-    or binary algorithm oneDNN lacks (softsign, pow). Its
+    or binary algorithm oneDNN lacks (softsign, pow), and a resize oneDNN's linear resampling
+    does not compute (_onednn_resize). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
@@ -227,6 +248,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     if isinstance(op, EltwiseOp) and not has_eltwise_algorithm(op.alg.data):
         return reference_call(op)
     if isinstance(op, BinaryOp) and not has_binary_algorithm(op.alg.data):
+        return reference_call(op)
+    if isinstance(op, ResizeOp) and not _onednn_resize(op):
         return reference_call(op)
     if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
         if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):

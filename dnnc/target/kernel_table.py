@@ -51,6 +51,7 @@ from dnnc.ir.dnn import (
     ReduceOp,
     ReorderOp,
     ReshapeOp,
+    ResizeOp,
     SliceOp,
     SoftmaxOp,
     SumOp,
@@ -97,6 +98,7 @@ LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     ReduceOp: LayoutRule.PLAIN,
     TransposeOp: LayoutRule.PLAIN,
     SliceOp: LayoutRule.PLAIN,
+    ResizeOp: LayoutRule.PLAIN,
 }
 """Per op class that runs a oneDNN primitive: how it stands to layouts (module docstring);
 the ops that run reference kernels only are plain."""

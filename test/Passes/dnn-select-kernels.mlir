@@ -25,6 +25,20 @@ func.func @top_k_reference(%src: tensor<6x10xf32>) -> tensor<6x3xf32> {
 
 // -----
 
+/// A linear half_pixel resize is oneDNN's linear resampling; other modes run the reference kernel.
+// CHECK-LABEL: func.func @resize_kernels
+// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<onednn, f32>, {{.*}}mode = "linear"}
+// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}coordinate_mode = "asymmetric"}
+// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}mode = "nearest"}
+func.func @resize_kernels(%src: tensor<1x4x5x6xf32>) -> (tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>) {
+  %a = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
+  %b = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_mode = "asymmetric"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
+  %c = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
+  func.return %a, %b, %c : tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>
+}
+
+// -----
+
 /// An eltwise algorithm oneDNN lacks runs its reference kernel; one it has runs oneDNN's.
 // CHECK-LABEL: func.func @softsign_reference
 // CHECK:         dnn.eltwise softsign {{.*}}dnn.kernel = #dnn.kernel<reference, f32>

@@ -25,6 +25,7 @@ from dnnc.dnnl.primitives.normalization import (
     LayerNormalizationHandler,
     LrnHandler,
     ReductionHandler,
+    ResamplingHandler,
 )
 
 HANDLERS: dict[str, type[PrimitiveHandler]] = {
@@ -42,6 +43,8 @@ HANDLERS: dict[str, type[PrimitiveHandler]] = {
         BatchNormalizationHandler,
         LayerNormalizationHandler,
         LrnHandler,
+        ResamplingHandler,
+        ResamplingHandler,
         ReductionHandler,
         ReorderHandler,
     )

@@ -63,6 +63,22 @@ class LayerNormalizationHandler(PrimitiveHandler):
         return (FORWARD_INFERENCE, descs["src"], descs["dst"], None, self.params["epsilon"], flags)
 
 
+class ResamplingHandler(PrimitiveHandler):
+    """Linear resampling of the spatial dimensions of [N, C, spatial...] to dst's sizes, with
+    oneDNN's coordinates (x + 0.5) * in / out - 0.5, edges clamped: ONNX Resize's linear
+    half_pixel. The factors are dst / src per spatial dimension."""
+
+    kind = "resampling"
+    primitive = "resampling_forward"
+    args = UNARY_ARGS
+
+    def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
+        linear = capi.dnnl_alg_kind_t.dnnl_resampling_linear
+        src, dst = descs["src"], descs["dst"]
+        factors = [o / i for o, i in zip(dst.dims[2:], src.dims[2:], strict=True)]
+        return (FORWARD_INFERENCE, linear, factors, src, dst)
+
+
 class LrnHandler(PrimitiveHandler):
     kind = "lrn"
     primitive = "lrn_forward"

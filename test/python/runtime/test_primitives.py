@@ -592,6 +592,23 @@ def test_lrn(dt: DataType, kind: LrnKind, size: int, layout: str | None) -> None
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
+@pytest.mark.parametrize(
+    "src_shape, dst",
+    [((2, 3, 5, 7), (2, 3, 9, 11)), ((2, 3, 5, 7), (2, 3, 3, 4)), ((1, 4, 6), (1, 4, 13))],
+)
+def test_resampling_is_onnx_linear_half_pixel(
+    dt: DataType, src_shape: tuple[int, ...], dst: tuple[int, ...]
+) -> None:
+    """oneDNN's linear resampling computes dnn.resize's linear mode with half_pixel coordinates."""
+    src = random(src_shape, dt, -2, 2)
+    scales = [o / i for o, i in zip(dst, src_shape, strict=True)]
+    expected = lambda: reference.resize(  # noqa: E731
+        src, sizes=dst, scales=scales, mode="linear", coordinate_mode="half_pixel"
+    )
+    Case("resampling", {"src": src}, dst, expected, {}, {}).check()
+
+
+@pytest.mark.parametrize("dt", [F32, BF16])
 @pytest.mark.parametrize("kind", list(ReduceKind))
 @pytest.mark.parametrize("dst", [(2, 1, 4, 4), (1, 16, 1, 1), (2, 16, 4, 1)])
 def test_reduction(dt: DataType, kind: ReduceKind, dst: tuple[int, ...]) -> None:
