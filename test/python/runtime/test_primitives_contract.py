@@ -69,6 +69,7 @@ EVERY_KIND: dict[str, tuple[dict[str, MemoryDesc], dict[str, object]]] = {
     ),
     "reduction": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 1, 3, 3)}, {"kind": "sum"}),
     "reorder": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3, layout="nChw16c")}, {}),
+    "resampling": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 6, 5)}, {}),
 }
 
 
