@@ -43,7 +43,7 @@ from dnnc.driver.onnx_shapes import (
     value_inputs,
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
-from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx import import_onnx, read_model
 from dnnc.ir.dnn import WeightOp
 from dnnc.ir.onednn import is_lowered
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
@@ -55,7 +55,10 @@ from dnnc.runtime.executor import Executable
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
 
-Source = ModuleOp | str | os.PathLike[str] | onnx.ModelProto
+Loadable = ModuleOp | str | os.PathLike[str] | onnx.ModelProto
+"""A dnn module, IR text, a ``.mlir`` or ``.onnx`` path or an ONNX proto."""
+Source = Loadable | bytes
+"""What ``compile`` takes: a Loadable, or an ONNX model's bytes (as ONNX Runtime takes them)."""
 
 
 def _is_path(source: str | os.PathLike[str]) -> bool:
@@ -64,7 +67,7 @@ def _is_path(source: str | os.PathLike[str]) -> bool:
     return "\n" not in source and (source.endswith(".mlir") or Path(source).is_file())
 
 
-def load_module(source: Source) -> tuple[ModuleOp, str | None]:
+def load_module(source: Loadable) -> tuple[ModuleOp, str | None]:
     """The verified module of ``source`` (a copy if it is a ModuleOp) and the directory its
     weights are relative to (the file's; None for text and modules: the ops' locations)."""
     if isinstance(source, ModuleOp):
@@ -114,14 +117,14 @@ def _anchor_weights(module: ModuleOp, directory: str) -> None:
             op.file = StringAttr(str(weight_path(op, directory)))
 
 
-def _is_onnx(source: Source) -> bool:
+def _is_onnx(source: Loadable) -> bool:
     return isinstance(source, onnx.ModelProto) or (
         not isinstance(source, ModuleOp) and str(source).endswith(".onnx")
     )
 
 
 def _per_input_shape(
-    source: Source,
+    source: Loadable,
     pipeline: str,
     function: str | None,
     weights_dir: str | os.PathLike[str] | None,
@@ -147,7 +150,7 @@ def _per_input_shape(
     return executable
 
 
-def _weights_of(source: Source, weights_dir: str | os.PathLike[str] | None) -> str | None:
+def _weights_of(source: Loadable, weights_dir: str | os.PathLike[str] | None) -> str | None:
     """The directory dnn.weight files are relative to (see load_module)."""
     if weights_dir is not None:
         return os.fspath(weights_dir)
@@ -157,7 +160,7 @@ def _weights_of(source: Source, weights_dir: str | os.PathLike[str] | None) -> s
 
 
 def _cache_material(
-    source: Source, pipeline: str, function: str | None, weights_dir: str | os.PathLike[str] | None
+    source: Loadable, pipeline: str, function: str | None, weights_dir: str | os.PathLike[str] | None
 ) -> list[bytes]:
     """What identifies a compilation for the compile cache: the source's bytes, the options,
     and the name, size and modification time of every dnn.weight file it reads."""
@@ -206,7 +209,7 @@ class CompileRecipe:
 
 
 def _recipe(
-    source: Source,
+    source: Loadable,
     pipeline: str,
     function: str,
     weights_dir: str | None,
@@ -237,6 +240,30 @@ def compile(
     ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
     source, options and weight files on this target is loaded from there instead, and
     saved there otherwise."""
+    return _compile(
+        read_model(source) if isinstance(source, bytes) else source,
+        pipeline,
+        function=function,
+        weights_dir=weights_dir,
+        dynamic=dynamic,
+        cache=cache,
+        save_to=save_to,
+        cache_dir=cache_dir,
+    )
+
+
+def _compile(
+    source: Loadable,
+    pipeline: str,
+    *,
+    function: str | None,
+    weights_dir: str | os.PathLike[str] | None,
+    dynamic: DynamicOptions | None,
+    cache: PrimitiveCache | None,
+    save_to: str | os.PathLike[str] | None,
+    cache_dir: str | os.PathLike[str] | None,
+) -> AnyExecutable:
+    """``compile`` of a source other than bytes."""
     if cache_dir is not None and save_to is None:
         entry = saved.cache_entry(
             cache_dir, _cache_material(source, pipeline, function, weights_dir)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Protocol
 
 from dnnc.core.kinds import PostOp, SumPostOp, takes_argument
 
@@ -106,6 +107,23 @@ def _window(
     return tuple(out)
 
 
+class ConvShape(Protocol):
+    """The signature of conv2d and deconv2d."""
+
+    def __call__(
+        self,
+        src: Shape,
+        wei: Shape,
+        bias: Shape | None = None,
+        *,
+        strides: Sequence[int] = ...,
+        pads_begin: Sequence[int] = ...,
+        pads_end: Sequence[int] = ...,
+        dilations: Sequence[int] = ...,
+        groups: int = ...,
+    ) -> Shape: ...
+
+
 def conv2d(
     src: Shape,
     wei: Shape,
@@ -118,6 +136,48 @@ def conv2d(
     groups: int = 1,
 ) -> Shape:
     """[N,C,H,W] * [O,C/groups,KH,KW] -> [N,O,OH,OW]; dilation 1 is a dense kernel."""
+    _expect_conv_operands(src, wei, bias, groups)
+    height, width = _window(src[2:], wei[2:], strides, pads_begin, pads_end, dilations)
+    return (src[0], wei[0], height, width)
+
+
+def deconv2d(
+    src: Shape,
+    wei: Shape,
+    bias: Shape | None = None,
+    *,
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
+) -> Shape:
+    """The transpose of conv2d: [N,C,H,W] through [O,C/groups,KH,KW] -> [N,O,OH,OW] with
+    OH = (H - 1) * stride + (KH - 1) * dilation + 1 - pads_begin - pads_end; pads_end may be
+    negative down to 1 - stride (output rows no input reaches)."""
+    _expect_conv_operands(src, wei, bias, groups)
+    _expect_pair(wei[2:], "kernel", 1)
+    _expect_pair(strides, "strides", 1)
+    _expect_pair(pads_begin, "pads_begin", 0)
+    _expect_pair(dilations, "dilations", 1)
+    if len(pads_end) != 2 or any(p <= -s for p, s in zip(pads_end, strides)):
+        raise ShapeError(f"pads_end must be 2 values above -strides, got {list(pads_end)}")
+    out: list[int] = []
+    for size, k, s, d, begin, end in zip(
+        src[2:], wei[2:], strides, dilations, pads_begin, pads_end
+    ):
+        if size == DYNAMIC:
+            out.append(DYNAMIC)
+            continue
+        full = (size - 1) * s + (k - 1) * d + 1
+        if full - begin - end < 1:
+            raise ShapeError(f"pads {begin} + {end} crop the whole {full}-wide output")
+        out.append(full - begin - end)
+    return (src[0], wei[0], *out)
+
+
+def _expect_conv_operands(src: Shape, wei: Shape, bias: Shape | None, groups: int) -> None:
+    """src [N,C,H,W], wei [O,C/groups,KH,KW] with static KH, KW, bias [O]."""
     _expect_rank(src, "src", "4 (N, C, H, W)", len(src) == 4)
     _expect_rank(wei, "wei", "4 (O, C/groups, KH, KW)", len(wei) == 4)
     if groups < 1:
@@ -133,8 +193,6 @@ def conv2d(
         raise ShapeError(f"kernel size must be static, got wei {format_shape(wei)}")
     if bias is not None:
         _vector(bias, wei[0], "bias", "output channels")
-    height, width = _window(src[2:], wei[2:], strides, pads_begin, pads_end, dilations)
-    return (src[0], wei[0], height, width)
 
 
 def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:

@@ -675,6 +675,24 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
             "const_dnnl_primitive_attr_t attr",
         ),
     ),
+    "dnnl_deconvolution_forward_primitive_desc_create": (
+        "dnnl_status_t",
+        (
+            "dnnl_primitive_desc_t *primitive_desc",
+            "dnnl_engine_t engine",
+            "dnnl_prop_kind_t prop_kind",
+            "dnnl_alg_kind_t alg_kind",
+            "const_dnnl_memory_desc_t src_desc",
+            "const_dnnl_memory_desc_t weights_desc",
+            "const_dnnl_memory_desc_t bias_desc",
+            "const_dnnl_memory_desc_t dst_desc",
+            "const dnnl_dims_t strides",
+            "const dnnl_dims_t dilates",
+            "const dnnl_dims_t padding_l",
+            "const dnnl_dims_t padding_r",
+            "const_dnnl_primitive_attr_t attr",
+        ),
+    ),
     "dnnl_matmul_primitive_desc_create": (
         "dnnl_status_t",
         (

@@ -1,7 +1,7 @@
 """dnn-fold-constants: fold per-channel affine ops into weights, and evaluate constant subgraphs.
 
 Rules (a "constant" is the result of dnn.constant or dnn.weight; a "producer" is dnn.conv2d,
-dnn.inner_product or dnn.matmul, whose output channels are result dimension 1 and wei
+dnn.deconv2d, dnn.inner_product or dnn.matmul, whose output channels are result dimension 1 and wei
 dimension 0, or for matmul the last dimension of the result and of rhs):
   FoldBatchNormIntoProducer
     %y = <producer>(%x, %w [, %b]);  %z = dnn.batch_norm %y, %scale, %shift, %mean, %var
@@ -65,6 +65,7 @@ from dnnc.ir.dnn import (
     BinaryOp,
     ConstantOp,
     Conv2DOp,
+    Deconv2DOp,
     DnnOp,
     InnerProductOp,
     MatmulOp,
@@ -79,8 +80,8 @@ from dnnc.passes.fuse_post_ops import Decisions
 from dnnc.reference import to_dtype
 from dnnc.reference.interpreter import kernel_and_arguments
 
-Producer = Conv2DOp | InnerProductOp | MatmulOp
-_PRODUCERS = (Conv2DOp, InnerProductOp, MatmulOp)
+Producer = Conv2DOp | Deconv2DOp | InnerProductOp | MatmulOp
+_PRODUCERS = (Conv2DOp, Deconv2DOp, InnerProductOp, MatmulOp)
 _FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
 
 

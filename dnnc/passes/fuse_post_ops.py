@@ -1,7 +1,7 @@
 """dnn-fuse-post-ops: fold element-wise consumers into the primitive that produces their input.
 
 Rules (what oneDNN accepts is the table in ``post_op_rules``; anchors are dnn.conv2d,
-dnn.matmul, dnn.inner_product, dnn.pool and dnn.binary):
+dnn.deconv2d, dnn.matmul, dnn.inner_product, dnn.pool and dnn.binary):
   FuseEltwiseIntoProducer
     %y = <anchor>(...) {post_ops = P};  %z = dnn.eltwise alg %y {alpha, beta}
     ==> %z = <anchor>(...) {post_ops = P + [#dnn.eltwise<alg, alpha, beta>]}

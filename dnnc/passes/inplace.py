@@ -11,7 +11,7 @@ honours; nothing is renamed, moved or scheduled. Rules (one decision per op, rem
   AccumulateResidual
     %y = <anchor> ... post_args(..., %r, ...) {post_ops = [E..., #dnn.binary<add>, ...]}
     ==> the same with #dnn.sum<1.0> for that add and dnn.inplace = the index of %r
-    for conv2d, matmul, inner_product: oneDNN's sum post-op adds what dst holds before the
+    for conv2d, deconv2d, matmul, inner_product: oneDNN's sum post-op adds what dst holds before the
     primitive, so with dst in %r's buffer it computes d + %r exactly as the binary add did.
     Only the first add of the chain, of %r typed exactly as %y, with no sum yet and only
     eltwise post-ops before it (d = eltwise(conv) + r either way; oneDNN's optimized
@@ -49,6 +49,7 @@ from dnnc.ir.dnn import (
     BinaryOp,
     BinaryPostOpAttr,
     Conv2DOp,
+    Deconv2DOp,
     EltwiseOp,
     EltwisePostOpAttr,
     InnerProductOp,
@@ -74,7 +75,8 @@ INPLACE_CANDIDATE = "dnn.inplace_candidate"
 
 _OVERWRITE_SRC = (EltwiseOp, SoftmaxOp, LogSoftmaxOp, BatchNormOp, LayerNormOp)
 """oneDNN 3.2 documents these forward primitives as supporting dst == src."""
-_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp)
+_ANCHORS = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp)
+AccumulatingAnchor = Conv2DOp | Deconv2DOp | MatmulOp | InnerProductOp
 """Primitives with a sum post-op that accumulates into dst."""
 
 
@@ -97,7 +99,7 @@ def overwritable_operands(op: Operation) -> tuple[list[int], str | None]:
     return [0 if dict(call.ins)["src_0"] == "lhs" else 1], None  # oneDNN: dst == src_0 only
 
 
-def residual_add(op: Conv2DOp | MatmulOp | InnerProductOp) -> tuple[int, int] | None:
+def residual_add(op: AccumulatingAnchor) -> tuple[int, int] | None:
     """The post-op index and operand index of the binary add a sum post-op may replace."""
     first_post_arg = len(op.operands) - len(op.post_args)
     argument = 0
@@ -153,7 +155,7 @@ class _Decide:
         remark(op, f"not in place: {'; '.join(reasons)}")
         return -1
 
-    def _accumulate_residual(self, op: Conv2DOp | MatmulOp | InnerProductOp) -> int:
+    def _accumulate_residual(self, op: AccumulatingAnchor) -> int:
         site = residual_add(op)
         if site is None:
             return -1

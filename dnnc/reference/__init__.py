@@ -13,7 +13,7 @@ Contract (shared by every kernel):
   rounded half to even). Post-ops run in float64 before that conversion.
 """
 
-from dnnc.reference.compute import conv2d, inner_product, matmul, pool
+from dnnc.reference.compute import conv2d, deconv2d, inner_product, matmul, pool
 from dnnc.reference.dtypes import round_to_bf16, to_dtype
 from dnnc.reference.elementwise import (
     BINARY,
@@ -59,6 +59,7 @@ __all__ = [
     "compare",
     "concat",
     "conv2d",
+    "deconv2d",
     "eltwise",
     "expand",
     "from_layout",

@@ -1,4 +1,4 @@
-"""The compute-heavy ops that take post-ops: conv2d, matmul, inner_product, pool.
+"""The compute-heavy ops that take post-ops: conv2d, deconv2d, matmul, inner_product, pool.
 
 Each reads its operands as float64, accumulates in float64, adds the bias, applies the
 post-ops (``apply_post_ops``) and converts once to the first operand's element type.
@@ -67,6 +67,49 @@ def conv2d(
     taps = taps.reshape(n, groups, c_per_group, oh, ow, kh, kw)
     weights = as_f64(wei).reshape(groups, o // groups, c_per_group, kh, kw)
     d = np.einsum("ngchwij,gocij->ngohw", taps, weights, optimize=True).reshape(n, o, oh, ow)
+    if bias is not None:
+        d = d + as_f64(bias).reshape(1, o, 1, 1)
+    return to_dtype(apply_post_ops(d, post_ops, post_args), src.dtype)
+
+
+def deconv2d(
+    src: np.ndarray,
+    wei: np.ndarray,
+    bias: np.ndarray | None = None,
+    *post_args: np.ndarray,
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.deconv2d``, the transpose of conv2d: src [N,C,H,W] scattered through
+    wei [O,C/groups,KH,KW] (+ bias [O]) -> [N,O,OH,OW]. Input pixel (y, x) adds to the
+    full-size output at (y sh + ky dh, x sw + kx dw); the result is that full output cropped
+    by pads_begin / pads_end (a negative pads_end appends zero rows before the bias)."""
+    n, c, h, w = src.shape
+    o, c_per_group, kh, kw = wei.shape
+    if c != c_per_group * groups or o % groups:
+        raise ValueError(
+            f"deconv2d: src channels {c} and weights {wei.shape} do not fit groups={groups}"
+        )
+    (sh, sw), (dh, dw) = strides, dilations
+    full_h, full_w = (h - 1) * sh + (kh - 1) * dh + 1, (w - 1) * sw + (kw - 1) * dw + 1
+    extra_h, extra_w = max(-pads_end[0], 0), max(-pads_end[1], 0)
+    full = np.zeros((n, groups, o // groups, full_h + extra_h, full_w + extra_w))
+    grouped = as_f64(src).reshape(n, groups, c_per_group, h, w)
+    weights = as_f64(wei).reshape(groups, o // groups, c_per_group, kh, kw)
+    for ky in range(kh):
+        for kx in range(kw):
+            taps = np.einsum("ngchw,goc->ngohw", grouped, weights[..., ky, kx], optimize=True)
+            rows = slice(ky * dh, ky * dh + (h - 1) * sh + 1, sh)
+            columns = slice(kx * dw, kx * dw + (w - 1) * sw + 1, sw)
+            full[:, :, :, rows, columns] += taps
+    (top, left), (bottom, right) = pads_begin, pads_end
+    d = full.reshape(n, o, *full.shape[3:])[
+        :, :, top : full_h - max(bottom, 0) + extra_h, left : full_w - max(right, 0) + extra_w
+    ]
     if bias is not None:
         d = d + as_f64(bias).reshape(1, o, 1, 1)
     return to_dtype(apply_post_ops(d, post_ops, post_args), src.dtype)

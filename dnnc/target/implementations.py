@@ -39,6 +39,9 @@ PROBES: dict[str, _Probe] = {
     "convolution": _Probe(
         {"src": _IMAGE, "weights": (16, 16, 3, 3), "bias": _CHANNEL, "dst": (1, 16, 6, 6)}
     ),
+    "deconvolution": _Probe(
+        {"src": _IMAGE, "weights": (16, 16, 3, 3), "bias": _CHANNEL, "dst": (1, 16, 10, 10)}
+    ),
     "matmul": _Probe({"src": (16, 16), "weights": (16, 16), "dst": (16, 16)}),
     "inner_product": _Probe({"src": (4, 16), "weights": (16, 16), "dst": (4, 16)}),
     "pooling": _Probe(
@@ -72,7 +75,7 @@ PROBES: dict[str, _Probe] = {
 
 PROBED_KINDS = tuple(PROBES)
 
-_WEIGHTS_ANY = frozenset({"convolution", "matmul", "inner_product"})
+_WEIGHTS_ANY = frozenset({"convolution", "deconvolution", "matmul", "inner_product"})
 """Kinds whose weights a compile leaves to oneDNN (format any)."""
 
 

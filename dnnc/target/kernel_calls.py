@@ -36,6 +36,7 @@ from dnnc.ir.dnn import (
     CastOp,
     ConcatOp,
     Conv2DOp,
+    Deconv2DOp,
     DnnOp,
     EltwiseOp,
     InnerProductOp,
@@ -94,12 +95,12 @@ _BINARY = KernelCall(
     "binary", (("src_0", "lhs"), ("src_1", "rhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
 )
 
+_WINDOWED_INS = (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS)
+_WINDOWED_PARAMS = ("strides", "pads_begin", "pads_end", "dilations", "groups", "post_ops")
+
 CALLS: dict[type[DnnOp], KernelCall] = {
-    Conv2DOp: KernelCall(
-        "convolution",
-        (("src", "src"), ("weights", "wei"), ("bias", "bias"), _ANCHOR_POST_ARGS),
-        ("strides", "pads_begin", "pads_end", "dilations", "groups", "post_ops"),
-    ),
+    Conv2DOp: KernelCall("convolution", _WINDOWED_INS, _WINDOWED_PARAMS),
+    Deconv2DOp: KernelCall("deconvolution", _WINDOWED_INS, _WINDOWED_PARAMS),
     MatmulOp: KernelCall(
         "matmul",
         (("src", "lhs"), ("weights", "rhs"), ("bias", "bias"), _ANCHOR_POST_ARGS),
@@ -178,7 +179,7 @@ def reference_call(op: DnnOp) -> KernelCall:
     return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
 
 
-_REFERENCE_ANCHORS = (Conv2DOp, MatmulOp, InnerProductOp, ReduceOp)
+_REFERENCE_ANCHORS = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp, ReduceOp)
 
 
 def _empty_reduction(op: DnnOp) -> bool:

@@ -38,6 +38,7 @@ from dnnc.ir.dnn import (
     ConcatOp,
     ConstantOp,
     Conv2DOp,
+    Deconv2DOp,
     DnnOp,
     EltwiseOp,
     InnerProductOp,
@@ -81,6 +82,7 @@ class LayoutRule(Enum):
 
 LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     Conv2DOp: LayoutRule.PREFERRED,
+    Deconv2DOp: LayoutRule.PREFERRED,
     MatmulOp: LayoutRule.PREFERRED,
     InnerProductOp: LayoutRule.PREFERRED,
     PoolOp: LayoutRule.AGNOSTIC,

@@ -2,8 +2,8 @@
 
 Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the primitive pages.
 - Anchors (the dnn ops with a ``post_ops`` property) and the post-op kinds their primitive
-  takes: convolution, matmul and inner product take eltwise, binary and sum; binary and
-  pooling take eltwise and binary.
+  takes: convolution, deconvolution, matmul and inner product take eltwise, binary and sum;
+  binary and pooling take eltwise and binary.
 - Every ``dnn.eltwise`` algorithm has a post-op form (oneDNN's eltwise post-op takes any
   forward eltwise algorithm; ``relu6`` is ``clip_v2(0, 6)`` there).
 - A binary post-op's argument ``p`` has the destination's rank and broadcasts to it as
@@ -33,7 +33,7 @@ from enum import StrEnum
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
-from dnnc.ir.dnn import BinaryOp, Conv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
+from dnnc.ir.dnn import BinaryOp, Conv2DOp, Deconv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
 
 ONEDNN_MAX_POST_OPS = 32
 """oneDNN's hard limit on the length of a post-op chain."""
@@ -84,6 +84,7 @@ _NO_SUM = frozenset({PostOpKind.ELTWISE, PostOpKind.BINARY})
 
 ANCHORS: dict[type[DnnOp], AnchorRule] = {
     Conv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
+    Deconv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     MatmulOp: AnchorRule(_ALL_KINDS, oc_axis=-1),
     InnerProductOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     PoolOp: AnchorRule(
@@ -93,7 +94,7 @@ ANCHORS: dict[type[DnnOp], AnchorRule] = {
 }
 """Every dnn op that carries post-ops, with the post-op kinds its oneDNN primitive accepts."""
 
-AnchorOp = Conv2DOp | MatmulOp | InnerProductOp | PoolOp | BinaryOp
+AnchorOp = Conv2DOp | Deconv2DOp | MatmulOp | InnerProductOp | PoolOp | BinaryOp
 """The type of an op of ANCHORS: one with `post_ops` and `post_args`."""
 
 COMMUTATIVE: frozenset[BinaryAlg] = frozenset(

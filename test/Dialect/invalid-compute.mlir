@@ -13,6 +13,24 @@ func.func @negative_conv2d_src_rank(%src: tensor<3x8x8xf32>, %wei: tensor<4x3x3x
 
 // -----
 
+/// deconv2d's output: (H - 1) * stride + extent - pads; a negative end pad stays above -stride.
+// CHECK: pads_end must be 2 values above -strides, got [-2, 0]
+func.func @negative_deconv2d_pads_end(%src: tensor<1x4x5x5xf32>, %wei: tensor<4x4x3x3xf32>) -> tensor<1x4x13x11xf32> {
+  %y = dnn.deconv2d %src, %wei {strides = array<i64: 2, 2>, pads_end = array<i64: -2, 0>} : (tensor<1x4x5x5xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x13x11xf32>
+  func.return %y : tensor<1x4x13x11xf32>
+}
+
+// -----
+
+/// deconv2d's result shape is inferred, not taken from the result type.
+// CHECK: 'dnn.deconv2d' op result shape 1x4x10x10 does not match the inferred shape 1x4x11x11
+func.func @negative_deconv2d_result_shape(%src: tensor<1x4x5x5xf32>, %wei: tensor<4x4x3x3xf32>) -> tensor<1x4x10x10xf32> {
+  %y = dnn.deconv2d %src, %wei {strides = array<i64: 2, 2>} : (tensor<1x4x5x5xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x10x10xf32>
+  func.return %y : tensor<1x4x10x10xf32>
+}
+
+// -----
+
 /// conv2d takes 4-D weights (O, C/groups, KH, KW).
 // CHECK: wei must have rank 4 (O, C/groups, KH, KW), got rank 3 (4x3x3)
 func.func @negative_conv2d_wei_rank(%src: tensor<1x3x8x8xf32>, %wei: tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32> {

@@ -33,6 +33,17 @@ func.func @conv2d_dynamic_blocked(%src: tensor<?x16x?x?xf32, #dnn.layout<nChw16c
 
 // -----
 
+/// deconv2d: stride 2 with output_padding 1 (pads_end 1 - 1 = 0 at the top, -1 at the end
+/// of the width), groups, bias, a fused relu; a dynamic batch propagates.
+// CHECK-LABEL: func.func @deconv2d_all_properties
+// CHECK-NEXT:    %y = dnn.deconv2d %src, %wei, %bias {strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, -1>, groups = 2 : i64, post_ops = [#dnn.eltwise<relu>]} : (tensor<?x8x5x5xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<?x6x9x11xf32>
+func.func @deconv2d_all_properties(%src: tensor<?x8x5x5xf32>, %wei: tensor<6x4x3x3xf32>, %bias: tensor<6xf32>) -> tensor<?x6x9x11xf32> {
+  %y = dnn.deconv2d %src, %wei, %bias {strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, -1>, groups = 2 : i64, post_ops = [#dnn.eltwise<relu>]} : (tensor<?x8x5x5xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<?x6x9x11xf32>
+  func.return %y : tensor<?x6x9x11xf32>
+}
+
+// -----
+
 /// A layout written as a oneDNN tag prints as its conventional name.
 // CHECK-LABEL: func.func @layout_tag_spelling
 // CHECK-NEXT:    %y = dnn.reorder %src : (tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>

@@ -23,6 +23,28 @@ func.func @conv2d_batch_norm_folded(%src: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4
 
 // -----
 
+/// deconv2d is a producer too (its wei is [O, C/groups, ...] like conv2d's): the same batch_norm
+/// folds into its weights and a new bias, which also fills the output_padding column (pads_end -1).
+// CHECK-LABEL: func.func @deconv2d_batch_norm_folded
+// CHECK:         %[[W:.*]] = dnn.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK:         %[[B:.*]] = dnn.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK:         %[[Y:.*]] = dnn.deconv2d %src, %[[W]], %[[B]] {strides = array<i64: 2, 2>, pads_end = array<i64: 0, -1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x7x8xf32>
+// CHECK-NOT:     dnn.batch_norm
+// CHECK:         func.return %[[Y]]
+// REMARK: dnn-fold-constants.mlir:[[# @LINE + 8]]:3: remark: [dnn-fold-constants] folded into dnn.deconv2d at {{.*}}dnn-fold-constants.mlir:[[# @LINE + 7]]:3
+func.func @deconv2d_batch_norm_folded(%src: tensor<1x2x4x4xf32>) -> tensor<1x2x7x8xf32> {
+  %wei = dnn.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %scale = dnn.constant dense<[2.0, 1.0]> : tensor<2xf32>
+  %shift = dnn.constant dense<[3.0, 2.0]> : tensor<2xf32>
+  %mean = dnn.constant dense<[2.0, 2.0]> : tensor<2xf32>
+  %var = dnn.constant dense<[4.0, 4.0]> : tensor<2xf32>
+  %c = dnn.deconv2d %src, %wei {strides = array<i64: 2, 2>, pads_end = array<i64: 0, -1>} : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x7x8xf32>
+  %n = dnn.batch_norm %c, %scale, %shift, %mean, %var {epsilon = 0.0 : f32} : (tensor<1x2x7x8xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x7x8xf32>
+  func.return %n : tensor<1x2x7x8xf32>
+}
+
+// -----
+
 /// An existing bias b becomes a * b + c = [1 * 4 + 1, 0.5 * 4 + 1] = [5, 3].
 // CHECK-LABEL: func.func @conv2d_bias_batch_norm_folded
 // CHECK:         %[[B:.*]] = dnn.constant dense<[5.000000e+00, 3.000000e+00]> : tensor<2xf32>

@@ -16,6 +16,21 @@ func.func @conv2d_relu_fused(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf3
 
 // -----
 
+/// deconv2d is an anchor like conv2d: a per-channel binary add, then relu.
+// CHECK-LABEL: func.func @deconv2d_binary_relu_fused
+// CHECK:         %[[Y:.*]] = dnn.deconv2d %src, %wei post_args(%k : tensor<1x16x1x1xf32>)
+// CHECK-SAME:      post_ops = [#dnn.binary<add>, #dnn.eltwise<relu>]
+// CHECK-NOT:     dnn.eltwise
+// CHECK:         func.return %[[Y]]
+func.func @deconv2d_binary_relu_fused(%src: tensor<1x8x4x4xf32>, %wei: tensor<16x8x4x4xf32>, %k: tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32> {
+  %c = dnn.deconv2d %src, %wei {strides = array<i64: 2, 2>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<16x8x4x4xf32>) -> tensor<1x16x8x8xf32>
+  %a = dnn.binary add %c, %k : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  %r = dnn.eltwise relu %a : tensor<1x16x8x8xf32>
+  func.return %r : tensor<1x16x8x8xf32>
+}
+
+// -----
+
 /// matmul + gelu, alpha and beta carried over.
 // CHECK-LABEL: func.func @matmul_gelu_fused
 // CHECK:         dnn.matmul %lhs, %rhs, %bias {post_ops = [#dnn.eltwise<gelu_tanh>]}

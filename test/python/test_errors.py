@@ -57,6 +57,22 @@ def test_an_unreadable_onnx_file(content: bytes | None, tmp_path: Path) -> None:
     result = cli("dnnc.tools.import_onnx", str(path), "-o", str(tmp_path / "m.mlir"))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("error: cannot read ONNX model")
+    with pytest.raises(dnnc.ModelError, match=r"cannot read ONNX model bytes: not an ONNX"):
+        dnnc.compile(content)
+
+
+def test_onnx_model_bytes_compile_like_the_model() -> None:
+    """ONNX Runtime takes a model's bytes; so do import_onnx and compile."""
+    made = relu_model([2, 3])
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    assert str(dnnc.import_onnx(made.SerializeToString())) == str(dnnc.import_onnx(made))
+    (y,) = dnnc.compile(made.SerializeToString()).run({"x": x})
+    np.testing.assert_array_equal(y, np.maximum(x, 0))
+
+
+def test_an_onnx_model_of_another_type_is_refused() -> None:
+    with pytest.raises(dnnc.ModelError, match="a path, bytes or an onnx.ModelProto, got int"):
+        dnnc.import_onnx(3)  # type: ignore[arg-type]
 
 
 def test_an_onnx_input_without_shape_is_refused_at_import() -> None:

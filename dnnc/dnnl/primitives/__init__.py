@@ -14,6 +14,7 @@ from dnnc.dnnl.objects import MemoryDesc
 from dnnc.dnnl.primitives.base import PrimitiveHandler
 from dnnc.dnnl.primitives.compute import (
     ConvolutionHandler,
+    DeconvolutionHandler,
     InnerProductHandler,
     MatmulHandler,
     PoolingHandler,
@@ -32,6 +33,7 @@ HANDLERS: dict[str, type[PrimitiveHandler]] = {
     handler.kind: handler
     for handler in (
         ConvolutionHandler,
+        DeconvolutionHandler,
         MatmulHandler,
         InnerProductHandler,
         EltwiseHandler,
@@ -43,7 +45,6 @@ HANDLERS: dict[str, type[PrimitiveHandler]] = {
         BatchNormalizationHandler,
         LayerNormalizationHandler,
         LrnHandler,
-        ResamplingHandler,
         ResamplingHandler,
         ReductionHandler,
         ReorderHandler,

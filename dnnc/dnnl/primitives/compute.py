@@ -56,6 +56,9 @@ class _WindowHandler(PrimitiveHandler):
         self._check_lengths([*_WINDOW, *self._window_params], spatial)
         if min(self.params["strides"]) < 1 or min(self.params["dilations"]) < 1:
             raise self._error("strides and dilations must be at least 1 (1 = dense)")
+        self._check_pads()
+
+    def _check_pads(self) -> None:
         if min(self.params["pads_begin"] + self.params["pads_end"]) < 0:
             raise self._error("pads must be non-negative")
 
@@ -70,6 +73,7 @@ class ConvolutionHandler(_WindowHandler, _AnchorHandler):
 
     kind = "convolution"
     primitive = "convolution_forward"
+    algorithm: ClassVar[int] = capi.dnnl_alg_kind_t.dnnl_convolution_direct
     params_spec = {**_WINDOW, "groups": Param(integer, 1), **POST_OPS}
 
     def _check(self) -> None:
@@ -87,7 +91,7 @@ class ConvolutionHandler(_WindowHandler, _AnchorHandler):
             weights = reshaped(weights, (groups, out_channels // groups, *rest), split)
         return (
             FORWARD_INFERENCE,
-            capi.dnnl_alg_kind_t.dnnl_convolution_direct,
+            self.algorithm,
             descs["src"],
             weights,
             descs.get("bias"),
@@ -97,6 +101,28 @@ class ConvolutionHandler(_WindowHandler, _AnchorHandler):
             self.params["pads_begin"],
             self.params["pads_end"],
         )
+
+
+class DeconvolutionHandler(ConvolutionHandler):
+    """``dnn.deconv2d``: the transpose of a convolution (oneDNN ``deconvolution_forward``,
+    direct algorithm), weights given as logical [O, C/groups, KH, KW] like a convolution's."""
+
+    kind = "deconvolution"
+    primitive = "deconvolution_forward"
+    algorithm = capi.dnnl_alg_kind_t.dnnl_deconvolution_direct
+
+    def _check_pads(self) -> None:
+        """A negative end pad down to 1 - stride appends output rows no input reaches
+        (ONNX's output_padding); oneDNN refuses anything lower."""
+        strides, pads_end = self.params["strides"], self.params["pads_end"]
+        if min(self.params["pads_begin"]) < 0 or any(
+            pad <= -stride for pad, stride in zip(pads_end, strides)
+        ):
+            raise self._error(
+                f"pads_begin must be non-negative and pads_end above -strides, got "
+                f"pads_begin={list(self.params['pads_begin'])}, pads_end={list(pads_end)}, "
+                f"strides={list(strides)}"
+            )
 
 
 class PoolingHandler(_WindowHandler):

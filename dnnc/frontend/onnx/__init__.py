@@ -19,16 +19,13 @@ import os
 import re
 
 import numpy as np
-import onnx
 from xdsl.dialects.builtin import ModuleOp
 
 from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
-from dnnc.frontend.onnx.graph import load_graph
+from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
 from dnnc.ir.text import verify_module
-
-ModelSource = str | os.PathLike[str] | onnx.ModelProto
 
 
 def convert(
@@ -49,7 +46,7 @@ def convert(
 def import_onnx(
     model: ModelSource, *, weights_path: str | os.PathLike[str] | None = None
 ) -> ModuleOp:
-    """Import an ONNX model (path or proto) as a dnn module; with ``weights_path`` the large
+    """Import an ONNX model (path, bytes or proto) as a dnn module; with ``weights_path`` the large
     weights are written there as an ``.npz`` and referenced by that path."""
     weights_file = None if weights_path is None else os.fspath(weights_path)
     module, weights = convert(model, weights_file)
@@ -58,4 +55,4 @@ def import_onnx(
     return module
 
 
-__all__ = ["CONVERTERS", "convert", "import_onnx"]
+__all__ = ["CONVERTERS", "ModelSource", "convert", "import_onnx", "read_model"]

@@ -288,19 +288,35 @@ def dtype_name(elem_type: int) -> str:
         return f"element type {elem_type}"
 
 
-def load_graph(model: str | os.PathLike[str] | onnx.ModelProto) -> Graph:
-    """The shape-inferred graph of a model file or proto; ModelError for unusable models."""
+ModelSource = str | os.PathLike[str] | bytes | onnx.ModelProto
+"""An ONNX model: a file path, the serialized bytes (as ONNX Runtime takes them), or a proto."""
+
+
+def read_model(model: str | os.PathLike[str] | bytes) -> onnx.ModelProto:
+    """The proto of a model file or of serialized bytes; ModelError when unreadable."""
+    what = "ONNX model bytes" if isinstance(model, bytes) else f"ONNX model '{os.fspath(model)}'"
+    try:
+        if isinstance(model, bytes):
+            return onnx.ModelProto.FromString(model)
+        return onnx.load(os.fspath(model))
+    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
+        raise ModelError(f"cannot read {what}: {error}") from error
+    except DecodeError as error:
+        raise ModelError(
+            f"cannot read {what}: not an ONNX protobuf, or truncated ({error})"
+        ) from error
+
+
+def load_graph(model: ModelSource) -> Graph:
+    """The shape-inferred graph of a model file, bytes or proto; ModelError for unusable
+    models."""
     owned = not isinstance(model, onnx.ModelProto)
-    if owned:
-        try:
-            model = onnx.load(os.fspath(model))
-        except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
-            raise ModelError(f"cannot read ONNX model '{os.fspath(model)}': {error}") from error
-        except DecodeError as error:
-            raise ModelError(
-                f"cannot read ONNX model '{os.fspath(model)}': not an ONNX protobuf, or "
-                f"truncated ({error})"
-            ) from error
+    if isinstance(model, str | os.PathLike | bytes):
+        model = read_model(model)
+    elif owned:
+        raise ModelError(
+            f"an ONNX model is a path, bytes or an onnx.ModelProto, got {type(model).__name__}"
+        )
     assert isinstance(model, onnx.ModelProto)  # loaded above when it was a path
     opset = default_opset(model)
     if opset is None or not MIN_OPSET <= opset <= MAX_OPSET:

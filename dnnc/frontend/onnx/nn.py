@@ -20,10 +20,10 @@ from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
-from dnnc.frontend.onnx.movement import gather
 from dnnc.ir.dnn import (
     BatchNormOp,
     Conv2DOp,
+    Deconv2DOp,
     InnerProductOp,
     LayerNormOp,
     LogSoftmaxOp,
@@ -169,8 +169,9 @@ def _conv(
     wei: SSAValue,
     bias: SSAValue | None,
     window: _ConvWindow,
+    op: type[Conv2DOp | Deconv2DOp] = Conv2DOp,
 ) -> SSAValue:
-    """dnn.conv2d; a 1-D convolution is a 2-D one over [N, C, 1, L]."""
+    """dnn.conv2d (or ``op``, dnn.deconv2d); a 1-D window is a 2-D one over [N, C, 1, L]."""
     one_d = len(shape_of(src)) == 3
     if one_d:
         src, wei = _as_2d(imp, src), _as_2d(imp, wei)
@@ -184,7 +185,7 @@ def _conv(
     }
     shape = imp.infer(
         node,
-        shapes.conv2d,
+        op.INFER_SHAPE,
         shape_of(src),
         shape_of(wei),
         None if bias is None else shape_of(bias),
@@ -192,7 +193,7 @@ def _conv(
         **properties,
     )
     result = imp.emit(
-        Conv2DOp.build(
+        op.build(
             operands=[src, wei, [] if bias is None else [bias], []],
             result_types=[make_tensor_type(element_of(src), shape)],
             properties={
@@ -206,11 +207,10 @@ def _conv(
 
 def convert_conv_transpose(imp: Importer, node: Node) -> Value:
     """ConvTranspose (1-D or 2-D; groups, dilations, pads, output_padding, output_shape,
-    auto_pad) as the convolution it is the transpose of: the input with stride - 1 zeros
-    between its elements, a stride-1 convolution with the weights flipped and their in/out
-    channels swapped (reshape, transpose and reversing gathers, folded when the weights are
-    constant), pads d (k - 1) - pad (negative ones crop). (oneDNN's deconvolution primitive
-    would skip the zeros: stride^2 fewer multiplications.)"""
+    auto_pad) -> dnn.deconv2d (oneDNN deconvolution). ONNX's weights [C, O/groups, k...] are
+    oneDNN's [O, C/groups, k...] with the channel axes swapped per group (reshape and
+    transpose, folded when the weights are constant); output_padding extends the end, which
+    dnn.deconv2d writes as a negative end pad."""
     src = imp.tensor(node, 0)
     spatial = _spatial(imp, node, src, (1, 2))
     rank = len(spatial)
@@ -220,67 +220,57 @@ def convert_conv_transpose(imp: Importer, node: Node) -> Value:
     strides = node.ints_attr("strides", [1] * rank)
     dilations = node.ints_attr("dilations", [1] * rank)
     extra = node.ints_attr("output_padding", [0] * rank)
-    if shapes.DYNAMIC in shape_of(src):
-        raise imp.error(node, "needs a static input shape")
-    extent = [d * (k - 1) + 1 for k, d in zip(kernel, dilations, strict=True)]
-    full = [s * (i - 1) + e + o for s, i, e, o in zip(strides, spatial, extent, extra, strict=True)]
-    auto_pad = node.str_attr("auto_pad", "NOTSET")
-    wanted = node.attr("output_shape")
-    if wanted is not None or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        target = (
-            node.ints_attr("output_shape")[-rank:]
-            if wanted is not None
-            else [i * s for i, s in zip(spatial, strides, strict=True)]
+    begin, end = _conv_transpose_pads(imp, node, spatial, kernel, strides, dilations, extra)
+    end = [e - o for e, o in zip(end, extra, strict=True)]
+    if min(begin) < 0 or any(e <= -s for e, s in zip(end, strides, strict=True)):
+        raise imp.error(
+            node,
+            f"output size needs pads_begin {begin} and pads_end {end} (after output_padding "
+            f"{extra}): supported are pads_begin >= 0 and pads_end > -strides {strides}",
         )
-        totals = [f - t for f, t in zip(full, target, strict=True)]
-        upper = auto_pad == "SAME_UPPER"
-        begin = [t // 2 if upper else t - t // 2 for t in totals]
-        end = [t - t // 2 if upper else t // 2 for t in totals]
-    elif auto_pad == "VALID":
-        begin, end = [0] * rank, [0] * rank
-    else:
-        pads = node.ints_attr("pads", [0] * 2 * rank)
-        begin, end = pads[:rank], pads[rank:]
-    spread = src
-    for axis, stride in enumerate(strides, start=2):
-        spread = _spread(imp, node, spread, axis, stride)
-    conv_begin = [e - 1 - b for e, b in zip(extent, begin, strict=True)]
-    conv_end = [e - 1 - b + o for e, b, o in zip(extent, end, extra, strict=True)]
-    crop = [(max(-b, 0), max(-e, 0)) for b, e in zip(conv_begin, conv_end, strict=True)]
-    if any(c != (0, 0) for c in crop):
-        shape = shape_of(spread)
-        starts = [0, 0, *(c[0] for c in crop)]
-        ends = [*shape[:2], *(n - c[1] for n, c in zip(shape[2:], crop, strict=True))]
-        spread = imp.slice(node, spread, starts, ends)
     in_channels, out_per_group = shape_of(weights)[:2]
     per_group = imp.reshape(weights, (groups, in_channels // groups, out_per_group, *kernel))
     swapped = imp.transpose(per_group, (0, 2, 1, *range(3, 3 + rank)))
     wei = imp.reshape(swapped, (groups * out_per_group, in_channels // groups, *kernel))
-    for axis, size in enumerate(kernel, start=2):
-        wei = gather(imp, node, wei, list(range(size - 1, -1, -1)), axis)
-    window = _ConvWindow(
-        [1] * rank,
-        dilations,
-        [max(b, 0) for b in conv_begin],
-        [max(e, 0) for e in conv_end],
-        groups,
+    window = _ConvWindow(strides, dilations, begin, end, groups)
+    return _conv(imp, node, src, wei, imp.optional_tensor(node, 2), window, Deconv2DOp)
+
+
+def _conv_transpose_pads(
+    imp: Importer,
+    node: Node,
+    spatial: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    extra: Sequence[int],
+) -> Pads:
+    """ConvTranspose's (pads_begin, pads_end) of the full output (output_padding included):
+    explicit ``pads``, or split from ``output_shape`` / ``auto_pad`` SAME_* (static spatial
+    dimensions), the larger half at the end for SAME_UPPER, at the beginning otherwise."""
+    rank = len(spatial)
+    auto_pad = node.str_attr("auto_pad", "NOTSET")
+    wanted = node.attr("output_shape")
+    if wanted is None and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+        if auto_pad == "VALID":
+            return [0] * rank, [0] * rank
+        pads = node.ints_attr("pads", [0] * 2 * rank)
+        return pads[:rank], pads[rank:]
+    if shapes.DYNAMIC in spatial:
+        raise imp.error(node, "output_shape and auto_pad SAME_* need static spatial dimensions")
+    target = (
+        node.ints_attr("output_shape")[-rank:]
+        if wanted is not None
+        else [i * s for i, s in zip(spatial, strides, strict=True)]
     )
-    return _conv(imp, node, spread, wei, imp.optional_tensor(node, 2), window)
-
-
-def _spread(imp: Importer, node: Node, src: SSAValue, axis: int, stride: int) -> SSAValue:
-    """``src`` with ``stride - 1`` zeros between consecutive elements along ``axis``."""
-    if stride == 1:
-        return src
-    shape = list(shape_of(src))
-    column = imp.reshape(src, (*shape[: axis + 1], 1, *shape[axis + 1 :]))
-    zeros_shape = (*shape[: axis + 1], stride - 1, *shape[axis + 1 :])
-    dtype = data_type_of(element_of(src)).numpy
-    zeros = imp.materialize(node, np.zeros(zeros_shape, dtype), f"{node.label}.zeros{axis}")
-    interleaved = imp.concat(node, [column, zeros], axis + 1)
-    flat = imp.reshape(interleaved, (*shape[:axis], shape[axis] * stride, *shape[axis + 1 :]))
-    ends = [*shape[:axis], (shape[axis] - 1) * stride + 1, *shape[axis + 1 :]]
-    return imp.slice(node, flat, [0] * len(shape), ends)
+    full = [
+        s * (i - 1) + d * (k - 1) + 1 + o
+        for s, i, k, d, o in zip(strides, spatial, kernel, dilations, extra, strict=True)
+    ]
+    totals = [f - t for f, t in zip(full, target, strict=True)]
+    upper = auto_pad == "SAME_UPPER"
+    begin = [t // 2 if upper else t - t // 2 for t in totals]
+    return begin, [t - b for t, b in zip(totals, begin, strict=True)]
 
 
 def _as_2d(imp: Importer, value: SSAValue) -> SSAValue:

@@ -60,16 +60,11 @@ def _opt_shape(value: SSAValue | None) -> shapes.Shape | None:
     return None if value is None else shape_of(value)
 
 
-@irdl_op_definition
-class Conv2DOp(DnnOp):
-    """2-D convolution (oneDNN ``convolution_forward``, direct algorithm), then post-ops.
+class _WindowedProduct(DnnOp):
+    """The operands, properties and verifier conv2d and deconv2d share; ``INFER_SHAPE`` is
+    the shape function of the one or the other."""
 
-    dst[n, o, y, x] = bias[o] + sum over c in o's group, (ky, kx) of
-        src[n, c, y*sh - pt + ky*dh, x*sw - pl + kx*dw] * wei[o, c mod C/groups, ky, kx]
-    with zero padding. ``dilations`` count like PyTorch (1 = dense; oneDNN's value is one less).
-    """
-
-    name = "dnn.conv2d"
+    INFER_SHAPE: ClassVar[shapes.ConvShape]
     src = operand_def(TensorType)
     wei = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
@@ -89,7 +84,7 @@ class Conv2DOp(DnnOp):
     )
 
     def verify_op(self) -> None:
-        inferred = shapes.conv2d(
+        inferred = type(self).INFER_SHAPE(
             shape_of(self.src),
             shape_of(self.wei),
             _opt_shape(self.bias),
@@ -101,6 +96,34 @@ class Conv2DOp(DnnOp):
         )
         self.expect_result_shape(self.result, inferred)
         self.verify_post_ops(self.result, self.post_ops, self.post_args)
+
+
+@irdl_op_definition
+class Conv2DOp(_WindowedProduct):
+    """2-D convolution (oneDNN ``convolution_forward``, direct algorithm), then post-ops.
+
+    dst[n, o, y, x] = bias[o] + sum over c in o's group, (ky, kx) of
+        src[n, c, y*sh - pt + ky*dh, x*sw - pl + kx*dw] * wei[o, c mod C/groups, ky, kx]
+    with zero padding. ``dilations`` count like PyTorch (1 = dense; oneDNN's value is one less).
+    """
+
+    name = "dnn.conv2d"
+    INFER_SHAPE = staticmethod(shapes.conv2d)
+
+
+@irdl_op_definition
+class Deconv2DOp(_WindowedProduct):
+    """2-D transposed convolution (oneDNN ``deconvolution_forward``, direct algorithm), then
+    post-ops: the transpose of conv2d with the same weights.
+
+    dst[n, o, y sh - pt + ky dh, x sw - pl + kx dw] += src[n, c, y, x] * wei[o, c mod C/groups,
+    ky, kx] for c in o's group, plus bias[o]; positions outside [0, OH) x [0, OW) are dropped.
+    ``pads_end`` may be negative down to 1 - stride: output rows no input reaches (ONNX's
+    ``output_padding``), which hold the bias.
+    """
+
+    name = "dnn.deconv2d"
+    INFER_SHAPE = staticmethod(shapes.deconv2d)
 
 
 @irdl_op_definition
@@ -423,6 +446,7 @@ class SumOp(DnnOp):
 
 COMPUTE_OPS: tuple[type[DnnOp], ...] = (
     Conv2DOp,
+    Deconv2DOp,
     MatmulOp,
     InnerProductOp,
     PoolOp,

@@ -135,6 +135,50 @@ CASES = [
         "dnn.conv2d",
         {"w": rand(3, 4, 3, 3)},
     ),
+    # ConvTranspose: oneDNN deconvolution; output_padding is a negative end pad
+    Case(
+        "conv_transpose_stride2_output_padding",
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w", "b"],
+                strides=[2, 2],
+                pads=[1, 0, 1, 2],
+                output_padding=[1, 0],
+            )
+        ],
+        X4,
+        "dnn.deconv2d",
+        {"w": rand(4, 6, 3, 3), "b": rand(6)},
+    ),
+    Case(
+        "conv_transpose_groups_dilated",
+        [node("ConvTranspose", ["x", "w"], group=2, strides=[3, 2], dilations=[2, 1])],
+        X4,
+        "dnn.deconv2d",
+        {"w": rand(4, 3, 3, 2)},
+    ),
+    Case(
+        "conv_transpose_1d",
+        [node("ConvTranspose", ["x", "w", "b"], strides=[3], pads=[1, 0], output_padding=[2])],
+        X3,
+        "dnn.deconv2d",
+        {"w": rand(3, 5, 4), "b": rand(5)},
+    ),
+    Case(
+        "conv_transpose_output_shape",
+        [node("ConvTranspose", ["x", "w"], strides=[2, 2], output_shape=[11, 12])],
+        X4,
+        "dnn.deconv2d",
+        {"w": rand(4, 2, 3, 3)},
+    ),
+    Case(
+        "conv_transpose_same_lower",
+        [node("ConvTranspose", ["x", "w"], strides=[2, 2], auto_pad="SAME_LOWER")],
+        X4,
+        "dnn.deconv2d",
+        {"w": rand(4, 2, 4, 4)},
+    ),
     Case(
         "batch_norm",
         [node("BatchNormalization", ["x", "s", "b", "m", "v"], epsilon=1e-3)],
@@ -555,6 +599,13 @@ class Refusal:
 
 
 REFUSALS = [
+    Refusal(
+        "conv_transpose_output_padding_beyond_stride",
+        [node("ConvTranspose", ["x", "w"], dilations=[2, 2], output_padding=[1, 1])],
+        X4,
+        "supported are pads_begin >= 0 and pads_end > -strides [1, 1]",
+        {"w": rand(4, 2, 3, 3)},
+    ),
     Refusal(
         "maxpool_storage_order",
         [node("MaxPool", ["x"], kernel_shape=[2, 2], storage_order=1)],

@@ -71,6 +71,86 @@ def test_conv2d_matches_torch(
     assert_close(result, torch_result(expected, dtype))
 
 
+# (src shape, wei shape [O, C/groups, KH, KW], strides, padding, output_padding, dilations,
+# groups): torch's symmetric padding p and output_padding o are pads_begin p, pads_end p - o
+DECONV_CASES = [
+    ((1, 3, 5, 5), (4, 3, 3, 3), (1, 1), (0, 0), (0, 0), (1, 1), 1),
+    ((2, 4, 4, 5), (6, 4, 4, 4), (2, 2), (1, 1), (0, 0), (1, 1), 1),
+    ((1, 4, 5, 4), (6, 2, 3, 3), (2, 3), (1, 0), (1, 2), (1, 1), 2),  # output_padding
+    ((1, 6, 4, 4), (6, 1, 3, 3), (2, 2), (2, 1), (1, 0), (2, 3), 6),  # depthwise, dilated
+]
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+@pytest.mark.parametrize(
+    ("src_shape", "wei_shape", "strides", "padding", "output_padding", "dilations", "groups"),
+    DECONV_CASES,
+)
+def test_deconv2d_matches_torch_conv_transpose(
+    rng: np.random.Generator,
+    src_shape: tuple[int, ...],
+    wei_shape: tuple[int, ...],
+    strides: tuple[int, int],
+    padding: tuple[int, int],
+    output_padding: tuple[int, int],
+    dilations: tuple[int, int],
+    groups: int,
+    dtype: np.dtype,
+) -> None:
+    src = random_array(rng, src_shape, dtype)
+    wei = random_array(rng, wei_shape, dtype)
+    bias = random_array(rng, wei_shape[:1], dtype)
+    result = reference.deconv2d(
+        src,
+        wei,
+        bias,
+        strides=strides,
+        pads_begin=padding,
+        pads_end=tuple(p - o for p, o in zip(padding, output_padding)),
+        dilations=dilations,
+        groups=groups,
+    )
+    out_channels, per_group, kh, kw = wei_shape
+    torch_weights = (  # torch's [C, O/groups, KH, KW]
+        to_torch(wei)
+        .reshape(groups, out_channels // groups, per_group, kh, kw)
+        .transpose(1, 2)
+        .reshape(groups * per_group, out_channels // groups, kh, kw)
+    )
+    expected = F.conv_transpose2d(
+        to_torch(src),
+        torch_weights,
+        to_torch(bias),
+        stride=strides,
+        padding=padding,
+        output_padding=output_padding,
+        groups=groups,
+        dilation=dilations,
+    )
+    assert_close(result, torch_result(expected, dtype))
+
+
+def test_deconv2d_is_the_adjoint_of_conv2d(rng: np.random.Generator) -> None:
+    """<conv2d(x, w), y> = <x, deconv2d(y, w')> with the same window (asymmetric pads too),
+    w' being w [O, C/groups, ...] with the channel axes swapped per group."""
+    window = {
+        "strides": (2, 3),
+        "pads_begin": (1, 0),
+        "pads_end": (2, 1),
+        "dilations": (2, 1),
+        "groups": 2,
+    }
+    x = rng.standard_normal((2, 4, 12, 12)).astype(np.float32)  # the strides fit exactly
+    w = rng.standard_normal((6, 2, 3, 4)).astype(np.float32)
+    shape = reference.conv2d(x, w, **window).shape  # type: ignore[arg-type]
+    y = rng.standard_normal(shape).astype(np.float32)
+    swapped = w.reshape(2, 3, 2, 3, 4).transpose(0, 2, 1, 3, 4).reshape(4, 3, 3, 4)
+    back = reference.deconv2d(y, swapped, **window)  # type: ignore[arg-type]
+    assert back.shape == x.shape
+    forward = reference.conv2d(x, w, **window)  # type: ignore[arg-type]
+    assert np.isclose(np.vdot(forward, y), np.vdot(x, back), rtol=1e-5)
+
+
 def test_conv2d_int8_saturates_to_the_src_type() -> None:
     src = np.full((1, 1, 2, 2), 100, np.int8)
     wei = np.ones((1, 1, 2, 2), np.int8)

@@ -124,7 +124,7 @@ class Case:
         assert_close(got, want, data_type)
 
 
-# --- compute kinds: convolution, matmul, inner product, pooling --------------------------------
+# --- compute kinds: (de)convolution, matmul, inner product, pooling ----------------------------
 
 
 def conv_case(
@@ -135,18 +135,21 @@ def conv_case(
     layouts: dict[str, str] | None = None,
     bias: bool = True,
     post: tuple[list, list[np.ndarray]] = ([], []),
+    kind: str = "convolution",
     **params: object,
 ) -> Case:
+    """A convolution (or deconvolution) case checked against conv2d (deconv2d)."""
+    kernel = reference.deconv2d if kind == "deconvolution" else reference.conv2d
     inputs = {"src": random(src, dt, seed=1), "weights": random(wei, dt, seed=2)}
     if bias:
         inputs["bias"] = random(wei[:1], F32, seed=3)
     post_ops, post_args = post
     inputs |= {f"post_arg_{j}": a for j, a in enumerate(post_args)}
     return Case(
-        "convolution",
+        kind,
         inputs,
         dst,
-        lambda: reference.conv2d(
+        lambda: kernel(
             inputs["src"],
             inputs["weights"],
             inputs.get("bias"),
@@ -240,6 +243,74 @@ CHANNEL = random((1, 32, 1, 1), F32, seed=8)
     ],
 )
 def test_convolution(make: Callable[[DataType], Case], dt: DataType) -> None:
+    make(dt).check()
+
+
+@pytest.mark.parametrize("dt", [F32, BF16])
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 16, 5, 6),
+                (32, 16, 4, 4),
+                (1, 32, 10, 12),
+                kind="deconvolution",
+                strides=(2, 2),
+                pads_begin=(1, 1),
+                pads_end=(1, 1),
+            ),
+            id="4x4-stride2",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 8, 5, 5),
+                (16, 2, 3, 3),
+                (1, 16, 13, 13),
+                NHWC,
+                bias=False,
+                kind="deconvolution",
+                groups=4,
+                strides=(2, 2),
+                dilations=(2, 2),
+            ),
+            id="nhwc-groups-dilated",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 16, 4, 4),
+                (32, 16, 3, 3),
+                (1, 32, 8, 8),
+                BLOCKED16,
+                post=([BinaryPostOp(BinaryAlg.ADD), EltwisePostOp(EltwiseAlg.RELU)], [CHANNEL]),
+                kind="deconvolution",
+                strides=(2, 2),
+                pads_begin=(1, 1),
+                pads_end=(0, 0),
+            ),
+            id="output-padding-binary-relu",
+        ),
+        pytest.param(
+            lambda dt: conv_case(
+                dt,
+                (1, 16, 4, 4),
+                (32, 16, 3, 3),
+                (1, 32, 13, 13),
+                kind="deconvolution",
+                strides=(3, 3),
+                pads_begin=(1, 1),
+                pads_end=(-2, -2),
+            ),
+            id="negative-end-pads",
+        ),
+    ],
+)
+def test_deconvolution(make: Callable[[DataType], Case], dt: DataType) -> None:
+    """oneDNN's deconvolution computes dnn.deconv2d, pads_end down to 1 - stride included
+    (the output rows no input reaches hold the bias)."""
     make(dt).check()
 
 

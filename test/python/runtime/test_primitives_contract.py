@@ -37,6 +37,10 @@ EVERY_KIND: dict[str, tuple[dict[str, MemoryDesc], dict[str, object]]] = {
         {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 6, 6)},
         {},
     ),
+    "deconvolution": (
+        {"src": desc(1, 16, 8, 8), "weights": desc(32, 16, 3, 3), "dst": desc(1, 32, 16, 16)},
+        {"strides": [2, 2], "pads_begin": [1, 1], "pads_end": [0, 0]},
+    ),
     "matmul": ({"src": desc(4, 8), "weights": desc(8, 3), "dst": desc(4, 3)}, {}),
     "inner_product": ({"src": desc(2, 16), "weights": desc(4, 16), "dst": desc(2, 4)}, {}),
     "eltwise": ({"src": desc(2, 16, 3, 3), "dst": desc(2, 16, 3, 3)}, {"alg": "relu"}),
@@ -94,8 +98,8 @@ def test_every_kind_creates_and_reports_layouts(kind: str) -> None:
 
 
 def test_unknown_kind_lists_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown primitive kind 'deconvolution'.*convolution"):
-        handler_for("deconvolution", {}, {})
+    with pytest.raises(ValueError, match=r"unknown primitive kind 'shuffle'.*convolution"):
+        handler_for("shuffle", {}, {})
 
 
 # --- keys ------------------------------------------------------------------------------------
