@@ -160,7 +160,10 @@ def _weights_of(source: Loadable, weights_dir: str | os.PathLike[str] | None) ->
 
 
 def _cache_material(
-    source: Loadable, pipeline: str, function: str | None, weights_dir: str | os.PathLike[str] | None
+    source: Loadable,
+    pipeline: str,
+    function: str | None,
+    weights_dir: str | os.PathLike[str] | None,
 ) -> list[bytes]:
     """What identifies a compilation for the compile cache: the source's bytes, the options,
     and the name, size and modification time of every dnn.weight file it reads."""

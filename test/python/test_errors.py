@@ -71,7 +71,7 @@ def test_onnx_model_bytes_compile_like_the_model() -> None:
 
 
 def test_an_onnx_model_of_another_type_is_refused() -> None:
-    with pytest.raises(dnnc.ModelError, match="a path, bytes or an onnx.ModelProto, got int"):
+    with pytest.raises(dnnc.ModelError, match=r"a path, bytes or an onnx\.ModelProto, got int"):
         dnnc.import_onnx(3)  # type: ignore[arg-type]
 
 
