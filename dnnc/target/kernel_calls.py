@@ -144,7 +144,7 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     CastOp: _REORDER,
     TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
     SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
-    ResizeOp: KernelCall("resampling", (("src", "src"),)),
+    ResizeOp: KernelCall("resampling", (("src", "src"),), ("mode",)),
 }
 """The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
 and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
@@ -201,20 +201,33 @@ def _onednn_types(op: DnnOp) -> bool:
 
 
 def _onednn_resize(op: ResizeOp) -> bool:
-    """Whether oneDNN's linear resampling computes ``op``: linear with half_pixel coordinates
-    (pytorch_half_pixel where no resized axis has size 1), N and C unchanged, 1 to 3 spatial
-    axes, and each scale exactly output / input (oneDNN's factor)."""
+    """Whether oneDNN's resampling computes ``op``: N and C unchanged, 1 to 3 spatial axes,
+    each scale exactly output / input (oneDNN's factor), and
+    - linear with half_pixel coordinates (pytorch_half_pixel where no resized axis has size 1);
+    - nearest upsampling by whole factors F with half_pixel (or pytorch_half_pixel)
+      coordinates rounded either way, or asymmetric ones floored: oneDNN's nearest source
+      round((x + 0.5) / F - 0.5) is then x // F, which those modes give and which never ties."""
     src, sizes, scales = shape_of(op.src), ints(op.sizes), list(op.scales.get_values())
-    coordinates = op.coordinate_mode.data
-    return (
-        op.mode.data == "linear"
-        and (
-            coordinates == "half_pixel"
-            or (coordinates == "pytorch_half_pixel" and min(sizes[2:], default=2) > 1)
-        )
-        and 3 <= len(src) <= 5
+    coordinates, mode = op.coordinate_mode.data, op.mode.data
+    if not (
+        3 <= len(src) <= 5
         and tuple(sizes[:2]) == src[:2]
         and all(float(s) == o / i for s, o, i in zip(scales[2:], sizes[2:], src[2:], strict=True))
+    ):
+        return False
+    if mode == "linear":
+        return coordinates == "half_pixel" or (
+            coordinates == "pytorch_half_pixel" and min(sizes[2:], default=2) > 1
+        )
+    whole = all(o % i == 0 for o, i in zip(sizes[2:], src[2:], strict=True))
+    rounded = op.nearest_mode.data in ("round_prefer_floor", "round_prefer_ceil")
+    return (
+        mode == "nearest"
+        and whole
+        and (
+            (coordinates in ("half_pixel", "pytorch_half_pixel") and rounded)
+            or (coordinates == "asymmetric" and op.nearest_mode.data == "floor")
+        )
     )
 
 
@@ -234,7 +247,7 @@ def kernel_call(op: DnnOp) -> KernelCall:
 
     oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
     an integer type runs the reference kernel too (_to_integer), and so does an eltwise
-    or binary algorithm oneDNN lacks (softsign, pow), and a resize oneDNN's linear resampling
+    or binary algorithm oneDNN lacks (softsign, pow), and a resize oneDNN's resampling
     does not compute (_onednn_resize). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in

@@ -25,16 +25,28 @@ func.func @top_k_reference(%src: tensor<6x10xf32>) -> tensor<6x3xf32> {
 
 // -----
 
-/// A linear half_pixel resize is oneDNN's linear resampling; other modes run the reference kernel.
+/// A linear half_pixel resize is oneDNN's linear resampling; a nearest one by whole factors is
+/// oneDNN's nearest resampling with half_pixel coordinates rounded or asymmetric ones floored.
+/// Other coordinates, a non-whole factor or a downsampling run the reference kernel.
 // CHECK-LABEL: func.func @resize_kernels
-// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<onednn, f32>, {{.*}}mode = "linear"}
-// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}coordinate_mode = "asymmetric"}
-// CHECK:         dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}mode = "nearest"}
-func.func @resize_kernels(%src: tensor<1x4x5x6xf32>) -> (tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>) {
-  %a = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
-  %b = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_mode = "asymmetric"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
-  %c = dnn.resize %src {sizes = array<i64: 1, 4, 10, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest"} : (tensor<1x4x5x6xf32>) -> tensor<1x4x10x12xf32>
-  func.return %a, %b, %c : tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>, tensor<1x4x10x12xf32>
+// CHECK:         %a = dnn.resize %src {dnn.kernel = #dnn.kernel<onednn, f32>, {{.*}}mode = "linear"}
+// CHECK:         %b = dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}coordinate_mode = "asymmetric"}
+// CHECK:         %c = dnn.resize %src {dnn.kernel = #dnn.kernel<onednn, f32>, {{.*}}mode = "nearest"}
+// CHECK:         %d = dnn.resize %src {dnn.kernel = #dnn.kernel<onednn, f32>, {{.*}}coordinate_mode = "asymmetric", nearest_mode = "floor"}
+// CHECK:         %e = dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}coordinate_mode = "asymmetric"}
+// CHECK:         %f = dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}nearest_mode = "floor"}
+// CHECK:         %g = dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}mode = "nearest"}
+// CHECK:         %h = dnn.resize %src {dnn.kernel = #dnn.kernel<reference, f32>, {{.*}}mode = "nearest"}
+func.func @resize_kernels(%src: tensor<1x4x6x6xf32>) -> (tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x9x12xf32>, tensor<1x4x3x3xf32>) {
+  %a = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %b = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_mode = "asymmetric"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %c = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %d = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_mode = "asymmetric", nearest_mode = "floor"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %e = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_mode = "asymmetric"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %f = dnn.resize %src {sizes = array<i64: 1, 4, 12, 12>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", nearest_mode = "floor"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x12x12xf32>
+  %g = dnn.resize %src {sizes = array<i64: 1, 4, 9, 12>, scales = array<f64: 1.0, 1.0, 1.5, 2.0>, mode = "nearest"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x9x12xf32>
+  %h = dnn.resize %src {sizes = array<i64: 1, 4, 3, 3>, scales = array<f64: 1.0, 1.0, 0.5, 0.5>, mode = "nearest"} : (tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32>
+  func.return %a, %b, %c, %d, %e, %f, %g, %h : tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x12x12xf32>, tensor<1x4x9x12xf32>, tensor<1x4x3x3xf32>
 }
 
 // -----

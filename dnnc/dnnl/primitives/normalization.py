@@ -63,20 +63,26 @@ class LayerNormalizationHandler(PrimitiveHandler):
         return (FORWARD_INFERENCE, descs["src"], descs["dst"], None, self.params["epsilon"], flags)
 
 
+_RESAMPLING_ALGS = {
+    "linear": capi.dnnl_alg_kind_t.dnnl_resampling_linear,
+    "nearest": capi.dnnl_alg_kind_t.dnnl_resampling_nearest,
+}
+
+
 class ResamplingHandler(PrimitiveHandler):
-    """Linear resampling of the spatial dimensions of [N, C, spatial...] to dst's sizes, with
-    oneDNN's coordinates (x + 0.5) * in / out - 0.5, edges clamped: ONNX Resize's linear
-    half_pixel. The factors are dst / src per spatial dimension."""
+    """Linear or nearest resampling of the spatial dimensions of [N, C, spatial...] to dst's
+    sizes, with oneDNN's coordinates (x + 0.5) * in / out - 0.5, edges clamped (ONNX Resize's
+    half_pixel; nearest rounds them). The factors are dst / src per spatial dimension."""
 
     kind = "resampling"
     primitive = "resampling_forward"
     args = UNARY_ARGS
+    params_spec = {"mode": Param(choice(_RESAMPLING_ALGS), "linear")}
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
-        linear = capi.dnnl_alg_kind_t.dnnl_resampling_linear
         src, dst = descs["src"], descs["dst"]
         factors = [o / i for o, i in zip(dst.dims[2:], src.dims[2:], strict=True)]
-        return (FORWARD_INFERENCE, linear, factors, src, dst)
+        return (FORWARD_INFERENCE, _RESAMPLING_ALGS[self.params["mode"]], factors, src, dst)
 
 
 class LrnHandler(PrimitiveHandler):

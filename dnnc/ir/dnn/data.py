@@ -167,8 +167,9 @@ class ResizeOp(DnnOp):
     an input coordinate by ``coordinate_mode`` with that axis's ``scales`` entry; ``nearest``
     takes the element ``nearest_mode`` rounds it to, ``linear`` interpolates its two
     neighbours, ``cubic`` its four (``cubic_coeff_a``; ``exclude_outside`` drops those beyond
-    the edge); coordinates outside the input take the edge. oneDNN's linear resampling runs
-    linear half_pixel (``kernel_calls._onednn_resize``), the reference kernel the rest."""
+    the edge); coordinates outside the input take the edge. oneDNN's resampling runs linear
+    half_pixel and nearest upsampling by whole factors (``kernel_calls._onednn_resize``), the
+    reference kernel the rest."""
 
     name = "dnn.resize"
     src = operand_def(TensorType)

@@ -664,6 +664,42 @@ def test_lrn(dt: DataType, kind: LrnKind, size: int, layout: str | None) -> None
 
 @pytest.mark.parametrize("dt", [F32, BF16])
 @pytest.mark.parametrize(
+    "coordinate_mode, nearest_mode",
+    [
+        ("half_pixel", "round_prefer_floor"),
+        ("pytorch_half_pixel", "round_prefer_ceil"),
+        ("asymmetric", "floor"),
+    ],
+)
+@pytest.mark.parametrize(
+    "src_shape, dst",
+    [((2, 3, 5, 7), (2, 3, 10, 21)), ((1, 4, 6), (1, 4, 24)), ((1, 2, 3, 2, 4), (1, 2, 6, 6, 4))],
+)
+def test_resampling_is_onnx_nearest_for_whole_upsampling_factors(
+    dt: DataType,
+    coordinate_mode: str,
+    nearest_mode: str,
+    src_shape: tuple[int, ...],
+    dst: tuple[int, ...],
+) -> None:
+    """oneDNN's nearest resampling computes dnn.resize's nearest mode where each factor is a
+    whole number and the coordinates are half_pixel rounded, or asymmetric floored
+    (kernel_calls._onednn_resize)."""
+    src = random(src_shape, dt, -2, 2)
+    scales = [o / i for o, i in zip(dst, src_shape, strict=True)]
+    expected = lambda: reference.resize(  # noqa: E731
+        src,
+        sizes=dst,
+        scales=scales,
+        mode="nearest",
+        coordinate_mode=coordinate_mode,
+        nearest_mode=nearest_mode,
+    )
+    Case("resampling", {"src": src}, dst, expected, {"mode": "nearest"}, {}).check()
+
+
+@pytest.mark.parametrize("dt", [F32, BF16])
+@pytest.mark.parametrize(
     "src_shape, dst",
     [((2, 3, 5, 7), (2, 3, 9, 11)), ((2, 3, 5, 7), (2, 3, 3, 4)), ((1, 4, 6), (1, 4, 13))],
 )
