@@ -25,6 +25,9 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
+    "dnn-propagate-special-values": (
+        "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
+    ),
     "dnn-select-kernels": "dnnc.passes.select_kernels:SelectKernelsPass",
     "dnn-assign-precision": "dnnc.passes.assign_precision:AssignPrecisionPass",
     "dnn-assign-layouts": "dnnc.passes.assign_layouts:AssignLayoutsPass",

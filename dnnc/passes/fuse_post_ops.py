@@ -26,7 +26,9 @@ Nothing is fused when (each refusal is a remark "not fused: <why>"):
   binary broadcasting %y to a bigger shape);
 - %y is the right operand of a non-commutative binary (sub, div);
 - %p broadcasts in a way oneDNN has no fast binary post-op for (post_op_rules.broadcast_kind);
-- the chain would grow beyond ``max_post_ops``.
+- the chain would grow beyond ``max_post_ops``;
+- the consumer (or, combining eltwise ops, either one) is pinned to its reference kernel
+  (``dnn.kernel``, as dnn-propagate-special-values pins what oneDNN computes otherwise).
 
 Pre:  the IR verifies.
 Post: no consumer that the rules allow is left unfused; every candidate (a consumer whose input
@@ -69,6 +71,7 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
 from dnnc.passes.buffer_classes import describe
+from dnnc.target.kernel_calls import pinned_to_reference
 from dnnc.target.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
@@ -122,6 +125,8 @@ class _FusionPattern(RewritePattern):
         rule = anchor_rule(anchor)
         if rule is None:
             return f"{anchor.name} takes no post-ops in oneDNN"
+        if pinned_to_reference(consumer):
+            return "it is pinned to its reference kernel (dnn.kernel)"
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
@@ -277,6 +282,9 @@ class CombineEltwiseOps(RewritePattern):
         inner = op.src.owner
         if not isinstance(inner, EltwiseOp):
             return  # FuseEltwiseIntoProducer's case
+        if pinned_to_reference(op) or pinned_to_reference(inner):
+            self.decisions.messages[op] = "not fused: pinned to a reference kernel (dnn.kernel)"
+            return  # each keeps its own kernel
         combined = combine_eltwise(_eltwise_of(inner), _eltwise_of(op))
         if combined is None:
             self.decisions.messages[op] = (

@@ -17,6 +17,9 @@ from dnnc.core.kinds import PoolKind, PostOp
 from dnnc.reference.dtypes import as_f64, to_dtype
 from dnnc.reference.elementwise import apply_post_ops
 
+_F32_LOWEST = float(np.finfo(np.float32).min)
+"""Where oneDNN's max pooling starts (it pools in f32)."""
+
 
 def _windows(
     padded: np.ndarray,
@@ -162,14 +165,19 @@ def pool(
 ) -> np.ndarray:
     """``dnn.pool``: max or average over windows of src [N,C,H,W] -> [N,C,OH,OW].
 
-    Padding never wins a max. ``avg_include_pad`` divides by the number of taps
+    Padding never wins a max, nor does NaN (as in oneDNN and ONNX's reference MaxPool; ONNX
+    Runtime's result there depends on where the NaN lies); a window without a number above
+    the lowest f32 (all NaN or -inf) gives the lowest f32 (-inf once rounded to bf16), as
+    oneDNN and ONNX Runtime do for -inf. ``avg_include_pad`` divides by the number of taps
     (KH * KW) everywhere; ``avg_exclude_pad`` by the number of taps inside the input.
     """
     kind = PoolKind(kind)
     x = as_f64(src)
     window_args = (kernel, strides, dilations)
     if kind is PoolKind.MAX:
-        d = _windows(_pad(x, pads_begin, pads_end, -np.inf), *window_args).max(axis=(4, 5))
+        numbers = np.where(np.isnan(x), _F32_LOWEST, np.maximum(x, _F32_LOWEST))
+        padded = _pad(numbers, pads_begin, pads_end, -np.inf)
+        d = _windows(padded, *window_args).max(axis=(4, 5))
     else:
         sums = _windows(_pad(x, pads_begin, pads_end, 0.0), *window_args).sum(axis=(4, 5))
         if kind is PoolKind.AVG_INCLUDE_PAD:

@@ -58,7 +58,9 @@ def _gelu_tanh(x: np.ndarray) -> np.ndarray:
 
 
 def _relu(x: np.ndarray, alpha: float) -> np.ndarray:
-    return np.where(x > 0, x, alpha * x)
+    """x > 0 ? x : alpha * x, NaN kept and relu(-inf) = 0 (not 0 * -inf)."""
+    negative = alpha * x if alpha != 0.0 else np.zeros_like(x)
+    return np.where((x > 0) | np.isnan(x), x, negative)
 
 
 def _elu(x: np.ndarray, alpha: float) -> np.ndarray:

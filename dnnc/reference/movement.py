@@ -158,7 +158,10 @@ def top_k(
     if DataType.of_numpy(keys.dtype) in (DataType.BF16, DataType.F16):
         keys = keys.astype(np.float32)  # exact, and partitions natively
     if keys.dtype.kind == "f" and np.isnan(keys).any():
-        raise ValueError("top_k: NaN values are not supported")
+        raise ValueError(
+            "NaN values are not supported: ONNX leaves their order open (ONNX Runtime's "
+            "is arbitrary)"
+        )
     indices = _select(keys, k, largest)
     if sorted:
         indices = _order(keys, indices, largest)

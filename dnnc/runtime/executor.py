@@ -8,7 +8,10 @@ many as ever ran at once), so any number of threads may call ``run`` on one Exec
 gets its own bytes. The first context is made at build time, so a single caller never
 allocates one in ``run``.
 
-``run`` validates the inputs against the signature (dnnc.runtime.io_binding), binds the caller's
+``run`` validates the inputs against the signature (dnnc.runtime.io_binding) and, when a step's
+oneDNN kernel drops NaN or infinities (the plan's ``special_value_masks``), refuses an input
+holding one, naming the step and the pipeline that computes them as ONNX does (rather than
+return a silently wrong answer); it then binds the caller's
 arrays zero copy, allocates and binds the output arrays, calls the steps in order on the
 context's stream, waits, and returns the outputs. Inputs are never written (the lowering
 guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed`` fills the bytes
@@ -42,7 +45,13 @@ from dnnc.ir.onednn import MemoryType
 from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.constants import PackedConstants, constant_key
 from dnnc.runtime.context import ExecutionContext
-from dnnc.runtime.io_binding import Inputs, chosen_outputs, input_error, ordered_inputs
+from dnnc.runtime.io_binding import (
+    Inputs,
+    check_finite,
+    chosen_outputs,
+    input_error,
+    ordered_inputs,
+)
 from dnnc.runtime.plan import build_plan
 from dnnc.runtime.report import MemoryReport, StepTime
 
@@ -203,6 +212,7 @@ class Executable(ShippedByRecipe):
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
         chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
+        check_finite(self.inputs, arrays, self.plan.special_value_masks, self.name)
         context = self._take_context()
         try:
             outputs = context.bind(arrays, self.outputs)

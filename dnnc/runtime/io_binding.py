@@ -83,6 +83,29 @@ def chosen_outputs(specs: Sequence[TensorSpec], names: Sequence[str] | None) -> 
     return [index[name] for name in names]
 
 
+SPECIAL_VALUES_PIPELINE = "dnn-propagate-special-values,dnn-optimize"
+"""The pipeline that computes NaN and infinities as ONNX Runtime does."""
+
+
+def check_finite(
+    specs: Sequence[TensorSpec], arrays: Sequence[np.ndarray], masks: Sequence[str], name: str
+) -> None:
+    """InputError for the first floating-point input holding NaN or an infinity when the
+    kernels of function ``name`` drop them (``masks``: where and how); nothing otherwise."""
+    if not masks:
+        return
+    for spec, array in zip(specs, arrays, strict=True):
+        if array.dtype.kind == "f" and not np.isfinite(array).all():
+            where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+            more = f" and {len(masks) - 1} more" if len(masks) > 1 else ""
+            raise InputError(
+                f"input '{spec.name}' holds {array[where]} at index {list(where)}: the oneDNN "
+                f"kernels of @{name} would not carry it as ONNX does ({masks[0]}{more}); "
+                f"compile with the pipeline '{SPECIAL_VALUES_PIPELINE}' to compute NaN and "
+                "infinities as ONNX Runtime does"
+            )
+
+
 def input_error(name: str, array: np.ndarray, signature: str) -> InputError:
     """The error for an input of the wrong element type, rank or shape."""
     got = f"{array.dtype}[{', '.join(map(str, array.shape))}]"

@@ -7,7 +7,9 @@
   argument, its descriptor and where its bytes are (`Storage`: an offset of the arena, an
   argument, a constant);
 * what the reports need: each step's `StepInfo`, the scratchpad size, the arena's lower
-  bound, and the arena ranges `poison_freed` fills after each step.
+  bound, and the arena ranges `poison_freed` fills after each step;
+* the steps whose oneDNN kernel drops NaN or infinities (dnnc.target.special_values), for
+  the executor's refusal of such inputs.
 
 The plan keeps no IR: storages are detached from their SSA values once the function is read.
 """
@@ -48,6 +50,7 @@ from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.constants import PackedConstants, constant_key
 from dnnc.runtime.io_binding import TensorSpec, argument_names
 from dnnc.runtime.report import StepInfo
+from dnnc.target.special_values import primitive_masks
 
 
 def aligned_bytes(size: int) -> np.ndarray:
@@ -131,6 +134,9 @@ class Plan:
     constant_sizes: dict[object, int] = field(default_factory=dict)
     """Bytes of each constant array the plan holds, by id (an array it binds) or source key
     (a loaded array, for a reordered constant): a shared one counts once."""
+    special_value_masks: list[str] = field(default_factory=list)
+    """``<kind> at <location>: <how>`` of each step whose oneDNN kernel drops NaN or
+    infinities (dnnc.target.special_values.primitive_masks)."""
 
 
 def memory_type(value: SSAValue) -> MemoryType:
@@ -301,6 +307,9 @@ class _PlanBuilder:
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise error_at(op, f"({op.kind.data}) {error}") from error
+        masks = primitive_masks(op.kind.data, handler.params)
+        if masks is not None:
+            self.plan.special_value_masks.append(f"{op.kind.data} at {location_of(op)}: {masks}")
         bindings = tuple(
             Binding(
                 ids[role],

@@ -40,6 +40,8 @@ from dnnc.ir.dnn import (
     DnnOp,
     EltwiseOp,
     InnerProductOp,
+    KernelAttr,
+    KernelLibrary,
     LayerNormOp,
     LogSoftmaxOp,
     LrnOp,
@@ -87,6 +89,9 @@ def _sum_scales(op: DnnOp) -> dict[str, Attribute]:
         return {"scales": op.scales}
     return {"scales": DenseArrayBase.from_list(f32, [1.0] * len(op.inputs))}
 
+
+KERNEL = "dnn.kernel"
+"""The op attribute holding the #dnn.kernel dnn-select-kernels chose (or a pass pinned)."""
 
 _ANCHOR_POST_ARGS = ("post_arg_", "post_args")
 _ANCHOR_PARAMS = ("post_ops",)
@@ -200,6 +205,13 @@ def _onednn_types(op: DnnOp) -> bool:
     )
 
 
+def pinned_to_reference(op: DnnOp) -> bool:
+    """Whether a pass pinned `op` to its reference kernel (``dnn.kernel`` with library
+    ``reference``, as dnn-propagate-special-values sets it)."""
+    kernel = op.attributes.get(KERNEL)
+    return isinstance(kernel, KernelAttr) and kernel.library.data is KernelLibrary.REFERENCE
+
+
 def _onednn_resize(op: ResizeOp) -> bool:
     """Whether oneDNN's resampling computes ``op``: N and C unchanged, 1 to 3 spatial axes,
     each scale exactly output / input (oneDNN's factor), and
@@ -253,9 +265,12 @@ def kernel_call(op: DnnOp) -> KernelCall:
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
     (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory,
-    so it runs the reference kernel, and so does an empty reduction (_empty_reduction).
+    so it runs the reference kernel, and so does an empty reduction (_empty_reduction) and
+    an op a pass pinned to its reference kernel (pinned_to_reference).
     """
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
+        return reference_call(op)
+    if pinned_to_reference(op):
         return reference_call(op)
     if isinstance(op, CastOp) and _to_integer(op):
         return reference_call(op)

@@ -62,14 +62,11 @@ from dnnc.ir.dnn import (
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
 from dnnc.target import implementation
-from dnnc.target.kernel_calls import kernel_call, params_of
+from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of
 
 if TYPE_CHECKING:  # oneDNN is loaded on first use, not at import
     from dnnc.dnnl.objects import PrimitiveDesc
     from dnnc.dnnl.primitives.base import PrimitiveHandler
-
-KERNEL = "dnn.kernel"
-"""The op attribute holding the #dnn.kernel dnn-select-kernels chose."""
 
 
 class LayoutRule(Enum):

@@ -75,6 +75,35 @@ def test_an_onnx_model_of_another_type_is_refused() -> None:
         dnnc.import_onnx(3)  # type: ignore[arg-type]
 
 
+def test_nan_into_a_kernel_that_drops_it_is_refused_naming_the_pipeline_that_keeps_it() -> None:
+    """oneDNN's relu gives 0 for NaN (ONNX Runtime: NaN): the default executable refuses such
+    an input (static and dynamic alike) rather than answer wrongly; compiled with
+    dnn-propagate-special-values it computes NaN."""
+    x = np.array([[1.0, np.nan, -2.0], [np.inf, -np.inf, 0.5]], np.float32)
+    static = dnnc.compile(dnnc.import_onnx(relu_model([2, 3])))
+    dynamic = dnnc.compile(dnnc.import_onnx(relu_model(["batch", 3])))
+    for executable in (static, dynamic):
+        with pytest.raises(dnnc.InputError, match=r"input 'x' holds nan at index \[0, 1\]"):
+            executable.run({"x": x})
+        with pytest.raises(dnnc.InputError, match="dnn-propagate-special-values,dnn-optimize"):
+            executable.run({"x": x})
+        np.testing.assert_array_equal(executable.run({"x": np.ones((2, 3), np.float32)})[0], 1)
+    exact = dnnc.compile(relu_model([2, 3]), "dnn-propagate-special-values,dnn-optimize")
+    np.testing.assert_array_equal(exact.run({"x": x})[0], [[1, np.nan, 0], [np.inf, 0, 0.5]])
+
+
+def test_nan_into_kernels_that_keep_it_runs() -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Add", ["s", "x"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    (y,) = dnnc.compile(made).run({"x": np.array([np.nan, np.inf, 0.0], np.float32)})
+    np.testing.assert_array_equal(y, [np.nan, np.inf, 0.5])
+
+
 def test_an_onnx_input_without_shape_is_refused_at_import() -> None:
     with pytest.raises(dnnc.ModelError, match="graph input 'x' has no shape in the model"):
         dnnc.import_onnx(relu_model(None))

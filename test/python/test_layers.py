@@ -18,7 +18,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "frontend": frozenset({"core", "ir"}),
     "passes": frozenset({"core", "ir", "target", "reference"}),
     "lowering": frozenset({"core", "ir", "target", "reference", "passes"}),
-    "runtime": frozenset({"core", "ir", "dnnl", "reference"}),
+    "runtime": frozenset({"core", "ir", "dnnl", "target", "reference"}),
     "driver": frozenset(
         {"core", "ir", "dnnl", "target", "reference", "frontend", "passes", "lowering", "runtime"}
     ),

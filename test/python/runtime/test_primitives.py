@@ -397,6 +397,32 @@ def test_inner_product(
 
 
 @pytest.mark.parametrize("dt", [F32, BF16])
+@pytest.mark.parametrize("layout", [None, "nChw16c", "nhwc"])
+def test_max_pooling_ignores_nan_and_floors_windows_without_numbers(
+    dt: DataType, layout: str | None
+) -> None:
+    """oneDNN's max pooling is the reference kernel's on special values, exactly: NaN never
+    wins wherever it lies in the window, and a window of NaN and -inf gives the lowest float."""
+    nan, inf = np.nan, np.inf
+    windows = [
+        [nan, 1, 2, 3],
+        [1, nan, 2, 3],
+        [1, 2, 3, nan],
+        [nan, nan, nan, nan],
+        [-inf, -inf, -inf, -inf],
+        [-inf, nan, -inf, -inf],
+        [inf, nan, 1, -inf],
+        [-0.0, -1, -2, -3],
+    ]
+    src = np.zeros((1, 16, 2, 2), dt.numpy)
+    src[0, : len(windows)] = np.asarray(windows, np.float32).reshape(-1, 2, 2).astype(dt.numpy)
+    params = {"kind": PoolKind.MAX, "kernel": (2, 2), "strides": (2, 2)}
+    layouts = {"src": layout, "dst": layout} if layout else {}
+    got = run("pooling", {"src": src}, ((1, 16, 1, 1), dt), params, layouts)
+    np.testing.assert_array_equal(got, reference.pool(src, **params))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dt", [F32, BF16])
 @pytest.mark.parametrize("kind", list(PoolKind))
 @pytest.mark.parametrize("layout", [None, "nChw16c", "nhwc"])
 def test_pooling(dt: DataType, kind: PoolKind, layout: str | None) -> None:

@@ -1,0 +1,105 @@
+"""dnn-propagate-special-values: compute NaN and infinities as ONNX Runtime does, where a oneDNN
+kernel would drop them (dnnc.target.special_values says which and how).
+
+Rules:
+  RelaxReluToElu
+    %y = dnn.eltwise relu %x (slope 0)  ==>  %y = dnn.eltwise elu %x {alpha = 0.0}
+    elu with alpha 0 is x > 0 ? x : 0 * (exp(x) - 1): relu's values (-0.0 where relu gives 0)
+    with NaN kept, and oneDNN still fuses it into its producer as a post-op.
+  PinToReference
+    %y = dnn.<op> ...  ==>  the same with dnn.kernel = #dnn.kernel<reference, T>
+    for an op whose oneDNN kernel differs on special values (eltwise clip, relu6, hardsigmoid,
+    exp, log, gelu, swish; softmax, log_softmax, lrn); T is its data type. The numpy kernel
+    follows ONNX; dnn-fuse-post-ops fuses no pinned op and dnn-select-kernels keeps the pin.
+
+What it costs: the pinned ops run numpy kernels, about an order of magnitude slower than
+oneDNN's (what a model spends in softmax and clip, mostly); relu as elu is a few percent on a
+CNN (ResNet-50: 5%). dnnc.compile's default pipeline leaves it out; an executable whose
+kernels drop special values refuses inputs that hold NaN or infinities instead, naming this
+pass (dnnc.runtime.executor).
+
+Pre:  the IR verifies; no post-ops fused yet (a remark names a fused post-op that drops special
+      values: the pass does not split it back out).
+Post: every dnn.eltwise relu with slope 0 is an elu, every other op of the rules is pinned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import EltwiseAlg
+from dnnc.ir.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
+from dnnc.ir.dnn.attributes import EltwiseAlgAttr
+from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
+from dnnc.ir.types import data_type_of
+from dnnc.target.kernel_calls import KERNEL, kernel_call, pinned_to_reference
+from dnnc.target.post_op_rules import AnchorOp
+from dnnc.target.special_values import MASKING_KINDS, eltwise_masks, primitive_masks
+
+
+def _relu_slope_zero(op: EltwiseOp) -> bool:
+    return op.alg.data in (EltwiseAlg.RELU, EltwiseAlg.LEAKY_RELU) and op.alpha.value.data == 0.0
+
+
+class RelaxReluToElu(RewritePattern):
+    """dnn.eltwise relu (slope 0) ==> dnn.eltwise elu {alpha = 0.0} (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: EltwiseOp, rewriter: PatternRewriter, /) -> None:
+        if not _relu_slope_zero(op) or pinned_to_reference(op):
+            return
+        op.properties["alg"] = EltwiseAlgAttr(EltwiseAlg.ELU)
+        op.properties["alpha"] = f32_attr(0.0)
+        rewriter.notify_op_modified(op)
+
+
+def masking_reason(op: DnnOp) -> str | None:
+    """How the oneDNN kernel `op` would run differs from ONNX on special values, or None."""
+    if isinstance(op, EltwiseOp):
+        return eltwise_masks(op.alg.data, op.alpha.value.data)
+    return MASKING_KINDS.get(kernel_call(op).kind)
+
+
+class PinToReference(RewritePattern):
+    """An op whose oneDNN kernel drops special values runs its reference kernel."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, DnnOp) or pinned_to_reference(op) or kernel_call(op).reference:
+            return  # not a dnn op, pinned already, or a numpy kernel anyway
+        if isinstance(op, EltwiseOp) and _relu_slope_zero(op):
+            return  # RelaxReluToElu's case
+        reason = masking_reason(op)
+        if reason is None:
+            if isinstance(op, AnchorOp):
+                fused = primitive_masks(op.name, {"post_ops": post_ops_of(op.post_ops)})
+                if fused is not None:
+                    remark(op, f"keeps a fused post-op that drops special values: {fused}")
+            return
+        data_type = data_type_of(tensor_type(op.operands[0]).get_element_type())
+        op.attributes[KERNEL] = KernelAttr(KernelLibrary.REFERENCE, data_type)
+        remark(op, f"runs its reference kernel: oneDNN's differs on special values, {reason}")
+        rewriter.notify_op_modified(op)
+
+
+@dataclass(frozen=True)
+class PropagateSpecialValuesPass(ModulePass):
+    """Compute NaN and infinities as ONNX Runtime does (module docstring)."""
+
+    name = "dnn-propagate-special-values"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier([RelaxReluToElu(), PinToReference()])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

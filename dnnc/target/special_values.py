@@ -1,0 +1,70 @@
+"""Where oneDNN 3.2's kernels do not carry NaN and infinities as ONNX Runtime does.
+
+ONNX Runtime (the oracle, test/python/differential/test_special_values.py) propagates NaN
+through every element-wise function and softmax; oneDNN's kernels are built from ``max`` /
+``min`` instructions and clamped polynomials that drop it:
+- ``relu`` (slope 0) and ``clip`` / ``relu6`` take ``max(x, lo)``: NaN becomes 0 or lo;
+  ``hardsigmoid`` clips too (NaN -> 1);
+- ``exp`` clamps its input: exp(NaN) = inf; ``log`` takes denormals as the smallest normal
+  (log(1e-40) = -88.0, not -92.1); ``gelu_erf``, ``gelu_tanh`` and ``swish`` give NaN for +inf;
+- ``softmax`` (and log-softmax) take the row maximum ignoring NaN, so a row holding NaN or +inf
+  is not all NaN, and ``lrn`` sums its window with NaN dropped.
+Leaky relu with a nonzero slope and ``elu`` (a blend, not a max) propagate NaN: relu is exactly
+``elu`` with alpha 0 (the sign of a zero result aside), which dnn-propagate-special-values
+rewrites it to. Max pooling and max / min reductions are not listed: there ONNX Runtime's own
+result depends on where the NaN lies (its vector max keeps the second operand), and oneDNN
+ignores NaN as the ONNX reference implementation's pooling does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dnnc.core.kinds import EltwiseAlg, EltwisePostOp
+
+MASKING_ELTWISE: Mapping[EltwiseAlg, str] = {
+    EltwiseAlg.RELU: "relu(NaN) = 0",
+    EltwiseAlg.CLIP: "clip(NaN) = its lower bound",
+    EltwiseAlg.RELU6: "relu6(NaN) = 0",
+    EltwiseAlg.HARDSIGMOID: "hardsigmoid(NaN) = 1",
+    EltwiseAlg.EXP: "exp(NaN) = inf",
+    EltwiseAlg.LOG: "log of a denormal is log(FLT_MIN)",
+    EltwiseAlg.GELU_ERF: "gelu(+inf) = NaN",
+    EltwiseAlg.GELU_TANH: "gelu(+inf) = NaN",
+    EltwiseAlg.SWISH: "swish(+inf) = NaN",
+}
+"""The eltwise algorithms whose oneDNN kernel differs on special values, with how."""
+
+MASKING_KINDS: Mapping[str, str] = {
+    "softmax": "a row holding NaN or +inf is not all NaN",
+    "lrn": "NaN in a window is dropped",
+}
+"""The primitive kinds that differ on special values whatever their parameters."""
+
+
+def eltwise_masks(alg: EltwiseAlg | str, alpha: float = 0.0) -> str | None:
+    """How oneDNN's eltwise `alg` differs from ONNX on special values, None if it does not
+    (a leaky relu with a nonzero slope blends, and so propagates NaN)."""
+    chosen = EltwiseAlg(alg)
+    if chosen in (EltwiseAlg.RELU, EltwiseAlg.LEAKY_RELU):
+        return MASKING_ELTWISE[EltwiseAlg.RELU] if alpha == 0.0 else None
+    return MASKING_ELTWISE.get(chosen)
+
+
+def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
+    """How a oneDNN primitive of `kind` with `params` (a handler's) differs from ONNX on NaN
+    or infinities, its own algorithm or one of its eltwise post-ops; None if it does not."""
+    if kind in MASKING_KINDS:
+        return MASKING_KINDS[kind]
+    if kind == "eltwise":
+        alpha = params.get("alpha", 0.0)
+        found = eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]
+        if found is not None:
+            return found
+    post_ops = params.get("post_ops", ())
+    for post_op in post_ops if isinstance(post_ops, list | tuple) else ():
+        if isinstance(post_op, EltwisePostOp):
+            found = eltwise_masks(post_op.alg, post_op.alpha)
+            if found is not None:
+                return f"its {post_op.alg} post-op: {found}"
+    return None
