@@ -8,7 +8,9 @@ through every element-wise function and softmax; oneDNN's kernels are built from
 - ``exp`` clamps its input: exp(NaN) = inf; ``log`` takes denormals as the smallest normal
   (log(1e-40) = -88.0, not -92.1); ``gelu_erf``, ``gelu_tanh`` and ``swish`` give NaN for +inf;
 - ``softmax`` (and log-softmax) take the row maximum ignoring NaN, so a row holding NaN or +inf
-  is not all NaN, and ``lrn`` sums its window with NaN dropped.
+  is not all NaN, and ``lrn`` sums its window with NaN dropped;
+- binary ``max`` / ``min`` (and their post-op forms) keep the second operand of the vector
+  max: max(NaN, 1) = 1 but max(1, NaN) = NaN.
 Leaky relu with a nonzero slope and ``elu`` (a blend, not a max) propagate NaN: relu is exactly
 ``elu`` with alpha 0 (the sign of a zero result aside), which dnn-propagate-special-values
 rewrites it to. Max pooling and max / min reductions are not listed: there ONNX Runtime's own
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dnnc.core.kinds import EltwiseAlg, EltwisePostOp
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp
 
 MASKING_ELTWISE: Mapping[EltwiseAlg, str] = {
     EltwiseAlg.RELU: "relu(NaN) = 0",
@@ -34,6 +36,12 @@ MASKING_ELTWISE: Mapping[EltwiseAlg, str] = {
     EltwiseAlg.SWISH: "swish(+inf) = NaN",
 }
 """The eltwise algorithms whose oneDNN kernel differs on special values, with how."""
+
+MASKING_BINARY: Mapping[BinaryAlg, str] = {
+    BinaryAlg.MAX: "max(NaN, x) = x (NaN only as the second operand)",
+    BinaryAlg.MIN: "min(NaN, x) = x (NaN only as the second operand)",
+}
+"""The binary algorithms whose oneDNN kernel differs on special values, with how."""
 
 MASKING_KINDS: Mapping[str, str] = {
     "softmax": "a row holding NaN or +inf is not all NaN",
@@ -61,10 +69,18 @@ def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
         found = eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]
         if found is not None:
             return found
+    if kind == "binary":
+        found = MASKING_BINARY.get(BinaryAlg(str(params["alg"])))
+        if found is not None:
+            return found
     post_ops = params.get("post_ops", ())
     for post_op in post_ops if isinstance(post_ops, list | tuple) else ():
         if isinstance(post_op, EltwisePostOp):
             found = eltwise_masks(post_op.alg, post_op.alpha)
-            if found is not None:
-                return f"its {post_op.alg} post-op: {found}"
+        elif isinstance(post_op, BinaryPostOp):
+            found = MASKING_BINARY.get(post_op.alg)
+        else:
+            continue
+        if found is not None:
+            return f"its {post_op.alg} post-op: {found}"
     return None

@@ -684,7 +684,8 @@ def convert_group_norm(imp: Importer, node: Node) -> Value:
 
 
 def convert_prelu(imp: Importer, node: Node) -> Value:
-    """PRelu(x, slope) = relu(x) + slope * min(x, 0) (the slope broadcasts to x)."""
+    """PRelu(x, slope) = relu(x) + slope * min(x, 0) (the slope broadcasts to x; a NaN or
+    infinite slope makes a positive x NaN where ONNX gives x: slopes are weights)."""
     src = imp.tensor(node, 0)
     slope = imp.tensor(node, 1, len(shape_of(src)))
     negative = imp.eltwise(src, EltwiseAlg.CLIP, -math.inf, 0.0)
