@@ -8,7 +8,7 @@ imports the model again for each input-shape signature with those dimensions fix
 subgraphs then fold at import — and compiles it (``dnnc.compile``), as a DynamicExecutable
 keeps a plan per signature; at most ``max_models`` are kept (least recently used dropped).
 The same holds for graph inputs whose *values* feed an operand dnn takes only as a constant
-(a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales, Clip's bounds ...:
+(a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales ...:
 ``value_inputs``): each distinct value set is compiled with those inputs turned into
 initializers, so their subgraphs fold at import, as an int64 `shape` input becomes a plan per
 value. It has the Executable interface: ``inputs`` / ``outputs`` with -1 for the dynamic
@@ -45,7 +45,6 @@ CONSTANT_OPERANDS: dict[str, tuple[int, ...]] = {
     "TopK": (1,),
     "Resize": (1, 2, 3),
     "Upsample": (1,),
-    "Clip": (1, 2),
     "ReduceSum": (1,),
     "ReduceMean": (1,),
     "ReduceMax": (1,),

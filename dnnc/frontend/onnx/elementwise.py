@@ -105,20 +105,24 @@ def convert_mean(imp: Importer, node: Node) -> Value:
     return total if count == 1 else imp.eltwise(total, EltwiseAlg.LINEAR, 1.0 / count)
 
 
-def _bound(imp: Importer, node: Node, name: str, index: int, default: float) -> float:
-    """A Clip bound: an optional constant input (opsets 11+; graph.load_graph upgrades models
-    of older opsets, whose Clip takes attributes)."""
-    if not imp.has_input(node, index):
-        return default
-    return float(imp.require_const(node, index, name))
-
-
 def convert_clip(imp: Importer, node: Node) -> Value:
-    """Clip -> eltwise clip [min, max] (an absent bound is the f32 range; min > max gives
-    max everywhere, as ONNX's min(max(x, min), max) does)."""
-    high = _bound(imp, node, "max", 2, _FLOAT_MAX)
-    low = min(_bound(imp, node, "min", 1, -_FLOAT_MAX), high)
-    return imp.eltwise(imp.tensor(node, 0), EltwiseAlg.CLIP, low, high)
+    """Clip (opsets 11+: bounds are optional inputs; graph.load_graph upgrades older models,
+    whose Clip takes attributes). Constant bounds -> eltwise clip [min, max] (an absent bound
+    is the f32 range; min > max gives max everywhere, as ONNX's min(max(x, min), max) does);
+    a bound known only at run time (a graph input, a computed value) -> binary max with min,
+    then binary min with max, as ONNX defines it."""
+    src = imp.tensor(node, 0)
+    present = [index for index in (1, 2) if imp.has_input(node, index)]
+    if any(imp.const(node, index) is None for index in present):
+        rank = len(shape_of(src))
+        for index, alg in ((1, BinaryAlg.MAX), (2, BinaryAlg.MIN)):
+            if index in present:
+                src = imp.binary(node, alg, src, imp.tensor(node, index, rank))
+        return src
+    constants = {index: float(imp.require_const(node, index, "bound")) for index in present}
+    high = constants.get(2, _FLOAT_MAX)
+    low = min(constants.get(1, -_FLOAT_MAX), high)
+    return imp.eltwise(src, EltwiseAlg.CLIP, low, high)
 
 
 def convert_pow(imp: Importer, node: Node) -> Value:

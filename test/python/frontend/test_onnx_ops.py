@@ -235,6 +235,18 @@ CASES = [
         "dnn.eltwise",
         {"hi": np.float32(0.1)},
     ),
+    Case(
+        "clip_bounds_at_run_time",
+        [node("Clip", ["x", "lo", "hi"])],
+        {"x": rand(3, 4), "lo": np.array(-0.3, np.float32), "hi": np.array(0.4, np.float32)},
+        "dnn.binary",
+    ),
+    Case(
+        "clip_computed_max",
+        [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0), node("Clip", ["x", "", "m"])],
+        {"x": rand(3, 4)},
+        "dnn.binary",
+    ),
     # binary with broadcasting
     *[
         Case(
