@@ -9,8 +9,8 @@ Rules:
   PinToReference
     %y = dnn.<op> ...  ==>  the same with dnn.kernel = #dnn.kernel<reference, T>
     for an op whose oneDNN kernel differs on special values (eltwise clip, relu6, hardsigmoid,
-    exp, log, gelu, swish; binary max and min; softmax, log_softmax, lrn); T is its data
-    type. The numpy kernel
+    exp, log, gelu, swish; binary max and min; max pooling; softmax, log_softmax, lrn); T
+    is its data type. The numpy kernel
     follows ONNX; dnn-fuse-post-ops fuses no pinned op and dnn-select-kernels keeps the pin.
 
 What it costs: the pinned ops run numpy kernels, about an order of magnitude slower than
@@ -41,8 +41,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
-from dnnc.core.kinds import EltwiseAlg
-from dnnc.ir.dnn import BinaryOp, DnnOp, EltwiseOp, KernelAttr, KernelLibrary
+from dnnc.core.kinds import EltwiseAlg, PoolKind
+from dnnc.ir.dnn import BinaryOp, DnnOp, EltwiseOp, KernelAttr, KernelLibrary, PoolOp
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
 from dnnc.ir.types import data_type_of
@@ -51,6 +51,7 @@ from dnnc.target.post_op_rules import AnchorOp
 from dnnc.target.special_values import (
     MASKING_BINARY,
     MASKING_KINDS,
+    MAX_POOLING,
     eltwise_masks,
     primitive_masks,
 )
@@ -78,6 +79,8 @@ def masking_reason(op: DnnOp) -> str | None:
         return eltwise_masks(op.alg.data, op.alpha.value.data)
     if isinstance(op, BinaryOp):
         return MASKING_BINARY.get(op.alg.data)
+    if isinstance(op, PoolOp) and op.kind.data is PoolKind.MAX:
+        return MAX_POOLING
     return MASKING_KINDS.get(kernel_call(op).kind)
 
 

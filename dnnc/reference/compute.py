@@ -17,9 +17,6 @@ from dnnc.core.kinds import PoolKind, PostOp
 from dnnc.reference.dtypes import as_f64, to_dtype
 from dnnc.reference.elementwise import apply_post_ops
 
-_F32_LOWEST = float(np.finfo(np.float32).min)
-"""Where oneDNN's max pooling starts (it pools in f32)."""
-
 
 def _windows(
     padded: np.ndarray,
@@ -165,19 +162,18 @@ def pool(
 ) -> np.ndarray:
     """``dnn.pool``: max or average over windows of src [N,C,H,W] -> [N,C,OH,OW].
 
-    Padding never wins a max, nor does NaN (as in oneDNN and ONNX's reference MaxPool; ONNX
-    Runtime's result there depends on where the NaN lies); a window without a number above
-    the lowest f32 (all NaN or -inf) gives the lowest f32 (-inf once rounded to bf16), as
-    oneDNN and ONNX Runtime do for -inf. ``avg_include_pad`` divides by the number of taps
-    (KH * KW) everywhere; ``avg_exclude_pad`` by the number of taps inside the input.
+    Padding never wins a max, nor does NaN unless the window holds nothing else (fmax: as
+    ONNX's reference MaxPool ignores NaN; ONNX Runtime's result there depends on where the NaN
+    lies); a window of -inf gives -inf (oneDNN and ONNX Runtime: -3.4e38).
+    ``avg_include_pad`` divides by the number of taps (KH * KW) everywhere;
+    ``avg_exclude_pad`` by the number of taps inside the input.
     """
     kind = PoolKind(kind)
     x = as_f64(src)
     window_args = (kernel, strides, dilations)
     if kind is PoolKind.MAX:
-        numbers = np.where(np.isnan(x), _F32_LOWEST, np.maximum(x, _F32_LOWEST))
-        padded = _pad(numbers, pads_begin, pads_end, -np.inf)
-        d = _windows(padded, *window_args).max(axis=(4, 5))
+        padded = _pad(x, pads_begin, pads_end, np.nan)  # fmax ignores it
+        d = np.fmax.reduce(_windows(padded, *window_args), axis=(4, 5))
     else:
         sums = _windows(_pad(x, pads_begin, pads_end, 0.0), *window_args).sum(axis=(4, 5))
         if kind is PoolKind.AVG_INCLUDE_PAD:

@@ -10,19 +10,21 @@ through every element-wise function and softmax; oneDNN's kernels are built from
 - ``softmax`` (and log-softmax) take the row maximum ignoring NaN, so a row holding NaN or +inf
   is not all NaN, and ``lrn`` sums its window with NaN dropped;
 - binary ``max`` / ``min`` (and their post-op forms) keep the second operand of the vector
-  max: max(NaN, 1) = 1 but max(1, NaN) = NaN.
+  max: max(NaN, 1) = 1 but max(1, NaN) = NaN;
+- max ``pooling`` ignores NaN (as ONNX's reference MaxPool does) but starts from the lowest
+  f32, so a window of only NaN or -inf gives -3.4e38 (ONNX: NaN, -inf).
 Leaky relu with a nonzero slope and ``elu`` (a blend, not a max) propagate NaN: relu is exactly
 ``elu`` with alpha 0 (the sign of a zero result aside), which dnn-propagate-special-values
-rewrites it to. Max pooling and max / min reductions are not listed: there ONNX Runtime's own
-result depends on where the NaN lies (its vector max keeps the second operand), and oneDNN
-ignores NaN as the ONNX reference implementation's pooling does.
+rewrites it to. Max / min reductions are not listed: oneDNN propagates NaN there, as numpy and
+ONNX's reference do (ONNX Runtime's result depends on where the NaN lies: its vector max keeps
+the second operand).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PoolKind
 
 MASKING_ELTWISE: Mapping[EltwiseAlg, str] = {
     EltwiseAlg.RELU: "relu(NaN) = 0",
@@ -42,6 +44,9 @@ MASKING_BINARY: Mapping[BinaryAlg, str] = {
     BinaryAlg.MIN: "min(NaN, x) = x (NaN only as the second operand)",
 }
 """The binary algorithms whose oneDNN kernel differs on special values, with how."""
+
+MAX_POOLING = "a max window of only NaN or -inf gives -3.4e38"
+"""How oneDNN's max pooling differs on special values."""
 
 MASKING_KINDS: Mapping[str, str] = {
     "softmax": "a row holding NaN or +inf is not all NaN",
@@ -64,6 +69,8 @@ def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
     or infinities, its own algorithm or one of its eltwise post-ops; None if it does not."""
     if kind in MASKING_KINDS:
         return MASKING_KINDS[kind]
+    if kind == "pooling" and str(params.get("kind")) == PoolKind.MAX:
+        return MAX_POOLING
     if kind == "eltwise":
         alpha = params.get("alpha", 0.0)
         found = eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]

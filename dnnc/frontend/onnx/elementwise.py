@@ -7,6 +7,7 @@ node's attributes where ONNX has them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -110,14 +111,19 @@ def convert_clip(imp: Importer, node: Node) -> Value:
     whose Clip takes attributes). Constant bounds -> eltwise clip [min, max] (an absent bound
     is the f32 range; min > max gives max everywhere, as ONNX's min(max(x, min), max) does);
     a bound known only at run time (a graph input, a computed value) -> binary max with min,
-    then binary min with max, as ONNX defines it."""
+    then binary min with max, as ONNX defines it, an absent float bound the f32 range as
+    ONNX Runtime has it (an eltwise clip of that side)."""
     src = imp.tensor(node, 0)
     present = [index for index in (1, 2) if imp.has_input(node, index)]
     if any(imp.const(node, index) is None for index in present):
         rank = len(shape_of(src))
+        floating = isinstance(element_of(src), AnyFloat)
         for index, alg in ((1, BinaryAlg.MAX), (2, BinaryAlg.MIN)):
             if index in present:
                 src = imp.binary(node, alg, src, imp.tensor(node, index, rank))
+            elif floating:
+                low, high = (-_FLOAT_MAX, math.inf) if index == 1 else (-math.inf, _FLOAT_MAX)
+                src = imp.eltwise(src, EltwiseAlg.CLIP, low, high)
         return src
     constants = {index: float(imp.require_const(node, index, "bound")) for index in present}
     high = constants.get(2, _FLOAT_MAX)
