@@ -9,6 +9,7 @@ preloaded arrays) share them.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -43,6 +44,7 @@ class PackedConstants:
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[object, ...], np.ndarray] = {}
+        self._lock = threading.Lock()
         self.packs = 0
 
     @property
@@ -59,8 +61,15 @@ class PackedConstants:
         self._arrays[(*source, memory)] = array
 
     def get(self, key: tuple[object, ...], make: Callable[[], np.ndarray]) -> np.ndarray:
-        """The array stored under ``key``, made (and stored) by ``make`` the first time."""
-        if key not in self._arrays:
-            self._arrays[key] = make()
-            self.packs += 1
-        return self._arrays[key]
+        """The array stored under ``key``, made (and stored) by ``make`` the first time; safe
+        from several threads (a plan's build packs in parallel): one array per key is kept."""
+        with self._lock:
+            found = self._arrays.get(key)
+        if found is not None:
+            return found
+        made = make()
+        with self._lock:
+            if key not in self._arrays:
+                self._arrays[key] = made
+                self.packs += 1
+            return self._arrays[key]
