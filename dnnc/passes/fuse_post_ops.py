@@ -71,7 +71,7 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
 from dnnc.passes.buffer_classes import describe
-from dnnc.target.kernel_calls import pinned_to_reference
+from dnnc.target.kernel_calls import kernel_call, pinned_to_reference
 from dnnc.target.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
@@ -125,8 +125,8 @@ class _FusionPattern(RewritePattern):
         rule = anchor_rule(anchor)
         if rule is None:
             return f"{anchor.name} takes no post-ops in oneDNN"
-        if pinned_to_reference(consumer):
-            return "it is pinned to its reference kernel (dnn.kernel)"
+        if kernel_call(consumer).reference:
+            return "it runs its reference kernel (pinned, or oneDNN computes it otherwise)"
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"

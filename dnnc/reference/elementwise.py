@@ -172,8 +172,19 @@ def binary(
     alg: BinaryAlg | str,
     post_ops: Sequence[PostOp] = (),
 ) -> np.ndarray:
-    """``dnn.binary``: ``lhs <alg> rhs`` with numpy broadcasting, then the post-ops."""
-    d = binary_f64(alg, as_f64(lhs), as_f64(rhs))
+    """``dnn.binary``: ``lhs <alg> rhs`` with numpy broadcasting, then the post-ops. Integer
+    division truncates toward zero, as ONNX (and C) define it, in exact integer arithmetic;
+    a zero divisor is an error."""
+    if BinaryAlg(alg) is BinaryAlg.DIV and np.dtype(lhs.dtype).kind in "iu":
+        a, b = np.broadcast_arrays(lhs.astype(np.int64), rhs.astype(np.int64))
+        if (b == 0).any():
+            raise ValueError("integer division by zero")
+        quotient = np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)
+        if not post_ops:
+            return quotient.astype(lhs.dtype)
+        d = quotient.astype(np.float64)
+    else:
+        d = binary_f64(alg, as_f64(lhs), as_f64(rhs))
     return to_dtype(apply_post_ops(d, post_ops, post_args), lhs.dtype)
 
 

@@ -27,7 +27,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute
 from xdsl.irdl import VarOperandDef
 
-from dnnc.core.kinds import DataType
+from dnnc.core.kinds import BinaryAlg, DataType
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.decisions import inplace_requests
 from dnnc.ir.dnn import (
@@ -243,6 +243,12 @@ def _onednn_resize(op: ResizeOp) -> bool:
     )
 
 
+def _integer_division(op: BinaryOp) -> bool:
+    """An integer division: ONNX truncates toward zero where oneDNN's binary rounds."""
+    element = tensor_type(op.lhs).get_element_type()
+    return op.alg.data is BinaryAlg.DIV and data_type_of(element).numpy.kind in "iu"
+
+
 def _to_integer(op: CastOp) -> bool:
     """A cast to an integer type: oneDNN's reorder rounds to nearest and saturates, where
     ONNX truncates toward zero and wraps (the reference ``cast``)."""
@@ -259,8 +265,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
 
     oneDNN runs no op without an entry in CALLS, and none on s64 or boolean values; a cast to
     an integer type runs the reference kernel too (_to_integer), and so does an eltwise
-    or binary algorithm oneDNN lacks (softsign, pow), and a resize oneDNN's resampling
-    does not compute (_onednn_resize). Its
+    or binary algorithm oneDNN lacks (softsign, pow), an integer division, and a resize
+    oneDNN's resampling does not compute (_onednn_resize). Its
     binary broadcasts only its second source, so a broadcast LHS swaps the operands of a
     commutative algorithm and falls back to the reference kernel otherwise; it writes in
     place over its first source only, so a commutative binary in place over its RHS
@@ -277,6 +283,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     if isinstance(op, EltwiseOp) and not has_eltwise_algorithm(op.alg.data):
         return reference_call(op)
     if isinstance(op, BinaryOp) and not has_binary_algorithm(op.alg.data):
+        return reference_call(op)
+    if isinstance(op, BinaryOp) and _integer_division(op):
         return reference_call(op)
     if isinstance(op, ResizeOp) and not _onednn_resize(op):
         return reference_call(op)

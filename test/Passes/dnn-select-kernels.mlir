@@ -185,3 +185,18 @@ func.func @casts_to_integers_are_reference(%x: tensor<2x3xf32>) -> (tensor<2x3xi
   %h = dnn.cast %x : (tensor<2x3xf32>) -> tensor<2x3xf16>
   func.return %i, %h : tensor<2x3xi8>, tensor<2x3xf16>
 }
+
+// -----
+
+/// Integer division truncates toward zero in ONNX where oneDNN's binary rounds: it runs the
+/// reference kernel; a float division and an integer multiplication run oneDNN's binary.
+// CHECK-LABEL: func.func @integer_division
+// CHECK:         %q = dnn.binary div %a, %b {dnn.kernel = #dnn.kernel<reference, s32>}
+// CHECK:         %m = dnn.binary mul %a, %b {dnn.kernel = #dnn.kernel<onednn, s32>}
+// CHECK:         %f = dnn.binary div %x, %y {dnn.kernel = #dnn.kernel<onednn, f32>}
+func.func @integer_division(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf32>) {
+  %q = dnn.binary div %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %m = dnn.binary mul %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %f = dnn.binary div %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %q, %m, %f : tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
+}

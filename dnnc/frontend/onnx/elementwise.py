@@ -88,10 +88,6 @@ def convert_binary(imp: Importer, node: Node, alg: BinaryAlg | None = None) -> V
     result's rank."""
     rank = max(len(imp.shape(imp.values[name])) for name in node.inputs)
     operands = [imp.tensor(node, index, rank) for index in range(len(node.inputs))]
-    if node.op_type == "Div" and not isinstance(element_of(operands[0]), AnyFloat):
-        raise imp.error(
-            node, "integer Div truncates in ONNX but rounds in oneDNN's binary: not supported"
-        )
     result = operands[0]
     for operand in operands[1:]:
         result = imp.binary(node, alg or BINARY[node.op_type], result, operand)

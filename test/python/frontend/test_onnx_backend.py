@@ -158,11 +158,6 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "sub_uint32",
         "sub_uint64",
     ),
-    "integer Div truncates (ONNX) but oneDNN rounds: the importer refuses it": (
-        "div_int32_trunc",
-        "div_int8",
-        "div_uint8",
-    ),
     "element types dnn has no tensors of (f64, 2-, 4-, 8-bit floats, sub-byte ints)": (
         "einsum_batch_diagonal",
         "einsum_batch_matmul",

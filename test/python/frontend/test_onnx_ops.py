@@ -236,6 +236,22 @@ CASES = [
         {"hi": np.float32(0.1)},
     ),
     Case(
+        "div_int32_truncates_toward_zero",
+        [node("Div", ["x", "d"])],
+        {
+            "x": np.array([[-7, 7, -8, 9], [2**30, -(2**30), 5, -1]], np.int32),
+            "d": np.array([[2, -2, 3, 4], [3, 7, -5, 2]], np.int32),
+        },
+        "dnn.binary",
+    ),
+    Case(
+        "div_int8_broadcast",
+        [node("Div", ["x", "d"])],
+        {"x": np.array([[-128, 127, -3], [100, -100, 1]], np.int8)},
+        "dnn.binary",
+        {"d": np.array([-3], np.int8)},
+    ),
+    Case(
         "clip_bounds_at_run_time",
         [node("Clip", ["x", "lo", "hi"])],
         {"x": rand(3, 4), "lo": np.array(-0.3, np.float32), "hi": np.array(0.4, np.float32)},
@@ -677,6 +693,12 @@ def test_converter_refuses(refusal: Refusal) -> None:
     made = model(refusal.nodes, refusal.inputs, initializers=refusal.initializers)
     with pytest.raises(DnncError, match=re.escape(refusal.message)):
         import_onnx(made)
+
+
+def test_an_integer_division_by_zero_is_an_input_error() -> None:
+    made = model([node("Div", ["x", "d"])], {"x": ints(7, 8), "d": ints(2, 0)})
+    with pytest.raises(DnncError, match="integer division by zero"):
+        run_compiled(import_onnx(made), {"x": ints(7, 8), "d": ints(2, 0)})
 
 
 def test_a_gather_index_out_of_range_is_an_input_error() -> None:
