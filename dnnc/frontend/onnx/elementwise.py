@@ -106,14 +106,15 @@ def convert_clip(imp: Importer, node: Node) -> Value:
     """Clip (opsets 11+: bounds are optional inputs; graph.load_graph upgrades older models,
     whose Clip takes attributes). Constant bounds -> eltwise clip [min, max] (an absent bound
     is the f32 range; min > max gives max everywhere, as ONNX's min(max(x, min), max) does);
-    a bound known only at run time (a graph input, a computed value) -> binary max with min,
-    then binary min with max, as ONNX defines it, an absent float bound the f32 range as
-    ONNX Runtime has it (an eltwise clip of that side)."""
+    a bound known only at run time (a graph input, a computed value), or an integer tensor
+    (oneDNN's eltwise takes no int8 source) -> binary max with min, then binary min with max,
+    as ONNX defines it, an absent float bound the f32 range as ONNX Runtime has it (an eltwise
+    clip of that side)."""
     src = imp.tensor(node, 0)
     present = [index for index in (1, 2) if imp.has_input(node, index)]
-    if any(imp.const(node, index) is None for index in present):
+    floating = isinstance(element_of(src), AnyFloat)
+    if not floating or any(imp.const(node, index) is None for index in present):
         rank = len(shape_of(src))
-        floating = isinstance(element_of(src), AnyFloat)
         for index, alg in ((1, BinaryAlg.MAX), (2, BinaryAlg.MIN)):
             if index in present:
                 src = imp.binary(node, alg, src, imp.tensor(node, index, rank))

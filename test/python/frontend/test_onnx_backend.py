@@ -224,11 +224,6 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "cast_no_saturate_FLOAT_to_FLOAT8E5M2FNUZ",
         "cast_no_saturate_FLOAT_to_FLOAT8E5M2",
     ),
-    "oneDNN's eltwise clip takes no int8 source": (
-        "clip_default_int8_inbounds",
-        "clip_default_int8_max",
-        "clip_default_int8_min",
-    ),
     "BatchNormalization's training mode (running statistics): dnn computes inference": (
         "batchnorm_epsilon_training_mode",
         "batchnorm_example_training_mode",
