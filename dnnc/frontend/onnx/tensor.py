@@ -18,6 +18,7 @@ from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
+from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
 from dnnc.ir.dnn import GatherOp, shape_of
 
@@ -142,7 +143,8 @@ def _clamp(index: int, size: int) -> int:
 
 def convert_slice(imp: Importer, node: Node) -> Value:
     """Slice with constant starts / ends / axes / steps (negative and out-of-range bounds as
-    ONNX clamps them; positive steps) -> dnn.slice."""
+    ONNX clamps them) -> dnn.slice; an axis with a negative step -> dnn.gather of the indices
+    it takes, in order (ONNX clamps such bounds as Python's ``slice.indices`` does)."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
     starts = imp.require_const(node, 1, "starts").reshape(-1)
@@ -158,16 +160,22 @@ def convert_slice(imp: Importer, node: Node) -> Value:
         else np.ones(len(starts), np.int64)
     )
     begin, end, step = [0] * len(shape), list(shape), [1] * len(shape)
+    reversed_axes: dict[int, list[int]] = {}
     for start, stop, axis, stride in zip(starts, ends, axes, steps):
         axis = imp.infer(node, shapes.normalize_axis, int(axis), len(shape))
-        if stride < 1:
-            raise imp.error(node, f"step {int(stride)} on axis {axis}: only positive steps")
         if shape[axis] == shapes.DYNAMIC:
             raise imp.error(node, f"slicing the dynamic axis {axis} is not supported")
+        if stride < 0:
+            taken = slice(int(start), int(stop), int(stride)).indices(shape[axis])
+            reversed_axes[axis] = list(range(*taken))
+            continue
         begin[axis] = _clamp(int(start), shape[axis])
         end[axis] = max(begin[axis], _clamp(int(stop), shape[axis]))
         step[axis] = int(stride)
-    return imp.slice(node, src, begin, end, step)
+    result = imp.slice(node, src, begin, end, step)
+    for axis, indices in reversed_axes.items():
+        result = gather(imp, node, result, indices, axis)
+    return result
 
 
 def convert_reduce(imp: Importer, node: Node) -> Value:

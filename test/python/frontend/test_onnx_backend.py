@@ -228,7 +228,6 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "batchnorm_epsilon_training_mode",
         "batchnorm_example_training_mode",
     ),
-    "negative Slice steps (dnn.slice steps are >= 1)": ("slice_neg_steps",),
     "strings (numbers only)": (
         "equal_string_broadcast",
         "equal_string",
