@@ -13,7 +13,8 @@ latency hint, f32 precision: its default is bf16 on CPUs with bf16 instructions)
 compiles the
 imported module with the default pipeline (dnn-optimize, then dnn-to-onednn).
 
-One table: latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
+A first line naming the CPU, oneDNN version, effective ISA and precision; then one table:
+latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
 (> 1: dnnc is faster). ``--plot out.png`` also draws the latencies if matplotlib is installed.
 
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
@@ -156,9 +157,15 @@ def main() -> None:
         path, name, engine = options.worker
         print(json.dumps(worker(Path(path), name, engine, options)))
         return
+    import dnnc
     from dnnc_testing.model_zoo import build_all
 
-    print(f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}")
+    info = dnnc.target_info()
+    print(
+        f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; every engine "
+        f"f32 (OpenVINO INFERENCE_PRECISION_HINT=f32); threads {options.threads}, median of "
+        f"{options.repeats} runs after {options.warmup}"
+    )
     results: dict[str, dict[str, dict | str]] = {}
     with tempfile.TemporaryDirectory() as directory:
         for name, path, shape in build_all(options.models, directory):
