@@ -243,33 +243,10 @@ def compile(
     ``cache_dir`` (OpenVINO's CACHE_DIR), a static function compiled before from the same
     source, options and weight files on this target is loaded from there instead, and
     saved there otherwise."""
-    return _compile(
-        read_model(source) if isinstance(source, bytes) else source,
-        pipeline,
-        function=function,
-        weights_dir=weights_dir,
-        dynamic=dynamic,
-        cache=cache,
-        save_to=save_to,
-        cache_dir=cache_dir,
-    )
-
-
-def _compile(
-    source: Loadable,
-    pipeline: str,
-    *,
-    function: str | None,
-    weights_dir: str | os.PathLike[str] | None,
-    dynamic: DynamicOptions | None,
-    cache: PrimitiveCache | None,
-    save_to: str | os.PathLike[str] | None,
-    cache_dir: str | os.PathLike[str] | None,
-) -> AnyExecutable:
-    """``compile`` of a source other than bytes."""
+    loaded: Loadable = read_model(source) if isinstance(source, bytes) else source
     if cache_dir is not None and save_to is None:
         entry = saved.cache_entry(
-            cache_dir, _cache_material(source, pipeline, function, weights_dir)
+            cache_dir, _cache_material(loaded, pipeline, function, weights_dir)
         )
         if (entry / saved.MANIFEST).is_file():
             try:
@@ -278,16 +255,16 @@ def _compile(
                 pass  # unreadable: compiled again below, and replaced
             else:
                 executable.recipe = _recipe(
-                    source, pipeline, executable.name, _weights_of(source, weights_dir), dynamic
+                    loaded, pipeline, executable.name, _weights_of(loaded, weights_dir), dynamic
                 )
                 return executable
         save_to = entry
     try:
-        module, source_dir = load_module(source)
+        module, source_dir = load_module(loaded)
     except ModelError as error:
-        if not (_is_onnx(source) and names_a_run_time_shape(str(error))) or save_to is not None:
+        if not (_is_onnx(loaded) and names_a_run_time_shape(str(error))) or save_to is not None:
             raise
-        return _per_input_shape(source, pipeline, function, weights_dir, dynamic, cache, error)
+        return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
     weights = None if directory is None else os.fspath(directory)
@@ -295,7 +272,7 @@ def _compile(
         _anchor_weights(module, weights)
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     dynamic_shapes = is_dynamic(find_function(module, chosen))
-    recipe = _recipe(source, pipeline, chosen, weights, dynamic)
+    recipe = _recipe(loaded, pipeline, chosen, weights, dynamic)
     verify_each = verify_each_pass()
     run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:

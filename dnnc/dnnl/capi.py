@@ -480,6 +480,26 @@ C_TYPES: dict[str, type | None] = {
 }
 """Each C type spelling of SIGNATURES -> its ctypes type (enums added below ENUMS)."""
 
+_CONVOLUTION_SIGNATURE = (
+    "dnnl_status_t",
+    (
+        "dnnl_primitive_desc_t *primitive_desc",
+        "dnnl_engine_t engine",
+        "dnnl_prop_kind_t prop_kind",
+        "dnnl_alg_kind_t alg_kind",
+        "const_dnnl_memory_desc_t src_desc",
+        "const_dnnl_memory_desc_t weights_desc",
+        "const_dnnl_memory_desc_t bias_desc",
+        "const_dnnl_memory_desc_t dst_desc",
+        "const dnnl_dims_t strides",
+        "const dnnl_dims_t dilates",
+        "const dnnl_dims_t padding_l",
+        "const dnnl_dims_t padding_r",
+        "const_dnnl_primitive_attr_t attr",
+    ),
+)
+"""convolution_forward's and deconvolution_forward's descriptor creation (one signature)."""
+
 SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "dnnl_version": (
         "const dnnl_version_t*",
@@ -657,42 +677,8 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
             "dnnl_data_type_t data_type",
         ),
     ),
-    "dnnl_convolution_forward_primitive_desc_create": (
-        "dnnl_status_t",
-        (
-            "dnnl_primitive_desc_t *primitive_desc",
-            "dnnl_engine_t engine",
-            "dnnl_prop_kind_t prop_kind",
-            "dnnl_alg_kind_t alg_kind",
-            "const_dnnl_memory_desc_t src_desc",
-            "const_dnnl_memory_desc_t weights_desc",
-            "const_dnnl_memory_desc_t bias_desc",
-            "const_dnnl_memory_desc_t dst_desc",
-            "const dnnl_dims_t strides",
-            "const dnnl_dims_t dilates",
-            "const dnnl_dims_t padding_l",
-            "const dnnl_dims_t padding_r",
-            "const_dnnl_primitive_attr_t attr",
-        ),
-    ),
-    "dnnl_deconvolution_forward_primitive_desc_create": (
-        "dnnl_status_t",
-        (
-            "dnnl_primitive_desc_t *primitive_desc",
-            "dnnl_engine_t engine",
-            "dnnl_prop_kind_t prop_kind",
-            "dnnl_alg_kind_t alg_kind",
-            "const_dnnl_memory_desc_t src_desc",
-            "const_dnnl_memory_desc_t weights_desc",
-            "const_dnnl_memory_desc_t bias_desc",
-            "const_dnnl_memory_desc_t dst_desc",
-            "const dnnl_dims_t strides",
-            "const dnnl_dims_t dilates",
-            "const dnnl_dims_t padding_l",
-            "const dnnl_dims_t padding_r",
-            "const_dnnl_primitive_attr_t attr",
-        ),
-    ),
+    "dnnl_convolution_forward_primitive_desc_create": _CONVOLUTION_SIGNATURE,
+    "dnnl_deconvolution_forward_primitive_desc_create": _CONVOLUTION_SIGNATURE,
     "dnnl_matmul_primitive_desc_create": (
         "dnnl_status_t",
         (

@@ -43,6 +43,15 @@ def _pad(
     return np.pad(x, widths, constant_values=value)
 
 
+def _check_groups(name: str, src: np.ndarray, wei: np.ndarray, groups: int) -> None:
+    """src [N,C,...] and wei [O,C/groups,...] fit ``groups`` (C and O both divide)."""
+    channels, (outputs, per_group) = src.shape[1], wei.shape[:2]
+    if channels != per_group * groups or outputs % groups:
+        raise ValueError(
+            f"{name}: src channels {channels} and weights {wei.shape} do not fit groups={groups}"
+        )
+
+
 def conv2d(
     src: np.ndarray,
     wei: np.ndarray,
@@ -56,12 +65,9 @@ def conv2d(
     post_ops: Sequence[PostOp] = (),
 ) -> np.ndarray:
     """``dnn.conv2d``: src [N,C,H,W] * wei [O,C/groups,KH,KW] (+ bias [O]) -> [N,O,OH,OW]."""
-    n, c = src.shape[:2]
+    _check_groups("conv2d", src, wei, groups)
+    n = src.shape[0]
     o, c_per_group, kh, kw = wei.shape
-    if c != c_per_group * groups or o % groups:
-        raise ValueError(
-            f"conv2d: src channels {c} and weights {wei.shape} do not fit groups={groups}"
-        )
     taps = _windows(_pad(as_f64(src), pads_begin, pads_end, 0.0), (kh, kw), strides, dilations)
     oh, ow = taps.shape[2:4]
     taps = taps.reshape(n, groups, c_per_group, oh, ow, kh, kw)
@@ -88,12 +94,9 @@ def deconv2d(
     wei [O,C/groups,KH,KW] (+ bias [O]) -> [N,O,OH,OW]. Input pixel (y, x) adds to the
     full-size output at (y sh + ky dh, x sw + kx dw); the result is that full output cropped
     by pads_begin / pads_end (a negative pads_end appends zero rows before the bias)."""
-    n, c, h, w = src.shape
+    _check_groups("deconv2d", src, wei, groups)
+    n, _, h, w = src.shape
     o, c_per_group, kh, kw = wei.shape
-    if c != c_per_group * groups or o % groups:
-        raise ValueError(
-            f"deconv2d: src channels {c} and weights {wei.shape} do not fit groups={groups}"
-        )
     (sh, sw), (dh, dw) = strides, dilations
     full_h, full_w = (h - 1) * sh + (kh - 1) * dh + 1, (w - 1) * sw + (kw - 1) * dw + 1
     extra_h, extra_w = max(-pads_end[0], 0), max(-pads_end[1], 0)
