@@ -125,14 +125,14 @@ class _FusionPattern(RewritePattern):
         rule = anchor_rule(anchor)
         if rule is None:
             return f"{anchor.name} takes no post-ops in oneDNN"
-        if kernel_call(consumer).reference:
-            return "it runs its reference kernel (pinned, or oneDNN computes it otherwise)"
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
             if not onednn_computes(post_op):
                 name = f"{PostOpKind.of(post_op)} {getattr(post_op, 'alg', '')}"
                 return f"oneDNN has no {name} (it runs its reference kernel)"
+        if kernel_call(consumer).reference:
+            return "it runs its reference kernel (pinned, or oneDNN computes it otherwise)"
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
             return f"{describe(value)} is also read by {other.name} at {location_of(other)}"
