@@ -410,10 +410,17 @@ def reduce(
 
 
 def convert_global_pool(imp: Importer, node: Node) -> Value:
-    """GlobalAveragePool / GlobalMaxPool -> dnn.reduce mean / max over every spatial axis."""
+    """GlobalAveragePool / GlobalMaxPool -> dnn.reduce mean / max over every spatial axis; a
+    GlobalAveragePool of a static image -> dnn.pool average with the image as its window,
+    which runs in the layout its producer writes (a reduction reads plain: a reorder first)."""
     src = imp.tensor(node, 0)
+    shape = shape_of(src)
+    if node.op_type == "GlobalAveragePool" and len(shape) == 4 and shapes.DYNAMIC not in shape:
+        height, width = shape[2:]
+        whole = (_Window(height, height), _Window(width, width))
+        return _pool2d(imp, node, src, PoolKind.AVG_INCLUDE_PAD, *whole)
     kind = ReduceKind.MEAN if node.op_type == "GlobalAveragePool" else ReduceKind.MAX
-    return reduce(imp, node, src, kind, list(range(2, len(shape_of(src)))), keep_dims=True)
+    return reduce(imp, node, src, kind, list(range(2, len(shape))), keep_dims=True)
 
 
 def convert_batch_norm(imp: Importer, node: Node) -> Value:

@@ -39,7 +39,7 @@ def _op_counts(module: object) -> dict[str, int]:
 
 
 EXPECTED_OPS = {
-    "resnet50": {"dnn.conv2d": 53, "dnn.pool": 1, "dnn.inner_product": 1},
+    "resnet50": {"dnn.conv2d": 53, "dnn.pool": 2, "dnn.inner_product": 1},  # max, global avg
     "mobilenet_v2": {"dnn.conv2d": 52, "dnn.eltwise": 35, "dnn.inner_product": 1},
     "bert_layer": {"dnn.matmul": 8, "dnn.layer_norm": 2, "dnn.softmax": 1, "dnn.eltwise": 1},
     "residual_chain": {"dnn.conv2d": 5, "dnn.batch_norm": 5, "dnn.inner_product": 1},

@@ -347,7 +347,8 @@ CASES = [
         {"x": rand(1, 2, 5, 5)},
         "dnn.pool",
     ),
-    Case("global_average_pool", [node("GlobalAveragePool", ["x"])], X4, "dnn.reduce"),
+    Case("global_average_pool", [node("GlobalAveragePool", ["x"])], X4, "dnn.pool"),
+    Case("global_average_pool_1d", [node("GlobalAveragePool", ["x"])], X3, "dnn.reduce"),
     Case("global_max_pool", [node("GlobalMaxPool", ["x"])], X4, "dnn.reduce"),
     # shapes
     Case("flatten", [node("Flatten", ["x"], axis=2)], X4, "dnn.reshape"),
