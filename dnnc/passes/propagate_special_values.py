@@ -41,20 +41,14 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
-from dnnc.core.kinds import EltwiseAlg, PoolKind
-from dnnc.ir.dnn import BinaryOp, DnnOp, EltwiseOp, KernelAttr, KernelLibrary, PoolOp
+from dnnc.core.kinds import EltwiseAlg
+from dnnc.ir.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
-from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
+from dnnc.ir.dnn.base import f32_attr, tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.target.kernel_calls import KERNEL, kernel_call, pinned_to_reference
-from dnnc.target.post_op_rules import AnchorOp
-from dnnc.target.special_values import (
-    MASKING_BINARY,
-    MASKING_KINDS,
-    MAX_POOLING,
-    eltwise_masks,
-    primitive_masks,
-)
+from dnnc.ir.values import attribute_value
+from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of, pinned_to_reference
+from dnnc.target.special_values import kernel_masks, post_op_masks
 
 
 def _relu_slope_zero(op: EltwiseOp) -> bool:
@@ -73,17 +67,6 @@ class RelaxReluToElu(RewritePattern):
         rewriter.notify_op_modified(op)
 
 
-def masking_reason(op: DnnOp) -> str | None:
-    """How the oneDNN kernel `op` would run differs from ONNX on special values, or None."""
-    if isinstance(op, EltwiseOp):
-        return eltwise_masks(op.alg.data, op.alpha.value.data)
-    if isinstance(op, BinaryOp):
-        return MASKING_BINARY.get(op.alg.data)
-    if isinstance(op, PoolOp) and op.kind.data is PoolKind.MAX:
-        return MAX_POOLING
-    return MASKING_KINDS.get(kernel_call(op).kind)
-
-
 class PinToReference(RewritePattern):
     """An op whose oneDNN kernel drops special values runs its reference kernel."""
 
@@ -92,12 +75,13 @@ class PinToReference(RewritePattern):
             return  # not a dnn op, pinned already, or a numpy kernel anyway
         if isinstance(op, EltwiseOp) and _relu_slope_zero(op):
             return  # RelaxReluToElu's case
-        reason = masking_reason(op)
+        call = kernel_call(op)
+        params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
+        reason = kernel_masks(call.kind, params)
         if reason is None:
-            if isinstance(op, AnchorOp):
-                fused = primitive_masks(op.name, {"post_ops": post_ops_of(op.post_ops)})
-                if fused is not None:
-                    remark(op, f"keeps a fused post-op that drops special values: {fused}")
+            fused = post_op_masks(params.get("post_ops", ()))
+            if fused is not None:
+                remark(op, f"keeps a fused post-op that drops special values: {fused}")
             return
         data_type = data_type_of(tensor_type(op.operands[0]).get_element_type())
         op.attributes[KERNEL] = KernelAttr(KernelLibrary.REFERENCE, data_type)

@@ -64,23 +64,23 @@ def eltwise_masks(alg: EltwiseAlg | str, alpha: float = 0.0) -> str | None:
     return MASKING_ELTWISE.get(chosen)
 
 
-def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
-    """How a oneDNN primitive of `kind` with `params` (a handler's) differs from ONNX on NaN
-    or infinities, its own algorithm or one of its eltwise post-ops; None if it does not."""
+def kernel_masks(kind: str, params: Mapping[str, object]) -> str | None:
+    """How a oneDNN primitive of `kind` with `params` (a handler's, or an op's kernel call's)
+    differs from ONNX on NaN or infinities by its own algorithm; None if it does not."""
     if kind in MASKING_KINDS:
         return MASKING_KINDS[kind]
     if kind == "pooling" and str(params.get("kind")) == PoolKind.MAX:
         return MAX_POOLING
     if kind == "eltwise":
         alpha = params.get("alpha", 0.0)
-        found = eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]
-        if found is not None:
-            return found
+        return eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]
     if kind == "binary":
-        found = MASKING_BINARY.get(BinaryAlg(str(params["alg"])))
-        if found is not None:
-            return found
-    post_ops = params.get("post_ops", ())
+        return MASKING_BINARY.get(BinaryAlg(str(params["alg"])))
+    return None
+
+
+def post_op_masks(post_ops: object) -> str | None:
+    """How one of a primitive's post-ops differs from ONNX on special values, or None."""
     for post_op in post_ops if isinstance(post_ops, list | tuple) else ():
         if isinstance(post_op, EltwisePostOp):
             found = eltwise_masks(post_op.alg, post_op.alpha)
@@ -91,3 +91,9 @@ def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
         if found is not None:
             return f"its {post_op.alg} post-op: {found}"
     return None
+
+
+def primitive_masks(kind: str, params: Mapping[str, object]) -> str | None:
+    """How a oneDNN primitive differs from ONNX on special values, by its own algorithm or one
+    of its post-ops; None if it does not."""
+    return kernel_masks(kind, params) or post_op_masks(params.get("post_ops", ()))
