@@ -724,6 +724,30 @@ def test_a_gather_index_out_of_range_is_an_input_error() -> None:
         executable.run([np.array([0, 8], np.int64)])
 
 
+def test_conv_transpose_of_dynamic_batch_and_image_sizes() -> None:
+    """dnn.deconv2d infers ? dimensions: one executable serves each input shape."""
+    made = model(
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w"],
+                strides=[2, 2],
+                pads=[1, 1, 1, 1],
+                output_padding=[1, 1],
+            )
+        ],
+        X4,
+        initializers={"w": rand(4, 3, 3, 3)},
+    )
+    made.graph.input[0].CopyFrom(value_info("x", ["n", 4, "h", "w"]))
+    executable = dnnc.compile(made)
+    for shape in [(1, 4, 5, 6), (3, 4, 7, 4)]:
+        x = {"x": rand(*shape)}
+        (ours,) = executable.run(x)
+        (theirs,) = run_onnxruntime(made, x)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
 def test_slice_of_a_dynamic_axis_is_refused() -> None:
     made = model(
         [node("Slice", ["x", "s", "e", "a"])],
