@@ -206,13 +206,13 @@ def _conv(
 
 
 def convert_conv_transpose(imp: Importer, node: Node) -> Value:
-    """ConvTranspose (1-D or 2-D; groups, dilations, pads, output_padding, output_shape,
+    """ConvTranspose (1-D, 2-D or 3-D; groups, dilations, pads, output_padding, output_shape,
     auto_pad) -> dnn.deconv2d (oneDNN deconvolution). ONNX's weights [C, O/groups, k...] are
     oneDNN's [O, C/groups, k...] with the channel axes swapped per group (reshape and
     transpose, folded when the weights are constant); output_padding extends the end, which
     dnn.deconv2d writes as a negative end pad."""
     src = imp.tensor(node, 0)
-    spatial = _spatial(imp, node, src, (1, 2))
+    spatial = _spatial(imp, node, src, (1, 2, 3))
     rank = len(spatial)
     weights = imp.tensor(node, 1)
     groups = node.int_attr("group", 1)
@@ -233,7 +233,82 @@ def convert_conv_transpose(imp: Importer, node: Node) -> Value:
     swapped = imp.transpose(per_group, (0, 2, 1, *range(3, 3 + rank)))
     wei = imp.reshape(swapped, (groups * out_per_group, in_channels // groups, *kernel))
     window = _ConvWindow(strides, dilations, begin, end, groups)
-    return _conv(imp, node, src, wei, imp.optional_tensor(node, 2), window, Deconv2DOp)
+    bias = imp.optional_tensor(node, 2)
+    if rank == 3:
+        return _conv_transpose3d(imp, node, src, wei, bias, window)
+    return _conv(imp, node, src, wei, bias, window, Deconv2DOp)
+
+
+def _conv_transpose3d(
+    imp: Importer,
+    node: Node,
+    src: SSAValue,
+    wei: SSAValue,
+    bias: SSAValue | None,
+    window: _ConvWindow,
+) -> SSAValue:
+    """A 3-D transposed convolution as one 2-D one per kernel depth k, summed: input depth i
+    adds to output depth i * stride + k * dilation - pad. The k-th runs over the input's depth
+    planes as a batch [N * D, C, H, W] with the weights' k-th depth; its planes are spread
+    stride apart (zeros between), shifted by k * dilation and summed over k; the depth pads
+    crop the sum (a negative end pad appends zero planes), and the bias comes last."""
+    shape = shape_of(src)
+    if shapes.DYNAMIC in shape:
+        raise imp.error(
+            node, f"3-D ConvTranspose needs a static input, got {shapes.format_shape(shape)}"
+        )
+    n, c, depth, h, w = shape
+    out_channels, per_group, kernel_depth, kh, kw = shape_of(wei)
+    stride, dilation = window.strides[0], window.dilations[0]
+    planes = imp.reshape(imp.transpose(src, (0, 2, 1, 3, 4)), (n * depth, c, h, w))
+    plane_window = _ConvWindow(
+        window.strides[1:], window.dilations[1:], window.begin[1:], window.end[1:], window.groups
+    )
+    spread = (depth - 1) * stride + 1
+    full = spread + (kernel_depth - 1) * dilation
+    dtype = data_type_of(element_of(src)).numpy
+    total: SSAValue | None = None
+    for k in range(kernel_depth):
+        starts, ends = [0] * 5, list(shape_of(wei))
+        starts[2], ends[2] = k, k + 1
+        kernel = imp.reshape(imp.slice(node, wei, starts, ends), (out_channels, per_group, kh, kw))
+        part = _conv(imp, node, planes, kernel, None, plane_window, Deconv2DOp)
+        oh, ow = shape_of(part)[2:]
+        features = out_channels * oh * ow
+        rows = imp.reshape(part, (n, depth, 1, features))
+        if stride > 1:
+            gaps = np.zeros((n, depth, stride - 1, features), dtype)
+            gap = imp.materialize(node, gaps, f"{node.label}.depth_gaps")
+            rows = imp.reshape(imp.concat(node, [rows, gap], 2), (n, depth * stride, features))
+            rows = imp.slice(node, rows, [0, 0, 0], [n, spread, features])
+        else:
+            rows = imp.reshape(rows, (n, depth, features))
+        before, after = k * dilation, full - spread - k * dilation
+        parts = [rows]
+        for size, at in ((before, 0), (after, 1)):
+            if size:
+                zeros = imp.materialize(
+                    node, np.zeros((n, size, features), dtype), f"{node.label}.depth_{at}_{size}"
+                )
+                parts.insert(0 if at == 0 else len(parts), zeros)
+        placed = imp.concat(node, parts, 1) if len(parts) > 1 else rows
+        total = placed if total is None else imp.binary(node, BinaryAlg.ADD, total, placed)
+    assert total is not None  # a kernel has at least one depth
+    begin, end = window.begin[0], window.end[0]
+    if end < 0:
+        padding = np.zeros((n, -end, features), dtype)
+        tail = imp.materialize(node, padding, f"{node.label}.depth_end")
+        total = imp.concat(node, [total, tail], 1)
+        full, end = full - end, 0
+    out_depth = full - begin - end
+    total = imp.slice(node, total, [0, begin, 0], [n, begin + out_depth, features])
+    volumes = imp.reshape(total, (n, out_depth, out_channels, oh, ow))
+    result = imp.transpose(volumes, (0, 2, 1, 3, 4))
+    if bias is not None:
+        result = imp.binary(
+            node, BinaryAlg.ADD, result, imp.reshape(bias, (1, out_channels, 1, 1, 1))
+        )
+    return result
 
 
 def _conv_transpose_pads(

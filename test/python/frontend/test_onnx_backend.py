@@ -260,7 +260,6 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
         "resize_tf_crop_and_resize_axes_3_2",
         "resize_tf_crop_and_resize_extrapolation_value",
     ),
-    "3-D transposed convolution (rank-5 inputs): dnn.deconv2d is 1-D or 2-D": ("convtranspose_3d",),
     "second outputs: Dropout's mask, MaxPool's indices": (
         "dropout_default_mask",
         "dropout_default_mask_ratio",

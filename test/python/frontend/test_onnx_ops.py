@@ -166,6 +166,30 @@ CASES = [
         {"w": rand(3, 5, 4), "b": rand(5)},
     ),
     Case(
+        "conv_transpose_3d",
+        [
+            node(
+                "ConvTranspose",
+                ["x", "w", "b"],
+                strides=[2, 2, 1],
+                dilations=[2, 1, 1],
+                pads=[1, 0, 1, 0, 2, 0],
+                output_padding=[1, 1, 0],
+                group=2,
+            )
+        ],
+        {"x": rand(1, 4, 3, 4, 5)},
+        "dnn.deconv2d",
+        {"w": rand(4, 3, 3, 2, 3), "b": rand(6)},
+    ),
+    Case(
+        "conv_transpose_3d_stride_1",
+        [node("ConvTranspose", ["x", "w"])],
+        {"x": rand(2, 3, 2, 3, 3)},
+        "dnn.deconv2d",
+        {"w": rand(3, 2, 2, 2, 2)},
+    ),
+    Case(
         "conv_transpose_output_shape",
         [node("ConvTranspose", ["x", "w"], strides=[2, 2], output_shape=[11, 12])],
         X4,
