@@ -435,6 +435,22 @@ def gather(src: Shape, indices: Shape, *, axis: int) -> Shape:
     return src[:along] + tuple(indices) + src[along + 1 :]
 
 
+def gather_elements(src: Shape, indices: Shape, *, axis: int) -> Shape:
+    """The indices' shape (ONNX GatherElements): of src's rank, and no larger than src on any
+    axis but ``axis`` (an index there picks along ``axis`` at the same other coordinates)."""
+    along = normalize_axis(axis, len(src))
+    if len(indices) != len(src):
+        raise ShapeError(
+            f"indices {format_shape(indices)} must have the rank of src {format_shape(src)}"
+        )
+    for dim, (have, want) in enumerate(zip(src, indices, strict=True)):
+        if dim != along and DYNAMIC not in (have, want) and want > have:
+            raise ShapeError(
+                f"indices {format_shape(indices)} exceed src {format_shape(src)} on axis {dim}"
+            )
+    return tuple(indices)
+
+
 def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
     """Result dimension i is src dimension permutation[i]."""
     if sorted(permutation) != list(range(len(src))):

@@ -119,7 +119,12 @@ def from_layout(physical: np.ndarray, layout: Layout | str, shape: Sequence[int]
 def gather(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
     """``dnn.gather``: ``src`` entries along ``axis`` at ``indices`` (negative ones count from
     the end, as ONNX Gather); ValueError naming the first index out of range."""
-    size = src.shape[axis]
+    return np.take(src, _in_range(indices, src.shape[axis], axis), axis=axis)
+
+
+def _in_range(indices: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Indices into an axis of ``size`` as int64 with negative ones counted from the end;
+    ValueError naming the first index out of range."""
     flat = np.asarray(indices, dtype=np.int64)
     bad = (flat < -size) | (flat >= size)
     if bad.any():
@@ -127,7 +132,20 @@ def gather(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray
             f"index {int(flat[bad].flat[0])} is out of range for axis {axis} of "
             f"size {size} (valid: -{size} to {size - 1})"
         )
-    return np.take(src, np.where(flat < 0, flat + size, flat), axis=axis)
+    return np.where(flat < 0, flat + size, flat)
+
+
+def gather_elements(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> np.ndarray:
+    """``dnn.gather_elements``: ``src`` entries picked one by one along ``axis`` at
+    ``indices`` (negative ones count from the end, as ONNX GatherElements); the result has the
+    indices' shape. ValueError naming the first index out of range."""
+    along = axis % src.ndim
+    picked = _in_range(indices, src.shape[along], axis)
+    region = tuple(
+        builtins.slice(None) if dim == along else builtins.slice(0, n)
+        for dim, n in enumerate(picked.shape)
+    )  # the src entries the indices' other coordinates reach
+    return np.take_along_axis(src[region], picked, axis=along)
 
 
 def expand(src: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:

@@ -265,6 +265,24 @@ func.func @negative_gather_result_shape(%w: tensor<10x4xf32>, %i: tensor<2x3xi64
 
 // -----
 
+/// gather_elements' indices have src's rank.
+// CHECK: indices 4 must have the rank of src 10x4
+func.func @negative_gather_elements_rank(%w: tensor<10x4xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {
+  %e = dnn.gather_elements %w[%i] : (tensor<10x4xf32>, tensor<4xi64>) -> tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}
+
+// -----
+
+/// Off the axis, gather_elements' indices reach no further than src.
+// CHECK: indices 2x5 exceed src 10x4 on axis 1
+func.func @negative_gather_elements_too_wide(%w: tensor<10x4xf32>, %i: tensor<2x5xi64>) -> tensor<2x5xf32> {
+  %e = dnn.gather_elements %w[%i] : (tensor<10x4xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  func.return %e : tensor<2x5xf32>
+}
+
+// -----
+
 /// A comparison's result is i1.
 // CHECK: result must have element type i1, got f32
 func.func @negative_compare_f32_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {

@@ -44,6 +44,16 @@ func.func @deconv2d_all_properties(%src: tensor<?x8x5x5xf32>, %wei: tensor<6x4x3
 
 // -----
 
+/// gather_elements: int64 indices of src's rank, smaller than src off the axis.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK-NEXT:    %y = dnn.gather_elements %src[%idx] {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<2x4x2xi64>) -> tensor<2x4x2xf32>
+func.func @gather_elements(%src: tensor<2x5x3xf32>, %idx: tensor<2x4x2xi64>) -> tensor<2x4x2xf32> {
+  %y = dnn.gather_elements %src[%idx] {axis = 1 : i64} : (tensor<2x5x3xf32>, tensor<2x4x2xi64>) -> tensor<2x4x2xf32>
+  func.return %y : tensor<2x4x2xf32>
+}
+
+// -----
+
 /// A layout written as a oneDNN tag prints as its conventional name.
 // CHECK-LABEL: func.func @layout_tag_spelling
 // CHECK-NEXT:    %y = dnn.reorder %src : (tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>) -> tensor<1x16x4x4xf32, #dnn.layout<nhwc>>

@@ -20,7 +20,7 @@ from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.ir.dnn import GatherOp, shape_of
+from dnnc.ir.dnn import GatherElementsOp, GatherOp, shape_of
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,
@@ -115,13 +115,18 @@ def convert_transpose(imp: Importer, node: Node) -> Value:
 
 
 def convert_gather(imp: Importer, node: Node) -> Value:
-    """Gather -> dnn.gather (embedding lookups, index selects); constant indices become an
-    inline constant, negative ones count from the end."""
+    """Gather -> dnn.gather (embedding lookups, index selects), GatherElements ->
+    dnn.gather_elements; constant indices become an inline constant, negative ones count from
+    the end."""
     src, indices = imp.tensor(node, 0), imp.tensor(node, 1)
     axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis", 0), len(shape_of(src)))
-    shape = imp.infer(node, shapes.gather, shape_of(src), shape_of(indices), axis=axis)
+    elements = node.op_type == "GatherElements"
+    op, infer = (
+        (GatherElementsOp, shapes.gather_elements) if elements else (GatherOp, shapes.gather)
+    )
+    shape = imp.infer(node, infer, shape_of(src), shape_of(indices), axis=axis)
     return imp.emit(
-        GatherOp.build(
+        op.build(
             operands=[src, indices],
             result_types=[make_tensor_type(element_of(src), shape)],
             properties={"axis": IntegerAttr(axis, i64)},

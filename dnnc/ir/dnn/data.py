@@ -149,6 +149,32 @@ class GatherOp(DnnOp):
         self.expect_result_shape(self.result, inferred)
 
 
+@irdl_op_definition
+class GatherElementsOp(DnnOp):
+    """Entries of ``src`` picked one by one along ``axis`` (ONNX GatherElements):
+    result[i, j, k] = src[indices[i, j, k], j, k] for axis 0, and so on; ``indices`` (i32 or
+    i64; a negative index counts from the end) has src's rank and gives the result its shape.
+    No oneDNN primitive: reference kernel only; an index out of range is a run-time error."""
+
+    name = "dnn.gather_elements"
+    src = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64], IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def verify_op(self) -> None:
+        element = tensor_type(self.indices).get_element_type()
+        if element not in (i32, i64):
+            raise VerifyException(f"indices have element type {element}, expected i32 or i64")
+        inferred = shapes.gather_elements(
+            shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis)
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
 RESIZE_MODES = ("nearest", "linear", "cubic")
 COORDINATE_MODES = (
     "half_pixel",
@@ -320,6 +346,7 @@ DATA_OPS: tuple[type[DnnOp], ...] = (
     ReshapeOp,
     TransposeOp,
     GatherOp,
+    GatherElementsOp,
     ResizeOp,
     TopKOp,
     ReorderOp,

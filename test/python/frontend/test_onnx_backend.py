@@ -240,11 +240,6 @@ EXCLUDED: dict[str, tuple[str, ...]] = {
     "which oneDNN's avg_include_pad counts; the importer refuses it": (
         "averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True",
     ),
-    "GatherElements on run-time tensors (the 'gather' stem's neighbour; folded when constant)": (
-        "gather_elements_0",
-        "gather_elements_1",
-        "gather_elements_negative_indices",
-    ),
     "sequence types are out of scope (SplitToSequence shares Split's test-name stem)": (
         "split_to_sequence_1",
         "split_to_sequence_2",

@@ -552,6 +552,19 @@ CASES = [
         "dnn.gather",
         {"i": np.array(0, np.int64)},
     ),
+    Case(
+        "gather_elements_run_time_indices",
+        [node("GatherElements", ["x", "i"], axis=2)],
+        {"x": rand(2, 3, 5), "i": np.array([[[4, -1], [0, 2]], [[-5, 3], [1, 1]]], np.int64)},
+        "dnn.gather_elements",
+    ),
+    Case(
+        "gather_elements_axis0",
+        [node("GatherElements", ["x", "i"])],
+        {"x": rand(3, 4)},
+        "dnn.gather_elements",
+        {"i": np.array([[2, 0, 1, -1], [0, 0, 2, 1]], np.int64)},
+    ),
     # LRN, Sum, Mean
     Case("lrn", [node("LRN", ["x"], size=5, alpha=2e-4, beta=0.6, bias=1.5)], X4, "dnn.lrn"),
     Case(
@@ -731,6 +744,13 @@ def test_an_integer_division_by_zero_is_an_input_error() -> None:
     made = model([node("Div", ["x", "d"])], {"x": ints(7, 8), "d": ints(2, 0)})
     with pytest.raises(DnncError, match="integer division by zero"):
         run_compiled(import_onnx(made), {"x": ints(7, 8), "d": ints(2, 0)})
+
+
+def test_a_gather_elements_index_out_of_range_is_an_input_error() -> None:
+    made = model([node("GatherElements", ["x", "i"], axis=1)], {"x": rand(2, 3), "i": ints(0, 1)})
+    made.graph.input[1].CopyFrom(value_info("i", np.zeros((2, 1), np.int64)))
+    with pytest.raises(DnncError, match="index 3 is out of range for axis 1 of size 3"):
+        run_compiled(import_onnx(made), {"x": rand(2, 3), "i": np.array([[1], [3]], np.int64)})
 
 
 def test_a_gather_index_out_of_range_is_an_input_error() -> None:
