@@ -109,13 +109,8 @@ def _conv3d(
     reads input depth i * stride + k * dilation of the depth-padded input, so the k-th
     convolution runs over the strided depth slice [k d, k d + (D' - 1) s] as a batch of
     planes [N * D', C, H, W] with the weights' k-th depth."""
-    shape = shape_of(src)
-    if shapes.DYNAMIC in shape:
-        raise imp.error(
-            node, f"3-D convolution needs a static input, got {shapes.format_shape(shape)}"
-        )
-    n, c, depth, h, w = shape
-    out_channels, per_group, kernel_depth, kh, kw = shape_of(wei)
+    n, c, depth, h, w = _static_volume(imp, node, src)
+    out_channels, _, kernel_depth, _, _ = shape_of(wei)
     stride, dilation = window.strides[0], window.dilations[0]
     begin, end = window.begin[0], window.end[0]
     dtype = data_type_of(element_of(src)).numpy
@@ -128,9 +123,7 @@ def _conv3d(
         parts.append(imp.materialize(node, zeros, f"{node.label}.depth_end"))
     padded = imp.concat(node, parts, 2)
     out_depth = (depth + begin + end - dilation * (kernel_depth - 1) - 1) // stride + 1
-    planes = _ConvWindow(
-        window.strides[1:], window.dilations[1:], window.begin[1:], window.end[1:], window.groups
-    )
+    planes = window.planes()
     total: SSAValue | None = None
     for k in range(kernel_depth):
         first = k * dilation
@@ -138,11 +131,7 @@ def _conv3d(
         starts[2], ends[2], steps[2] = first, first + (out_depth - 1) * stride + 1, stride
         sliced = imp.slice(node, padded, starts, ends, steps)
         batch = imp.reshape(imp.transpose(sliced, (0, 2, 1, 3, 4)), (n * out_depth, c, h, w))
-        kernel_starts, kernel_ends = [0] * 5, list(shape_of(wei))
-        kernel_starts[2], kernel_ends[2] = k, k + 1
-        kernel = imp.reshape(
-            imp.slice(node, wei, kernel_starts, kernel_ends), (out_channels, per_group, kh, kw)
-        )
+        kernel = _kernel_depth(imp, node, wei, k)
         part = _conv(imp, node, batch, kernel, bias if k == 0 else None, planes)
         total = part if total is None else imp.binary(node, BinaryAlg.ADD, total, part)
     assert total is not None  # a kernel has at least one depth
@@ -160,6 +149,31 @@ class _ConvWindow:
     begin: Sequence[int]
     end: Sequence[int]
     groups: int
+
+    def planes(self) -> _ConvWindow:
+        """The window of a 3-D one over (H, W): its depth entries dropped."""
+        return _ConvWindow(
+            self.strides[1:], self.dilations[1:], self.begin[1:], self.end[1:], self.groups
+        )
+
+
+def _static_volume(imp: Importer, node: Node, src: SSAValue) -> shapes.Shape:
+    """The static [N, C, D, H, W] of a 3-D window's input (an error naming it otherwise)."""
+    shape = shape_of(src)
+    if shapes.DYNAMIC in shape:
+        raise imp.error(
+            node,
+            f"3-D {node.op_type} needs a static input, got {shapes.format_shape(shape)}",
+        )
+    return shape
+
+
+def _kernel_depth(imp: Importer, node: Node, wei: SSAValue, k: int) -> SSAValue:
+    """Depth k of 3-D weights [O, C/groups, KD, KH, KW] as 2-D ones [O, C/groups, KH, KW]."""
+    out_channels, per_group, _, kh, kw = shape_of(wei)
+    starts, ends = [0] * 5, list(shape_of(wei))
+    starts[2], ends[2] = k, k + 1
+    return imp.reshape(imp.slice(node, wei, starts, ends), (out_channels, per_group, kh, kw))
 
 
 def _conv(
@@ -252,27 +266,17 @@ def _conv_transpose3d(
     planes as a batch [N * D, C, H, W] with the weights' k-th depth; its planes are spread
     stride apart (zeros between), shifted by k * dilation and summed over k; the depth pads
     crop the sum (a negative end pad appends zero planes), and the bias comes last."""
-    shape = shape_of(src)
-    if shapes.DYNAMIC in shape:
-        raise imp.error(
-            node, f"3-D ConvTranspose needs a static input, got {shapes.format_shape(shape)}"
-        )
-    n, c, depth, h, w = shape
-    out_channels, per_group, kernel_depth, kh, kw = shape_of(wei)
+    n, c, depth, h, w = _static_volume(imp, node, src)
+    out_channels, _, kernel_depth, _, _ = shape_of(wei)
     stride, dilation = window.strides[0], window.dilations[0]
     planes = imp.reshape(imp.transpose(src, (0, 2, 1, 3, 4)), (n * depth, c, h, w))
-    plane_window = _ConvWindow(
-        window.strides[1:], window.dilations[1:], window.begin[1:], window.end[1:], window.groups
-    )
     spread = (depth - 1) * stride + 1
     full = spread + (kernel_depth - 1) * dilation
     dtype = data_type_of(element_of(src)).numpy
     total: SSAValue | None = None
     for k in range(kernel_depth):
-        starts, ends = [0] * 5, list(shape_of(wei))
-        starts[2], ends[2] = k, k + 1
-        kernel = imp.reshape(imp.slice(node, wei, starts, ends), (out_channels, per_group, kh, kw))
-        part = _conv(imp, node, planes, kernel, None, plane_window, Deconv2DOp)
+        kernel = _kernel_depth(imp, node, wei, k)
+        part = _conv(imp, node, planes, kernel, None, window.planes(), Deconv2DOp)
         oh, ow = shape_of(part)[2:]
         features = out_channels * oh * ow
         rows = imp.reshape(part, (n, depth, 1, features))

@@ -792,6 +792,16 @@ def test_conv_transpose_of_dynamic_batch_and_image_sizes() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("op", ["Conv", "ConvTranspose"])
+def test_a_3d_window_over_a_dynamic_volume_is_refused(op: str) -> None:
+    made = model(
+        [node(op, ["x", "w"])], {"x": rand(1, 2, 3, 4, 4)}, initializers={"w": rand(2, 2, 2, 2, 2)}
+    )
+    made.graph.input[0].CopyFrom(value_info("x", ["n", 2, 3, 4, 4]))
+    with pytest.raises(DnncError, match=f"3-D {op} needs a static input, got \\?x2x3x4x4"):
+        import_onnx(made)
+
+
 def test_slice_of_a_dynamic_axis_is_refused() -> None:
     made = model(
         [node("Slice", ["x", "s", "e", "a"])],
