@@ -7,6 +7,7 @@ and ``dnn.cast`` the only one that changes an element type.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -125,14 +126,12 @@ class TransposeOp(_UnaryOp):
         self.expect_result_shape(self.result, inferred)
 
 
-@irdl_op_definition
-class GatherOp(DnnOp):
-    """Entries of ``src`` along ``axis`` picked by ``indices`` (i32 or i64; a negative index
-    counts from the end): result[i..., j..., k...] = src[i..., indices[j...], k...], as ONNX
-    Gather (embedding lookups, index selects). No oneDNN primitive: reference kernel only; an
-    index out of range is a run-time error."""
+class _IndexedPick(DnnOp):
+    """What gather and gather_elements share: src, integer indices, an axis; ``INFER_SHAPE``
+    is the shape function of the one or the other. No oneDNN primitive: reference kernels
+    only; a negative index counts from the end, one out of range is a run-time error."""
 
-    name = "dnn.gather"
+    INFER_SHAPE: ClassVar[Callable[..., shapes.Shape]]
     src = operand_def(TensorType)
     indices = operand_def(TensorType)
     result = result_def(TensorType)
@@ -145,34 +144,30 @@ class GatherOp(DnnOp):
         element = tensor_type(self.indices).get_element_type()
         if element not in (i32, i64):
             raise VerifyException(f"indices have element type {element}, expected i32 or i64")
-        inferred = shapes.gather(shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis))
-        self.expect_result_shape(self.result, inferred)
-
-
-@irdl_op_definition
-class GatherElementsOp(DnnOp):
-    """Entries of ``src`` picked one by one along ``axis`` (ONNX GatherElements):
-    result[i, j, k] = src[indices[i, j, k], j, k] for axis 0, and so on; ``indices`` (i32 or
-    i64; a negative index counts from the end) has src's rank and gives the result its shape.
-    No oneDNN primitive: reference kernel only; an index out of range is a run-time error."""
-
-    name = "dnn.gather_elements"
-    src = operand_def(TensorType)
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr[I64], IntegerAttr(0, i64))
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
-
-    def verify_op(self) -> None:
-        element = tensor_type(self.indices).get_element_type()
-        if element not in (i32, i64):
-            raise VerifyException(f"indices have element type {element}, expected i32 or i64")
-        inferred = shapes.gather_elements(
+        inferred = type(self).INFER_SHAPE(
             shape_of(self.src), shape_of(self.indices), axis=int_of(self.axis)
         )
         self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
+class GatherOp(_IndexedPick):
+    """Entries of ``src`` along ``axis`` picked by ``indices`` (i32 or i64):
+    result[i..., j..., k...] = src[i..., indices[j...], k...], as ONNX Gather (embedding
+    lookups, index selects)."""
+
+    name = "dnn.gather"
+    INFER_SHAPE = staticmethod(shapes.gather)
+
+
+@irdl_op_definition
+class GatherElementsOp(_IndexedPick):
+    """Entries of ``src`` picked one by one along ``axis`` (ONNX GatherElements):
+    result[i, j, k] = src[indices[i, j, k], j, k] for axis 0, and so on; ``indices`` has src's
+    rank and gives the result its shape."""
+
+    name = "dnn.gather_elements"
+    INFER_SHAPE = staticmethod(shapes.gather_elements)
 
 
 RESIZE_MODES = ("nearest", "linear", "cubic")
