@@ -11,6 +11,13 @@ dnn.deconv2d, dnn.matmul, dnn.inner_product, dnn.pool and dnn.binary):
     ==> %z = <anchor>(...) post_args(A, %p, B) {post_ops = P + [#dnn.binary<alg>] + Q}
     %y may be the right operand when alg is commutative; a %p of lower rank (numpy broadcasting)
     is first reshaped to the result's rank, which oneDNN needs.
+  Through a reshape (either rule)
+    %y = <anchor>(...) : S;  %r = dnn.reshape %y : R;  %z = <consumer> %r, %p ... : R
+    ==> %f = <anchor>(...) post_args(%p') : S {post_ops = P + [...]};  %z = dnn.reshape %f : R
+    when %r has no other use and every argument %p maps to S: it has R's shape (%p' is its
+    reshape to S) or it varies along the last dimension only, which R and S share (a bias
+    over a linear layer's flattened rows: %p' is [1, ..., N]). A dnn.reshape is a view, so the
+    fused op writes the bytes the consumer did.
   CombineEltwiseOps
     %y = dnn.eltwise a %x;  %z = dnn.eltwise b %y  ==> %z = dnn.eltwise c %x
     when oneDNN computes b after a as one algorithm c (``post_op_rules.combine_eltwise``:
@@ -24,6 +31,8 @@ Nothing is fused when (each refusal is a remark "not fused: <why>"):
 - the intermediate %y has another use (it would be lost);
 - the consumer's result type differs from the anchor's (a data-type or layout change, or a
   binary broadcasting %y to a bigger shape);
+- through a reshape: %r has another use, or an argument varies along other dimensions than
+  the last (it would not map to the anchor's shape);
 - %y is the right operand of a non-commutative binary (sub, div);
 - %p broadcasts in a way oneDNN has no fast binary post-op for (post_op_rules.broadcast_kind);
 - the chain would grow beyond ``max_post_ops``;
@@ -119,9 +128,15 @@ class _FusionPattern(RewritePattern):
     decisions: Decisions
 
     def refusal(
-        self, anchor: Operation, value: SSAValue, consumer: DnnOp, extra: list[PostOp]
+        self,
+        anchor: Operation,
+        value: SSAValue,
+        consumer: DnnOp,
+        extra: list[PostOp],
+        result: TensorType | None = None,
     ) -> str | None:
-        """Why `consumer` (reading `value`, `anchor`'s result) cannot become `extra` post-ops."""
+        """Why `consumer` (reading `value`, `anchor`'s result) cannot become `extra` post-ops;
+        `result` is the type the fused op would have (the consumer's, unless through a reshape)."""
         rule = anchor_rule(anchor)
         if rule is None:
             return f"{anchor.name} takes no post-ops in oneDNN"
@@ -136,7 +151,7 @@ class _FusionPattern(RewritePattern):
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
             return f"{describe(value)} is also read by {other.name} at {location_of(other)}"
-        have, want = tensor_type(value), tensor_type(consumer.results[0])
+        have, want = tensor_type(value), result or tensor_type(consumer.results[0])
         if have.get_element_type() != want.get_element_type():
             return (
                 f"the element type changes from {have.get_element_type()} to "
@@ -146,7 +161,7 @@ class _FusionPattern(RewritePattern):
             return (
                 f"{consumer.name} broadcasts {describe(value)} from "
                 f"{shapes.format_shape(shape_of(value))} to "
-                f"{shapes.format_shape(shape_of(consumer.results[0]))}"
+                f"{shapes.format_shape(want.get_shape())}"
             )
         if have != want:
             return f"the layout changes from {have.encoding} to {want.encoding}"
@@ -166,8 +181,10 @@ class _FusionPattern(RewritePattern):
         consumer: DnnOp,
         extra: list[PostOp],
         extra_args: list[SSAValue],
+        reshape: ReshapeOp | None = None,
     ) -> None:
-        """Replace `consumer` and `anchor` by `anchor` with `extra` post-ops, at `consumer`."""
+        """Replace `consumer` and `anchor` by `anchor` with `extra` post-ops, at `consumer`;
+        with `reshape` (between them), the fused result is reshaped to the consumer's."""
         chain = appended(post_ops_of(anchor.post_ops), extra)
         fused = anchor.clone()
         fixed = list(anchor.operands[: len(anchor.operands) - len(anchor.post_args)])
@@ -179,12 +196,86 @@ class _FusionPattern(RewritePattern):
             counts[-1] = len(anchor.post_args) + len(extra_args)
             fused.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
         added = ", ".join(str(post_op_attr(p)) for p in extra)
+        through = "" if reshape is None else " through the dnn.reshape of its result"
         self.decisions.messages[consumer] = (
-            f"fused into {anchor.name} at {location_of(anchor)} as {added}"
+            f"fused into {anchor.name} at {location_of(anchor)}{through} as {added}"
         )
-        fused.results[0].name_hint = consumer.results[0].name_hint  # it is the consumer's value now
-        rewriter.replace(consumer, fused, [fused.results[0]])
+        if reshape is None:
+            fused.results[0].name_hint = consumer.results[0].name_hint  # the consumer's value now
+            rewriter.replace(consumer, fused, [fused.results[0]])
+        else:
+            back = _reshape(fused.results[0], shape_of(consumer.results[0]), consumer)
+            back.results[0].name_hint = consumer.results[0].name_hint
+            rewriter.replace(consumer, [fused, back], [back.results[0]])
+            rewriter.erase(reshape)
         rewriter.erase(anchor)
+
+    def through_reshape(
+        self, value: SSAValue, consumer: DnnOp, args: list[SSAValue]
+    ) -> tuple[SSAValue, ReshapeOp | None, list[tuple[int, ...]] | str]:
+        """The value to fuse into: `value`, or the source of the dnn.reshape producing it when
+        that source's producer takes post-ops; with the reshape, and the shapes `args` take
+        for the source's shape (or why they cannot: module docstring)."""
+        reshape = value.owner
+        rank = len(shape_of(value))
+        same = [(1,) * (rank - len(shape_of(a))) + tuple(shape_of(a)) for a in args]
+        if not isinstance(reshape, ReshapeOp):
+            return value, None, same
+        source = reshape.src
+        if not isinstance(source.owner, Operation) or anchor_rule(source.owner) is None:
+            return value, None, same
+        if value.uses.get_length() > 1:
+            other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
+            return (
+                source,
+                reshape,
+                (
+                    f"{describe(value)}, a reshape of {describe(source)}, is also read by "
+                    f"{other.name} at {location_of(other)}"
+                ),
+            )
+        mapped = [_through(shape_of(arg), shape_of(value), shape_of(source)) for arg in args]
+        for arg, shape in zip(args, mapped, strict=True):
+            if shape is None or not isinstance(tensor_type(arg).encoding, NoneAttr):
+                return (
+                    source,
+                    reshape,
+                    (
+                        f"{describe(arg)} ({shapes.format_shape(shape_of(arg))}) does not follow "
+                        f"the reshape of {describe(source)} to "
+                        f"{shapes.format_shape(shape_of(value))}"
+                    ),
+                )
+        return source, reshape, [shape for shape in mapped if shape is not None]
+
+    def fused_type(self, value: SSAValue, consumer: DnnOp) -> TensorType:
+        """The type of the fused op: the consumer's element type over `value`'s shape."""
+        result = tensor_type(consumer.results[0])
+        return TensorType(result.get_element_type(), shape_of(value), result.encoding)
+
+
+def _through(
+    arg: tuple[int, ...], shape: tuple[int, ...], source: tuple[int, ...]
+) -> tuple[int, ...] | None:
+    """The shape an argument of a consumer of `shape` (a reshape of `source`) takes for
+    `source`: the source's when it has the whole shape, [1, ..., N] when it varies along the
+    last dimension only and the reshape keeps that one; None otherwise."""
+    extended = (1,) * (len(shape) - len(arg)) + tuple(arg)
+    if extended == tuple(shape):
+        return tuple(source)
+    if all(n == 1 for n in extended[:-1]) and shape and source and shape[-1] == source[-1]:
+        return (1,) * (len(source) - 1) + (extended[-1],)
+    return None
+
+
+def _reshape(value: SSAValue, shape: tuple[int, ...], at: Operation) -> ReshapeOp:
+    """A dnn.reshape of `value` to `shape`, located at `at` (not yet inserted)."""
+    type_ = tensor_type(value)
+    reshape = ReshapeOp.create(
+        operands=[value], result_types=[TensorType(type_.get_element_type(), shape)]
+    )
+    reshape.location = at.location
+    return reshape
 
 
 class FuseEltwiseIntoProducer(_FusionPattern):
@@ -192,18 +283,23 @@ class FuseEltwiseIntoProducer(_FusionPattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: EltwiseOp, rewriter: PatternRewriter, /) -> None:
-        anchor = op.src.owner
-        if not isinstance(anchor, Operation):
+        if not isinstance(op.src.owner, Operation):
             return  # a function argument: nothing to fuse into, not a candidate
-        if isinstance(anchor, EltwiseOp):
+        if isinstance(op.src.owner, EltwiseOp):
             return  # eltwise after eltwise is CombineEltwiseOps' case
         extra: list[PostOp] = [_eltwise_of(op)]
-        reason = self.refusal(anchor, op.src, op, extra)
+        value, reshape, mapped = self.through_reshape(op.src, op, [])
+        anchor = value.owner
+        assert isinstance(anchor, Operation)  # through_reshape returns produced values
+        result = None if reshape is None else self.fused_type(value, op)
+        reason = (
+            mapped if isinstance(mapped, str) else self.refusal(anchor, value, op, extra, result)
+        )
         if reason is not None:
             self.decisions.messages[op] = f"not fused: {reason}"
             return  # the refusal says why
         assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
-        self.fuse(rewriter, anchor, op, extra, [])
+        self.fuse(rewriter, anchor, op, extra, [], reshape)
 
 
 class FuseBinaryIntoProducer(_FusionPattern):
@@ -217,56 +313,61 @@ class FuseBinaryIntoProducer(_FusionPattern):
         extra: list[PostOp] = [BinaryPostOp(op.alg.data), *post_ops_of(op.post_ops)]
         reasons: list[str] = []
         for value, other, side in sides:
-            anchor = value.owner
-            if not isinstance(anchor, Operation):
+            if not isinstance(value.owner, Operation):
                 reasons.append(f"{side} {describe(value)} is a function argument")
                 continue  # nothing produces it
             if side == "rhs" and op.alg.data not in COMMUTATIVE:
                 reasons.append(f"{describe(value)} is the right operand of {op.alg.data}")
                 continue  # d <alg> p needs %y on the left
-            reason = self.refusal(anchor, value, op, extra) or self.broadcast_refusal(
-                anchor, value, other
-            )
+            args = [other, *op.post_args]
+            fused, reshape, mapped = self.through_reshape(value, op, args)
+            if isinstance(mapped, str):
+                reasons.append(f"{side}: {mapped}")
+                continue  # perhaps the other side fuses
+            anchor = fused.owner
+            assert isinstance(anchor, Operation)  # through_reshape returns produced values
+            result = None if reshape is None else self.fused_type(fused, op)
+            reason = self.refusal(anchor, fused, op, extra, result)
+            checked = args if reshape is not None else args[:1]  # post_args fit the binary
+            for arg, shape in zip(checked, mapped, strict=False):
+                reason = reason or self.broadcast_refusal(anchor, shape_of(fused), shape, arg)
             if reason is not None:
                 reasons.append(f"{side}: {reason}")
                 continue  # perhaps the other side fuses
             assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
-            arg = self.same_rank(rewriter, op, other, tensor_type(value).get_num_dims())
-            self.fuse(rewriter, anchor, op, extra, [arg, *op.post_args])
+            reshaped = [
+                self.reshaped(rewriter, op, a, m) for a, m in zip(args, mapped, strict=True)
+            ]
+            self.fuse(rewriter, anchor, op, extra, reshaped, reshape)
             return
         self.decisions.messages[op] = f"not fused: {'; '.join(reasons)}"
 
-    def broadcast_refusal(self, anchor: Operation, value: SSAValue, other: SSAValue) -> str | None:
-        """Why `other` cannot be a binary post-op argument of `anchor` (None if it can)."""
+    def broadcast_refusal(
+        self, anchor: Operation, dst: tuple[int, ...], arg: tuple[int, ...], other: SSAValue
+    ) -> str | None:
+        """Why `other`, taken as `arg` (of `dst`'s rank), cannot be a binary post-op argument
+        of `anchor` writing `dst` (None if it can)."""
         rule = anchor_rule(anchor)
         assert rule is not None  # refusal() checked the anchor first
-        dst, arg = shape_of(value), shape_of(other)
-        extended = (1,) * (len(dst) - len(arg)) + tuple(arg)
-        kind = broadcast_kind(extended, dst, rule.oc_axis)
+        kind = broadcast_kind(arg, dst, rule.oc_axis)
         if kind is None:
             return (
-                f"{describe(other)} ({shapes.format_shape(arg)}) broadcasts to "
+                f"{describe(other)} ({shapes.format_shape(shape_of(other))}) broadcasts to "
                 f"{shapes.format_shape(dst)} neither per-tensor, per-channel, per-oc nor full"
             )
         if kind not in rule.broadcasts:
             return f"{anchor.name} takes no {kind} binary post-op argument"
-        if len(arg) < len(dst) and not isinstance(tensor_type(other).encoding, NoneAttr):
+        if shape_of(other) != arg and not isinstance(tensor_type(other).encoding, NoneAttr):
             return f"{describe(other)} needs a reshape to rank {len(dst)} but is not plain"
         return None
 
-    def same_rank(
-        self, rewriter: PatternRewriter, op: BinaryOp, other: SSAValue, rank: int
+    def reshaped(
+        self, rewriter: PatternRewriter, op: BinaryOp, value: SSAValue, shape: tuple[int, ...]
     ) -> SSAValue:
-        """`other`, reshaped (before `op`) to `rank` dimensions if it has fewer."""
-        type_ = tensor_type(other)
-        missing = rank - type_.get_num_dims()
-        if missing == 0:
-            return other
-        shape = [1] * missing + list(type_.get_shape())
-        reshape = ReshapeOp.create(
-            operands=[other], result_types=[TensorType(type_.get_element_type(), shape)]
-        )
-        reshape.location = op.location
+        """`value`, reshaped (before `op`) to `shape` if it has another."""
+        if shape_of(value) == shape:
+            return value
+        reshape = _reshape(value, shape, op)
         rewriter.insert(reshape, InsertPoint.before(op))
         return reshape.results[0]
 

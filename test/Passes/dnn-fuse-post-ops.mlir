@@ -377,3 +377,79 @@ func.func @negative_softsign_not_fused(%src: tensor<1x8x6x6xf32>, %wei: tensor<8
   %s = dnn.eltwise softsign %c : tensor<1x8x6x6xf32>
   func.return %s : tensor<1x8x6x6xf32>
 }
+
+// -----
+
+/// A linear layer over a sequence, as the ONNX importer writes it (2-D matmul between
+/// reshapes): the bias (left operand, varying along the last dimension only) and the gelu
+/// fuse into the matmul through the reshape; the bias becomes 1x32, the result is reshaped.
+// CHECK-LABEL: func.func @matmul_bias_gelu_through_reshape
+// CHECK:         %[[B:.*]] = dnn.reshape %bias : (tensor<32xf32>) -> tensor<1x32xf32>
+// CHECK:         %[[M:.*]] = dnn.matmul %flat, %wei post_args(%[[B]] : tensor<1x32xf32>)
+// CHECK-SAME:      post_ops = [#dnn.binary<add>, #dnn.eltwise<gelu_erf>]
+// CHECK-SAME:      -> tensor<8x32xf32>
+// CHECK-NEXT:    %[[R:.*]] = dnn.reshape %[[M]] : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+// CHECK-NOT:     dnn.binary
+// CHECK-NOT:     dnn.eltwise
+// CHECK:         func.return %[[R]]
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 6]]:3: remark: [dnn-fuse-post-ops] fused into dnn.matmul at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 4]]:3 through the dnn.reshape of its result as #dnn.binary<add>
+// REMARK: dnn-fuse-post-ops.mlir:[[# @LINE + 6]]:3: remark: [dnn-fuse-post-ops] fused into dnn.matmul at {{.*}}dnn-fuse-post-ops.mlir:[[# @LINE + 3]]:3 through the dnn.reshape of its result as #dnn.eltwise<gelu_erf>
+func.func @matmul_bias_gelu_through_reshape(%x: tensor<1x8x16xf32>, %wei: tensor<16x32xf32>, %bias: tensor<32xf32>) -> tensor<1x8x32xf32> {
+  %flat = dnn.reshape %x : (tensor<1x8x16xf32>) -> tensor<8x16xf32>
+  %m = dnn.matmul %flat, %wei : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %r = dnn.reshape %m : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+  %a = dnn.binary add %bias, %r : (tensor<32xf32>, tensor<1x8x32xf32>) -> tensor<1x8x32xf32>
+  %g = dnn.eltwise gelu_erf %a : tensor<1x8x32xf32>
+  func.return %g : tensor<1x8x32xf32>
+}
+
+// -----
+
+/// A residual of the consumer's whole shape follows the reshape too (reshaped to 8x32).
+// CHECK-LABEL: func.func @matmul_residual_through_reshape
+// CHECK:         %[[S:.*]] = dnn.reshape %skip : (tensor<1x8x32xf32>) -> tensor<8x32xf32>
+// CHECK:         %[[M:.*]] = dnn.matmul %flat, %wei post_args(%[[S]] : tensor<8x32xf32>)
+// CHECK-SAME:      post_ops = [#dnn.binary<add>]
+// CHECK-NEXT:    dnn.reshape %[[M]] : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+func.func @matmul_residual_through_reshape(%flat: tensor<8x16xf32>, %wei: tensor<16x32xf32>, %skip: tensor<1x8x32xf32>) -> tensor<1x8x32xf32> {
+  %m = dnn.matmul %flat, %wei : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %r = dnn.reshape %m : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+  %a = dnn.binary add %r, %skip : (tensor<1x8x32xf32>, tensor<1x8x32xf32>) -> tensor<1x8x32xf32>
+  func.return %a : tensor<1x8x32xf32>
+}
+
+// -----
+
+/// Not through a reshape: a per-row operand (1x8x1) varies along a dimension the reshape
+/// merges, so it has no 8x32 form; the reshape splits the last dimension (8x32 -> 8x4x8),
+/// so a bias over the new last one does not map either.
+// CHECK-LABEL: func.func @negative_through_reshape_rows
+// CHECK:         dnn.matmul %flat, %wei :
+// CHECK:         dnn.binary mul
+// CHECK:         dnn.matmul %flat, %wei :
+// CHECK:         dnn.binary add
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %row (1x8x1) does not follow the reshape of %m to 1x8x32; rhs %row is a function argument
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %b8 (8) does not follow the reshape of %n to 8x4x8; rhs %b8 is a function argument
+func.func @negative_through_reshape_rows(%flat: tensor<8x16xf32>, %wei: tensor<16x32xf32>, %row: tensor<1x8x1xf32>, %b8: tensor<8xf32>) -> (tensor<1x8x32xf32>, tensor<8x4x8xf32>) {
+  %m = dnn.matmul %flat, %wei : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %r = dnn.reshape %m : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+  %s = dnn.binary mul %r, %row : (tensor<1x8x32xf32>, tensor<1x8x1xf32>) -> tensor<1x8x32xf32>
+  %n = dnn.matmul %flat, %wei : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %h = dnn.reshape %n : (tensor<8x32xf32>) -> tensor<8x4x8xf32>
+  %a = dnn.binary add %h, %b8 : (tensor<8x4x8xf32>, tensor<8xf32>) -> tensor<8x4x8xf32>
+  func.return %s, %a : tensor<1x8x32xf32>, tensor<8x4x8xf32>
+}
+
+// -----
+
+/// Not through a reshape whose result is also returned: the matmul's own result would be lost.
+// CHECK-LABEL: func.func @negative_through_reshape_two_uses
+// CHECK:         dnn.matmul %flat, %wei :
+// CHECK:         dnn.eltwise relu
+// REMARK: remark: [dnn-fuse-post-ops] not fused: %r, a reshape of %m, is also read by func.return at {{.*}}
+func.func @negative_through_reshape_two_uses(%flat: tensor<8x16xf32>, %wei: tensor<16x32xf32>) -> (tensor<1x8x32xf32>, tensor<1x8x32xf32>) {
+  %m = dnn.matmul %flat, %wei : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+  %r = dnn.reshape %m : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
+  %e = dnn.eltwise relu %r : tensor<1x8x32xf32>
+  func.return %e, %r : tensor<1x8x32xf32>, tensor<1x8x32xf32>
+}

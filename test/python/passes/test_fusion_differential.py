@@ -150,6 +150,52 @@ def test_bert_feed_forward_fused_matches_unfused(tmp_path: Path) -> None:
     ]
 
 
+def sequence_feed_forward(seq: int, hidden: int, inner: int, seed: int = 0) -> Case:
+    """A feed-forward block over [1, seq, hidden] as the ONNX importer writes one: each linear
+    layer a 2-D matmul between reshapes, its bias added after the reshape (on the left, then
+    on the right), gelu, a residual add, and a per-row scale that must stay unfused."""
+    b = GraphBuilder(np.random.default_rng(seed))
+    x, h = (1, seq, hidden), (1, seq, inner)
+
+    def linear(src: str, src_shape: tuple[int, ...], k: int, n: int) -> str:
+        flat = b.op("r", f"dnn.reshape {src} : ({tensor(src_shape)}) -> {tensor((seq, k))}")
+        w = b.weight((k, n), 1 / np.sqrt(k))
+        m = b.op(
+            "m",
+            f"dnn.matmul {flat}, {w} : ({tensor((seq, k))}, {tensor((k, n))}) -> "
+            f"{tensor((seq, n))}",
+        )
+        return b.op("r", f"dnn.reshape {m} : ({tensor((seq, n))}) -> {tensor((1, seq, n))}")
+
+    m1 = linear("%x", x, hidden, inner)
+    g = b.eltwise(
+        b.binary("add", (b.weight((inner,), 0.1), (inner,)), (m1, h), h), h, "gelu_erf", 0.0, 0.0
+    )
+    m2 = linear(g, h, inner, hidden)
+    biased = b.binary("add", (m2, x), (b.weight((1, 1, hidden), 0.1), (1, 1, hidden)), x)
+    r = b.binary("add", (biased, x), ("%x", x), x)
+    y = b.binary("mul", (r, x), (b.weight((1, seq, 1), 0.5, 1.0), (1, seq, 1)), x)
+    inputs = [b.rng.uniform(-1, 1, x).astype(np.float32)]
+    return Case(b.function([("%x", x)], [(y, x)]), b.weights, inputs)
+
+
+def test_fusion_through_reshapes_matches_unfused(tmp_path: Path) -> None:
+    """Bias, gelu and residual fuse into the 2-D matmuls through the reshapes around them;
+    the per-row scale, which does not follow the reshape, stays a binary."""
+    case = sequence_feed_forward(16, 32, 64)
+    check(case, tmp_path)
+    left = [op for op in optimized_ops(case, tmp_path) if op.name not in SOURCES]
+    assert [op.name for op in left if op.name != "dnn.reshape"] == [
+        "dnn.matmul",
+        "dnn.matmul",
+        "dnn.binary",
+    ]
+    assert [[str(p) for p in op.post_ops] for op in left if op.name == "dnn.matmul"] == [
+        ["#dnn.binary<add>", "#dnn.eltwise<gelu_erf>"],
+        ["#dnn.binary<add>", "#dnn.binary<add>"],
+    ]
+
+
 @pytest.mark.parametrize("seed", range(RANDOM_SEEDS))
 def test_random_chain_fused_matches_unfused(seed: int, tmp_path: Path) -> None:
     check(random_chain(seed), tmp_path)
