@@ -51,6 +51,7 @@ from dnnc.ir.weights import weight_path
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.lowered import program_of
 
 LOWERING = "dnn-to-onednn"
 """What turns an optimized dnn module into what the executor runs."""
@@ -297,8 +298,9 @@ def compile(
     lowered = find_function(module, chosen)
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
-    executable = Executable(lowered, weights_dir=weights, cache=cache)
+    program = program_of(lowered, weights)
+    executable = Executable(program, cache=cache)
     executable.recipe = recipe
     if save_to is not None:
-        saved.save(lowered, executable, save_to)
+        saved.save(program, executable, save_to)
     return executable

@@ -20,18 +20,21 @@ Warnings (`warn`) tell the user that a request could not be honoured and what wa
 (a `DnncWarning` through Python's warnings; the CLIs print them as `warning: ...`).
 """
 
+from __future__ import annotations
+
 import sys
 import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from xdsl.dialects.builtin import FileLineColLoc
-from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.lexer import Location
+
+if TYPE_CHECKING:  # the IR is not imported to raise or print an error (a saved model's load)
+    from xdsl.ir import Operation
 
 
 class DnncError(DiagnosticException):
@@ -62,14 +65,14 @@ class DnncError(DiagnosticException):
         lines.extend(f"{prefix}note: {note}" for note in self.notes)
         return "\n".join(lines)
 
-    def with_source(self, text: str) -> "DnncError":
+    def with_source(self, text: str) -> DnncError:
         """This error with the source line and caret taken from `text` (the file it points into)."""
         if self.location is None or self.snippet:
             return self
         snippet = source_snippet(text, self.location.line, self.location.col)
         return type(self)(self.message, self.location, snippet, self.notes)
 
-    def with_note(self, note: str) -> "DnncError":
+    def with_note(self, note: str) -> DnncError:
         """This error with one more note line."""
         return type(self)(self.message, self.location, self.snippet, (*self.notes, note))
 
@@ -94,6 +97,8 @@ def source_snippet(text: str, line: int, col: int, length: int = 1) -> str:
 
 def op_location(op: Operation) -> Location | None:
     """The file, line and column `op` was parsed from, or None if it has no such location."""
+    from xdsl.dialects.builtin import FileLineColLoc  # loaded with any op: no cost here
+
     loc = op.location
     if not isinstance(loc, FileLineColLoc):
         return None

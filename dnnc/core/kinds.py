@@ -40,6 +40,11 @@ class DataType(StrEnum):
         return np.dtype(_NUMPY[self])
 
     @property
+    def mlir(self) -> str:
+        """The element type as MLIR spells it (``i8`` for s8, ``i1`` for boolean)."""
+        return _MLIR.get(self, self.value)
+
+    @property
     def itemsize(self) -> int:
         return self.numpy.itemsize
 
@@ -52,6 +57,14 @@ class DataType(StrEnum):
         valid = ", ".join(str(np.dtype(t)) for t in _NUMPY.values())
         raise ValueError(f"numpy dtype {dtype} has no dnnc data type (valid: {valid})")
 
+
+_MLIR: dict[DataType, str] = {
+    DataType.S8: "i8",
+    DataType.U8: "ui8",
+    DataType.S32: "i32",
+    DataType.S64: "i64",
+    DataType.BOOL: "i1",
+}
 
 _NUMPY: dict[DataType, type] = {
     DataType.F32: np.float32,

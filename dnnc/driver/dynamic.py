@@ -25,9 +25,9 @@ The arena grows, to exactly the need of a new plan, only when that need exceeds 
 shrinks (so never below the current plan's need). ``max_arena_bytes`` caps it: a plan that
 needs more is a DnncError. Growing drops the Executables of the cached plans (bound to the
 old buffer, which is then freed); a plan whose Executable was dropped rebuilds it from its
-lowered function on its next use (``rebinds``), which runs no pass. A plan's bytes, which the
-cache bounds, are what it holds alone: its scratchpad. The arena and the constants are
-shared and reported apart (``stats``).
+lowered function's Program on its next use (``rebinds``), which runs no pass. A plan's
+bytes, which the cache bounds, are what it holds alone: its scratchpad. The arena and the
+constants are shared and reported apart (``stats``).
 
 Threads: a lock guards the plan cache (lookup, building, arena growth); runs go on
 concurrently. The plans' first execution contexts share the one arena, leased to one run at a
@@ -44,15 +44,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
-from dnnc.core.diagnostics import DnncError, error_at
+from dnnc.core.diagnostics import DnncError
 from dnnc.driver.pipelines import run_passes
 from dnnc.ir.dnn import shape_of
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.names import input_names, output_names
-from dnnc.ir.onednn import ARENA_BYTES
 from dnnc.ir.text import make_context
 from dnnc.ir.types import data_type_of
 from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
@@ -60,7 +59,9 @@ from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
+from dnnc.runtime.lowered import program_of
 from dnnc.runtime.plan import aligned_bytes
+from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
 
 Signature = tuple[tuple[int, ...], ...]
@@ -99,7 +100,7 @@ class DynamicStats:
     """Plans built (specialized, optimized, lowered): one per new or evicted signature."""
     evictions: int
     rebinds: int
-    """Executables rebuilt from a kept plan's lowered function after the arena grew."""
+    """Executables rebuilt from a kept plan's Program after the arena grew."""
     unfused: int
     """Anchors whose post-op chain was split, over every plan built."""
     plans: int
@@ -112,9 +113,10 @@ class DynamicStats:
 
 @dataclass
 class _Plan:
-    """One signature's lowered function and, while it is bound to the arena, its Executable."""
+    """One signature's lowered function (its Program) and, while it is bound to the arena, its
+    Executable."""
 
-    lowered: func.FuncOp
+    program: Program
     executable: Executable | None
     bytes: int
 
@@ -221,7 +223,7 @@ class DynamicExecutable(ShippedByRecipe):
             self._plans.move_to_end(signature)
             if plan.executable is None:
                 self._rebinds += 1
-                plan.executable = self._executable(plan.lowered)
+                plan.executable = self._executable(plan.program)
         executable = plan.executable
         assert executable is not None  # just built or rebuilt
         self._evict()
@@ -235,28 +237,25 @@ class DynamicExecutable(ShippedByRecipe):
         run_passes(self._context, module, self._passes)
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        executable = self._executable(lowered)
-        return _Plan(lowered, executable, executable.plan.scratchpad_bytes)
+        program = program_of(lowered, self._weights_dir)
+        executable = self._executable(program)
+        return _Plan(program, executable, executable.plan.scratchpad_bytes)
 
-    def _executable(self, lowered: func.FuncOp) -> Executable:
+    def _executable(self, program: Program) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""
-        need = lowered.attributes[ARENA_BYTES]
-        assert isinstance(need, IntegerAttr)  # the lowering always sets it
-        size = need.value.data
+        size = program.arena_bytes
         cap = self.options.max_arena_bytes
         if cap is not None and size > cap:
-            raise error_at(
-                lowered,
+            raise program.error(
                 f"needs an arena of {size} bytes for these input shapes, more than "
-                f"max_arena_bytes={cap}",
+                f"max_arena_bytes={cap}"
             )
         if size > self._arena.nbytes:
             for plan in self._plans.values():
                 plan.executable = None  # bound to the buffer about to be replaced
             self._arena = aligned_bytes(size)
         return Executable(
-            lowered,
-            weights_dir=self._weights_dir,
+            program,
             cache=self._cache,
             arena=self._arena,
             arena_lock=self._arena_lock,

@@ -5,20 +5,24 @@ A saved model is a directory:
 
 - ``manifest.json``: the format version, the target it was compiled for (oneDNN version and
   effective ISA: packed weights and kernel choices are theirs), the function's name;
-- ``model.mlir``: the lowered function (onednn dialect), every constant it binds turned into
-  ``dnn.weight "constants.npz", "c<n>"``;
+- ``program.json``: the lowered function as its `Program` (dnnc.runtime.program): every
+  kernel call in order with its parameters, each operand's shape, element type, layout and
+  place (arena offset, argument, constant ``c<n>``), the arena's size and roots, and the
+  ops' source locations for errors;
 - ``constants.npz`` (uncompressed, each array's data on a page boundary): each ``c<n>`` as
   the executor binds it, weights already packed in the layout oneDNN chose on that target, so
   loading packs nothing, and maps rather than reads them.
 
 ``load`` refuses, naming both sides, a directory of another format version or one compiled
 for another oneDNN version or ISA (compile again there: the packed layouts would not fit).
-Loading parses the small lowered IR, reads the constants and creates the primitives; no pass
-runs.
+Loading reads the JSON, maps the constants and creates the primitives: no IR is parsed, no
+pass runs, and xDSL is not imported (the imports and the parse were most of a load).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import hashlib
 import io
 import json
@@ -33,24 +37,32 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.utils.lexer import Location
 
+from dnnc.core import kinds
 from dnnc.core.diagnostics import DnncError
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
-from dnnc.ir.text import make_context, parse_module, verify_module
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import parse_layout
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.constants import PackedConstants, constant_key
+from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.plan import aligned_bytes
+from dnnc.runtime.program import (
+    CONSTANT,
+    Call,
+    Constant,
+    MemorySpec,
+    Operand,
+    Place,
+    Program,
+)
 from dnnc.target import effective_isa, onednn_version
 
-FORMAT = 1
+FORMAT = 2
 """The version of the directory layout; a directory of another version is refused."""
 
-MANIFEST, MODEL, CONSTANTS = "manifest.json", "model.mlir", "constants.npz"
+MANIFEST, PROGRAM, CONSTANTS = "manifest.json", "program.json", "constants.npz"
 
 
 def target_identity() -> dict[str, str]:
@@ -67,16 +79,15 @@ def cache_entry(cache_dir: str | os.PathLike[str], material: Sequence[bytes]) ->
     return Path(cache_dir) / digest.hexdigest()[:32]
 
 
-def save(function: func.FuncOp, executable: Executable, directory: str | os.PathLike[str]) -> None:
-    """Write the lowered ``function`` that ``executable`` was built from, and the constants
-    as ``executable`` binds them, to ``directory``, atomically: written beside it, then
-    renamed (a directory already there is replaced), so that concurrent workers filling one
-    cache never read half a model."""
+def save(program: Program, executable: Executable, directory: str | os.PathLike[str]) -> None:
+    """Write ``program`` and the constants ``executable`` (built from it) binds to
+    ``directory``, atomically: written beside it, then renamed (a directory already there is
+    replaced), so that concurrent workers filling one cache never read half a model."""
     target = Path(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        _write(function, executable, path)
+        _write(program, executable, path)
         if target.is_dir():
             shutil.rmtree(target, ignore_errors=True)
         try:
@@ -89,40 +100,137 @@ def save(function: func.FuncOp, executable: Executable, directory: str | os.Path
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _write(function: func.FuncOp, executable: Executable, path: Path) -> None:
-    """The three files of the module docstring, in ``path``."""
-    saved = function.clone()
-    original_of = dict(zip(saved.walk(), function.walk(), strict=True))
+def _write(program: Program, executable: Executable, path: Path) -> None:
+    """The three files of the module docstring, in ``path``: one ``c<n>`` per constant and
+    memory the calls bind."""
     arrays: dict[str, np.ndarray] = {}
-    for wrapper in [op for op in saved.walk() if isinstance(op, MemoryConstantOp)]:
-        source = wrapper.tensor.owner
-        assert isinstance(source, Operation)  # the verifier: it wraps a dnn.constant/weight
-        name = f"c{len(arrays)}"
-        arrays[name] = executable.constant_data(original_of[source], wrapper.result.type)
-        _replace_source(wrapper, source, name)
-    for op in [op for op in saved.walk() if isinstance(op, ConstantOp | WeightOp)]:
-        if not op.result.uses:
-            op.detach()
-            op.erase()
-    module = ModuleOp([saved])
-    verify_module(module)
+    indices: dict[tuple[int, MemorySpec], int] = {}
+
+    def operand(o: Operand) -> list[object]:
+        place = o.place
+        if place.base == CONSTANT:
+            key = (place.index, o.memory)
+            if key not in indices:
+                indices[key] = len(indices)
+                source = program.constants[place.index].key
+
+                def missing() -> np.ndarray:
+                    raise DnncError(f"@{program.name} binds no constant {source} in {o.memory}")
+
+                arrays[f"c{indices[key]}"] = executable.constants.get((*source, o.memory), missing)
+            place = Place(CONSTANT, indices[key], 0)
+        memory = [list(o.memory.shape), o.memory.data_type.value, o.memory.layout.tag]
+        return [o.role, memory, [place.base, place.index, place.offset, place.root]]
+
+    calls = [
+        {
+            "library": c.library,
+            "kind": c.kind,
+            "op": c.op_name,
+            "location": _location(c.location),
+            "params": {k: _encode(v) for k, v in c.params.items()},
+            "ins": [operand(o) for o in c.ins],
+            "outs": [operand(o) for o in c.outs],
+        }
+        for c in program.calls
+    ]
+    document = {
+        "name": program.name,
+        "inputs": [_spec(s) for s in program.inputs],
+        "outputs": [_spec(s) for s in program.outputs],
+        "arena_bytes": program.arena_bytes,
+        "arena_roots": [list(r) for r in program.arena_roots],
+        "location": _location(program.location),
+        "constants": list(arrays),
+        "calls": calls,
+    }
     _write_arrays(path / CONSTANTS, arrays)
-    (path / MODEL).write_text(str(module) + "\n")
-    manifest = {"format": FORMAT, "function": saved.sym_name.data, **target_identity()}
+    (path / PROGRAM).write_text(json.dumps(document, separators=(",", ":")) + "\n")
+    manifest = {"format": FORMAT, "function": program.name, **target_identity()}
     (path / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def _replace_source(wrapper: MemoryConstantOp, source: object, name: str) -> None:
-    """Point one onednn.constant at its own entry of constants.npz."""
-    assert isinstance(source, ConstantOp | WeightOp)  # what onednn.constant wraps
-    weight = WeightOp.build(
-        result_types=[source.result.type],
-        properties={"file": StringAttr(CONSTANTS), "key": StringAttr(name)},
+def _spec(spec: TensorSpec) -> list[object]:
+    return [spec.name, list(spec.shape), DataType.of_numpy(spec.dtype).value]
+
+
+def _location(location: Location | None) -> list[object] | None:
+    return None if location is None else list(location)
+
+
+_ENUMS: dict[str, type[enum.Enum]] = {
+    name: value
+    for name, value in vars(kinds).items()
+    if isinstance(value, type) and issubclass(value, enum.Enum) and issubclass(value, str)
+}
+"""The parameter enums (dnnc.core.kinds), by class name."""
+_POST_OPS: dict[str, type] = {
+    cls.__name__: cls for cls in (kinds.EltwisePostOp, kinds.BinaryPostOp, kinds.SumPostOp)
+}
+
+
+def _encode(value: object) -> object:
+    """A kernel parameter as JSON: enums and post-ops tagged with their class."""
+    if isinstance(value, enum.Enum) and type(value).__name__ in _ENUMS:
+        return {"enum": type(value).__name__, "value": value.value}
+    if type(value).__name__ in _POST_OPS and dataclasses.is_dataclass(value):
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"post_op": type(value).__name__, **fields}
+    if isinstance(value, list | tuple):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise DnncError(f"cannot save a kernel parameter of type {type(value).__name__}: {value!r}")
+
+
+def _decode(value: object) -> object:
+    """The inverse of _encode."""
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        if "enum" in value:
+            return _ENUMS[value["enum"]](value["value"])
+        fields = {k: _decode(v) for k, v in value.items() if k != "post_op"}
+        return _POST_OPS[value["post_op"]](**fields)
+    return value
+
+
+def _program(document: dict, path: Path) -> Program:
+    """The Program of a program.json document; its constants keyed by ``path`` and name."""
+
+    def operand(o: list) -> Operand:
+        role, (shape, data_type, tag), (base, index, offset, root) = o
+        memory = MemorySpec(tuple(shape), DataType(data_type), parse_layout(tag))
+        return Operand(role, memory, Place(base, index, offset, root))
+
+    def location(value: list | None) -> Location | None:
+        return None if value is None else Location(*value)
+
+    def spec(s: list) -> TensorSpec:
+        return TensorSpec(s[0], tuple(s[1]), DataType(s[2]).numpy)
+
+    calls = tuple(
+        Call(
+            c["library"],
+            c["kind"],
+            tuple(operand(o) for o in c["ins"]),
+            tuple(operand(o) for o in c["outs"]),
+            {k: _decode(v) for k, v in c["params"].items()},
+            c["op"],
+            location(c["location"]),
+        )
+        for c in document["calls"]
     )
-    block = source.parent_block()
-    assert block is not None  # sources are ops of the function's body
-    block.insert_op_before(weight, source)
-    wrapper.operands[0] = weight.result
+    return Program(
+        document["name"],
+        tuple(spec(s) for s in document["inputs"]),
+        tuple(spec(s) for s in document["outputs"]),
+        document["arena_bytes"],
+        calls,
+        tuple(Constant((str(path), name)) for name in document["constants"]),
+        tuple((lo, hi) for lo, hi in document["arena_roots"]),
+        location(document["location"]),
+    )
 
 
 def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = None) -> Executable:
@@ -130,7 +238,7 @@ def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = No
     path = Path(directory)
     try:
         manifest = json.loads((path / MANIFEST).read_text())
-        text = (path / MODEL).read_text()
+        document = json.loads((path / PROGRAM).read_text())
     except (OSError, ValueError) as error:
         raise DnncError(f"'{path}' is not a saved dnnc model: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -147,21 +255,21 @@ def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = No
             f"this process has oneDNN {here['onednn']} on {here['isa']}: its packed weights "
             "and kernels do not fit here, compile the model again"
         )
-    module = parse_module(text, str(path / MODEL), make_context())
-    verify_module(module)
-    function = next(op for op in module.body.block.ops if isinstance(op, func.FuncOp))
+    try:
+        program = _program(document, path)
+    except (KeyError, TypeError, ValueError, IndexError) as error:
+        raise DnncError(f"'{path / PROGRAM}' is not a dnnc program: {error!r}") from None
     constants = PackedConstants()
     try:
         arrays = _read_arrays(path / CONSTANTS)
-        for wrapper in [op for op in function.walk() if isinstance(op, MemoryConstantOp)]:
-            source = wrapper.tensor.owner
-            assert isinstance(source, WeightOp) and source.key is not None  # as saved
-            constants.preload(
-                constant_key(source, str(path)), wrapper.result.type, arrays[source.key.data]
-            )
-    except (OSError, KeyError, ValueError, struct.error, zipfile.BadZipFile) as error:
+        for call in program.calls:
+            for o in (*call.ins, *call.outs):
+                if o.place.base == CONSTANT:
+                    source = program.constants[o.place.index].key
+                    constants.preload(source, o.memory, arrays[str(source[1])])
+    except (OSError, KeyError, IndexError, ValueError, struct.error, zipfile.BadZipFile) as error:
         raise DnncError(f"cannot read the constants of '{path}': {error!r}") from None
-    return Executable(function, weights_dir=str(path), cache=cache, constants=constants)
+    return Executable(program, cache=cache, constants=constants)
 
 
 _LOCAL_HEADER = struct.Struct("<4s5H3I2H")

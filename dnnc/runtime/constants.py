@@ -1,43 +1,25 @@
 """Constants as primitives read them: loaded once, packed once per memory descriptor.
 
 A source (a `dnn.weight`'s resolved file and key, or a `dnn.constant`'s value) is keyed by
-`constant_key`; `PackedConstants` holds its arrays by that key and the memory descriptor, so
-several Executables built with one store (a DynamicExecutable's plans, a saved model's
-preloaded arrays) share them.
+`dnnc.runtime.lowered.constant_key` (a saved model's by its directory and name);
+`PackedConstants` holds its arrays by that key and the memory, so several Executables built
+with one store (a DynamicExecutable's plans, a saved model's preloaded arrays) share them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
 
 import numpy as np
 
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.onednn import MemoryType
-from dnnc.ir.weights import weight_path
-
-DIGEST_BYTES = 4096
-"""dnn.constant values larger than this are keyed by a digest of their bytes, not by the IR
-attribute, which would keep the IR's copy of every packed weight alive."""
-
-
-def constant_key(source: ConstantOp | WeightOp, weights_dir: str | None) -> tuple[object, ...]:
-    """What identifies a source's data: a dnn.weight's resolved file and key; a dnn.constant's
-    type and bytes (a SHA-256 digest of them when large: 0.06 s per 100 MB, once per compile)."""
-    if isinstance(source, WeightOp):
-        return ("weight", str(weight_path(source, weights_dir).resolve()), source.key)
-    data = source.value.data.data
-    if len(data) <= DIGEST_BYTES:
-        return ("constant", source.value)
-    return ("constant", source.value.type, hashlib.sha256(data).digest())
+from dnnc.runtime.program import MemorySpec
 
 
 class PackedConstants:
     """Constants as primitives read them, shared by the Executables built with it.
 
-    Keyed by the source (``constant_key``) and the memory descriptor: a source is packed again
+    Keyed by the source (``Constant.key``) and the memory: a source is packed again
     only for a descriptor not seen before (a primitive that prefers another layout). ``packs``
     counts the arrays made.
     """
@@ -55,8 +37,8 @@ class PackedConstants:
     def bytes(self) -> int:
         return sum(a.nbytes for a in self._arrays.values())
 
-    def preload(self, source: tuple[object, ...], memory: MemoryType, array: np.ndarray) -> None:
-        """Store ``array`` as the data of ``source`` (a ``constant_key``) in ``memory``: a
+    def preload(self, source: tuple[object, ...], memory: MemorySpec, array: np.ndarray) -> None:
+        """Store ``array`` as the data of ``source`` (a ``Constant.key``) in ``memory``: a
         saved model's constants, packed already (dnnc.driver.saved)."""
         self._arrays[(*source, memory)] = array
 

@@ -17,7 +17,6 @@ import numpy as np
 
 from dnnc.core.diagnostics import InputError
 from dnnc.dnnl.objects import Engine, Memory, Stream
-from dnnc.ir.onednn import MemoryType
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.plan import (
     Binding,
@@ -27,11 +26,12 @@ from dnnc.runtime.plan import (
     Storage,
     aligned_bytes,
 )
+from dnnc.runtime.program import MemorySpec
 
 POISON = 0xFF
 """The byte poison_freed writes: all-ones is a NaN in f32, bf16 and f16 (and -1 in ints)."""
 
-_Slot = np.ndarray | tuple[Storage, MemoryType]
+_Slot = np.ndarray | tuple[Storage, MemorySpec]
 """A reference kernel's operand: a fixed array, or an argument's storage (bound per run)."""
 
 
@@ -76,13 +76,13 @@ class ExecutionContext:
             self._memories[key] = memory
         return self._memories[key]
 
-    def array_of(self, storage: Storage, memory: MemoryType) -> np.ndarray:
+    def array_of(self, storage: Storage, memory: MemorySpec) -> np.ndarray:
         """The logical (plain) array of a memory, over its current bytes."""
         base = {"argument": None, "arena": self.arena}.get(storage.base, storage.array)
         if base is None:
             base = self.bound[storage.index]
         raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
-        return raw.view(memory.data_type.numpy).reshape(memory.get_shape())
+        return raw.view(memory.data_type.numpy).reshape(memory.shape)
 
     def bind(self, arrays: Sequence[np.ndarray], outputs: Sequence[TensorSpec]) -> list[np.ndarray]:
         """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
@@ -120,7 +120,7 @@ class _BoundReferenceStep:
         self.variadic = [self._slot(*s) for s in variadic]
         self.outs = [self._slot(*s) for s in step.outs]
 
-    def _slot(self, storage: Storage, memory: MemoryType) -> _Slot:
+    def _slot(self, storage: Storage, memory: MemorySpec) -> _Slot:
         """The array itself when its bytes are fixed, else what finds it in a run."""
         if storage.base != "argument":
             return self.context.array_of(storage, memory)
@@ -131,13 +131,13 @@ class _BoundReferenceStep:
 
     @staticmethod
     def _arrange(
-        kernel: Callable[..., object], ins: Sequence[tuple[str, Storage, MemoryType]]
-    ) -> tuple[list[tuple[Storage, MemoryType] | None], list[tuple[Storage, MemoryType]]]:
+        kernel: Callable[..., object], ins: Sequence[tuple[str, Storage, MemorySpec]]
+    ) -> tuple[list[tuple[Storage, MemorySpec] | None], list[tuple[Storage, MemorySpec]]]:
         """Roles named like a positional parameter go there (an absent one is None, passed
         as such when ``*args`` follow: a matmul without bias but with post-op arguments);
         the others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
         by_role = {role: (storage, memory) for role, storage, memory in ins}
-        positional: list[tuple[Storage, MemoryType] | None] = []
+        positional: list[tuple[Storage, MemorySpec] | None] = []
         for parameter in inspect.signature(kernel).parameters.values():
             if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
                 break

@@ -1,6 +1,8 @@
 """The executor: a lowered (``onednn`` dialect) function made runnable, built once.
 
-An ``Executable`` is the function's `Plan` (dnnc.runtime.plan: primitives, packed constants,
+An ``Executable`` is built from the function's `Program` (dnnc.runtime.program: the lowered
+function as plain data; dnnc.runtime.lowered reads it from the IR, dnnc.driver.saved from
+disk). It holds the `Plan` (dnnc.runtime.plan: primitives, packed constants,
 where every byte is), shared read-only by every run, and a pool of `ExecutionContext`s
 (dnnc.runtime.context: arena, scratchpad, stream, bound steps), one per run under way. ``run``
 takes an idle context from the pool (a new one when every context is busy: the pool holds as
@@ -35,15 +37,11 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.ir import Attribute, Operation
 
-from dnnc.core.diagnostics import DnncError, error_at
+from dnnc.core.diagnostics import DnncError
 from dnnc.dnnl.objects import Engine
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.onednn import MemoryType
 from dnnc.runtime.cache import PrimitiveCache, default_cache
-from dnnc.runtime.constants import PackedConstants, constant_key
+from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.context import ExecutionContext
 from dnnc.runtime.io_binding import (
     Inputs,
@@ -53,6 +51,7 @@ from dnnc.runtime.io_binding import (
     ordered_inputs,
 )
 from dnnc.runtime.plan import build_plan
+from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
 
 Outputs = list[np.ndarray] | dict[str, np.ndarray]
@@ -85,9 +84,8 @@ class Executable(ShippedByRecipe):
 
     def __init__(
         self,
-        function: func.FuncOp,
+        program: Program,
         *,
-        weights_dir: str | None = None,
         engine: Engine | None = None,
         cache: PrimitiveCache | None = None,
         arena: np.ndarray | None = None,
@@ -95,55 +93,35 @@ class Executable(ShippedByRecipe):
         constants: PackedConstants | None = None,
     ) -> None:
         self.engine = engine or Engine.default()
-        self._weights_dir = weights_dir
-        self._constants = constants or PackedConstants()
+        self.constants = constants or PackedConstants()
+        """The constants this Executable binds, by source and memory (dnnc.driver.saved
+        writes them)."""
         self.plan = build_plan(
-            function,
-            engine=self.engine,
-            cache=cache or default_cache(),
-            constants=self._constants,
-            weights_dir=weights_dir,
+            program, engine=self.engine, cache=cache or default_cache(), constants=self.constants
         )
         if arena is not None and arena.nbytes < self.plan.planned_bytes:
-            raise error_at(
-                function,
-                f"needs an arena of {self.plan.planned_bytes} bytes, the "
-                f"one given has {arena.nbytes}",
+            raise program.error(
+                f"needs an arena of {self.plan.planned_bytes} bytes, the one given has "
+                f"{arena.nbytes}"
             )
         self.name = self.plan.name
         self.inputs = self.plan.inputs
         self.outputs = self.plan.outputs
         self._input_names = tuple(spec.name for spec in self.inputs)
         self._lock = threading.Lock()
-        self._first = self._new_context(function, arena)
+        self._first = self._new_context(arena)
         self._idle = [self._first]
         self._arena_lock = arena_lock if arena is not None else None
         """Held while the first context runs in a caller's shared arena (module docstring)."""
         self.contexts = 1
         """Execution contexts made so far: the most runs that were ever under way at once."""
 
-    def _new_context(
-        self, function: func.FuncOp | None = None, arena: np.ndarray | None = None
-    ) -> ExecutionContext:
-        """A context for one run at a time; binding errors name the function when given."""
+    def _new_context(self, arena: np.ndarray | None = None) -> ExecutionContext:
+        """A context for one run at a time."""
         try:
             return ExecutionContext(self.plan, self.engine, arena)
         except ValueError as error:
-            if function is None:
-                raise DnncError(f"@{self.name}: cannot bind its memories: {error}") from error
-            raise error_at(function, f"cannot bind its memories: {error}") from error
-
-    def constant_data(self, source: Operation, memory: Attribute) -> np.ndarray:
-        """The array this Executable binds for ``source`` (an op of the function it was
-        built from) in ``memory``, e.g. a weight packed for its convolution."""
-        if not isinstance(source, ConstantOp | WeightOp) or not isinstance(memory, MemoryType):
-            raise DnncError(f"{source} in {memory} is no constant of @{self.name}")
-        key = constant_key(source, self._weights_dir)
-
-        def missing() -> np.ndarray:
-            raise DnncError(f"@{self.name} binds no constant of {source.name} in that memory")
-
-        return self._constants.get((*key, memory), missing)
+            raise DnncError(f"@{self.name}: cannot bind its memories: {error}") from error
 
     def signature(self) -> str:
         """``@name(x: float32[1, 16, 8, 8]) -> (result0: float32[...])``."""

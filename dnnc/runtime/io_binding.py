@@ -13,10 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
 
-from dnnc.core.diagnostics import InputError, error_at
+from dnnc.core.diagnostics import InputError
 from dnnc.core.kinds import DataType
 
 Inputs = Mapping[str, object] | Sequence[object]
@@ -34,15 +32,6 @@ class TensorSpec:
     def __str__(self) -> str:
         dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
         return f"{self.name}: {self.dtype}[{dims}]"
-
-
-def argument_names(function: func.FuncOp, attribute: str) -> list[str]:
-    """The names a lowered function gives its inputs (`onednn.inputs`) or outputs
-    (`onednn.outputs`); an error at the function if the lowering did not write them."""
-    names = function.attributes.get(attribute)
-    if not isinstance(names, ArrayAttr):
-        raise error_at(function, f"has no {attribute}: run the lowering (dnn-to-onednn) first")
-    return [n.data for n in names.data if isinstance(n, StringAttr)]
 
 
 def ordered_inputs(

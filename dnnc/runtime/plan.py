@@ -1,8 +1,8 @@
 """The plan of a lowered function: what every run of it shares, built once and read-only.
 
-`build_plan` reads a lowered (``onednn`` dialect) function once:
-* every ``onednn.constant`` loaded once (dnnc.ir.weights) and, when its memory is not plain,
-  reordered once into that layout by the reorder primitive (dnnc.runtime.constants keeps it);
+`build_plan` reads a `Program` (dnnc.runtime.program: the lowered function as plain data) once:
+* every constant loaded once and, when its memory is not plain, reordered once into that
+  layout by the reorder primitive (dnnc.runtime.constants keeps it);
 * each step's primitive from the primitive cache (or its numpy reference kernel) with, per
   argument, its descriptor and where its bytes are (`Storage`: an offset of the arena, an
   argument, a constant);
@@ -11,7 +11,7 @@
 * the steps whose oneDNN kernel drops NaN or infinities (dnnc.target.special_values), for
   the executor's refusal of such inputs.
 
-The plan keeps no IR: storages are detached from their SSA values once the function is read.
+Neither the plan nor this module touches the IR: a saved model builds its plan without xDSL.
 """
 
 from __future__ import annotations
@@ -21,34 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from dnnc import reference
 from dnnc.core.arena import ALIGNMENT, Lifetime, lower_bound
-from dnnc.core.diagnostics import DnncError, error_at, location_of
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
-from dnnc.dnnl.primitives import handler_for
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.onednn import (
-    ARENA_BYTES,
-    INPUT_NAMES,
-    OUTPUT_NAMES,
-    ArenaViewOp,
-    KernelCallOp,
-    MemoryType,
-    PrimitiveOp,
-    ReferenceOp,
-    ReshapeOp,
-    SubviewOp,
-)
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
-from dnnc.ir.values import attribute_value
-from dnnc.ir.weights import source_value
+from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.constants import PackedConstants, constant_key
-from dnnc.runtime.io_binding import TensorSpec, argument_names
+from dnnc.runtime.constants import PackedConstants
+from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
 from dnnc.target.special_values import primitive_masks
 
@@ -67,19 +48,12 @@ class Storage:
     base: str  # "arena", "argument" or "constant"
     index: int  # argument index; 0 otherwise
     offset: int
-    root: SSAValue | None
-    """The memory that owns the bytes (a reshape shares its source's root); None once in
-    the plan (``detached``), which keeps no IR."""
     array: np.ndarray | None = None
     """The bytes of a constant (None for the arena and arguments: a context's, a run's)."""
 
-    def detached(self) -> Storage:
-        """The same place without its IR value (what the plan keeps)."""
-        return Storage(self.base, self.index, self.offset, None, self.array)
-
     @property
     def place(self) -> tuple[str, int, int, int]:
-        """Where the bytes start, without the IR: (base, argument index, offset, constant)."""
+        """Where the bytes start: (base, argument index, offset, constant)."""
         return self.base, self.index, self.offset, 0 if self.array is None else id(self.array)
 
 
@@ -108,8 +82,8 @@ class ReferenceStep:
     """An onednn.reference step: the numpy kernel, its operands and parameters."""
 
     kernel: Callable[..., object]
-    ins: tuple[tuple[str, Storage, MemoryType], ...]
-    outs: tuple[tuple[Storage, MemoryType], ...]
+    ins: tuple[tuple[str, Storage, MemorySpec], ...]
+    outs: tuple[tuple[Storage, MemorySpec], ...]
     params: dict[str, object]
 
 
@@ -139,144 +113,81 @@ class Plan:
     infinities (dnnc.target.special_values.primitive_masks)."""
 
 
-def memory_type(value: SSAValue) -> MemoryType:
-    """The !onednn.memory type of a value of a lowered function."""
-    if not isinstance(value.type, MemoryType):
-        raise DnncError(f"value of type {value.type} is not an !onednn.memory")
-    return value.type
-
-
-def desc_of(memory: MemoryType) -> MemoryDesc:
+def desc_of(memory: MemorySpec) -> MemoryDesc:
     """oneDNN's descriptor of a memory; rank 0 (a scalar) is a 1-element 1-D memory, as
     oneDNN has no rank 0."""
-    if not memory.get_shape():
+    if not memory.shape:
         return MemoryDesc.of_layout((1,), memory.data_type)
-    return MemoryDesc.of_layout(memory.get_shape(), memory.data_type, memory.layout)
+    return MemoryDesc.of_layout(memory.shape, memory.data_type, memory.layout)
 
 
 def build_plan(
-    function: func.FuncOp,
+    program: Program,
     *,
     engine: Engine,
     cache: PrimitiveCache,
     constants: PackedConstants,
-    weights_dir: str | None,
 ) -> Plan:
     """The plan of a lowered function (module docstring); errors name the op at fault."""
-    return _PlanBuilder(engine, cache, constants, weights_dir).build(function)
+    return _PlanBuilder(program, engine, cache, constants).build()
 
 
 class _PlanBuilder:
-    """Reads one function into a Plan; `_storage` maps its values to bytes while it reads."""
+    """Builds one Program's Plan."""
 
     def __init__(
-        self,
-        engine: Engine,
-        cache: PrimitiveCache,
-        constants: PackedConstants,
-        weights_dir: str | None,
+        self, program: Program, engine: Engine, cache: PrimitiveCache, constants: PackedConstants
     ) -> None:
+        self.program = program
         self.engine = engine
         self.cache = cache
         self.constants = constants
-        self.weights_dir = weights_dir
-        self._storage: dict[SSAValue, Storage] = {}
+        self.plan = Plan(program.name, program.inputs, program.outputs, program.arena_bytes)
 
-    def build(self, function: func.FuncOp) -> Plan:
-        name = function.sym_name.data
-        arena_bytes = function.attributes.get(ARENA_BYTES)
-        if not isinstance(arena_bytes, IntegerAttr):
-            raise error_at(function, f"has no {ARENA_BYTES}: run the lowering first")
-        args = function.body.block.args
-        input_names = argument_names(function, INPUT_NAMES)
-        output_names = argument_names(function, OUTPUT_NAMES)
-        if len(input_names) + len(output_names) != len(args):
-            raise error_at(function, f"{INPUT_NAMES} and {OUTPUT_NAMES} do not name every argument")
-        self.plan = Plan(
-            name,
-            tuple(_spec(name, n, a) for n, a in zip(input_names, args, strict=False)),
-            tuple(
-                _spec(name, n, a)
-                for n, a in zip(output_names, args[len(input_names) :], strict=True)
-            ),
-            arena_bytes.value.data,
-        )
-        self._storage = {a: Storage("argument", a.index, 0, a) for a in args}
-        ops = self._read(function)
+    def build(self) -> Plan:
+        for call in self.program.calls:
+            step = self._primitive_step(call) if call.library == "onednn" else None
+            self.plan.steps.append(step or self._reference_step(call))
         self.plan.scratchpad_bytes = max(
             (_scratchpad_bytes(s) for s in self.plan.steps if isinstance(s, PrimitiveStep)),
             default=0,
         )
         self.plan.step_infos = [
-            _step_info(op, s.primitive if isinstance(s, PrimitiveStep) else None)
-            for op, s in zip(ops, self.plan.steps, strict=True)
+            _step_info(call, s.primitive if isinstance(s, PrimitiveStep) else None)
+            for call, s in zip(self.program.calls, self.plan.steps, strict=True)
         ]
-        self._plan_poison(ops)
-        self._storage = {}  # the plan holds what runs need; no IR is kept
+        self._plan_poison()
         return self.plan
 
-    def _read(self, function: func.FuncOp) -> list[KernelCallOp]:
-        """Every op in order: storages defined, steps planned; the kernel calls, in order."""
-        ops: list[KernelCallOp] = []
-        for op in function.body.block.ops:
-            if isinstance(op, ArenaViewOp):
-                self._define_view(op)
-            elif isinstance(op, ReshapeOp):
-                self._storage[op.result] = self._storage[op.source]
-            elif isinstance(op, SubviewOp):
-                source = self._storage[op.source]
-                if source.base != "arena":
-                    raise error_at(op, "views part of an argument or constant: only arena bytes")
-                self._storage[op.result] = Storage(
-                    source.base,
-                    source.index,
-                    source.offset + op.offset.data,
-                    source.root,
-                )
-            elif isinstance(op, MemoryConstantOp):
-                self._define_constant(op)
-            elif isinstance(op, PrimitiveOp):
-                self.plan.steps.append(self._primitive_step(op))
-                ops.append(op)
-            elif isinstance(op, ReferenceOp):
-                self.plan.steps.append(self._reference_step(op))
-                ops.append(op)
-            elif not isinstance(op, ConstantOp | WeightOp | func.ReturnOp):
-                raise error_at(op, "cannot be executed: not an op of a lowered function")
-        return ops
+    def _storage(self, call: Call, operand: Operand) -> Storage:
+        place = operand.place
+        if place.base != CONSTANT:
+            return Storage(place.base, place.index, place.offset)
+        return Storage(place.base, 0, 0, self._constant(call, operand))
 
-    def _define_view(self, op: ArenaViewOp) -> None:
-        offset, memory = op.offset.data, memory_type(op.result)
-        if offset < 0 or offset + memory.nbytes > self.plan.planned_bytes:
-            raise error_at(op, f"does not fit the arena of {self.plan.planned_bytes} bytes")
-        self._storage[op.result] = Storage("arena", 0, offset, op.result)
+    def _constant(self, call: Call, operand: Operand) -> np.ndarray:
+        """A constant's array as the operand's memory lays it out (reordered if not plain)."""
+        source, memory = self.program.constants[operand.place.index], operand.memory
 
-    def _define_constant(self, op: MemoryConstantOp) -> None:
-        source = op.tensor.owner
-        if not isinstance(source, ConstantOp | WeightOp):
-            raise error_at(op, "must wrap a dnn.constant or dnn.weight of the same function")
-        memory = memory_type(op.result)
-        key = constant_key(source, self.weights_dir)
-        data = self.constants.get((*key, memory), lambda: self._constant_data(op, source, memory))
+        def make() -> np.ndarray:
+            if source.load is None:
+                raise call.error(f"has no data for its constant {operand.role} in {memory}")
+            data = np.ascontiguousarray(source.load())
+            return data if memory.layout.is_plain else self._reordered(call, data, memory)
+
+        data = self.constants.get((*source.key, memory), make)
         sizes = self.plan.constant_sizes
         sizes[id(data)] = data.nbytes  # kept alive by the plan's storages: ids are stable
-        if not memory.layout.is_plain:  # the loaded array stays cached by weights.py
-            sizes[key] = math.prod(memory.get_shape()) * memory.data_type.itemsize
-        self._storage[op.result] = Storage("constant", 0, 0, op.result, data)
+        if not memory.layout.is_plain and source.load is not None:
+            sizes[source.key] = math.prod(memory.shape) * memory.data_type.itemsize
+        return data
 
-    def _constant_data(
-        self, op: MemoryConstantOp, source: ConstantOp | WeightOp, memory: MemoryType
-    ) -> np.ndarray:
-        """A source's array as ``memory`` lays it out (reordered if not plain)."""
-        data = np.ascontiguousarray(source_value(source, self.weights_dir))
-        return data if memory.layout.is_plain else self._reordered(op, data, memory)
-
-    def _reordered(self, op: Operation, data: np.ndarray, memory: MemoryType) -> np.ndarray:
+    def _reordered(self, call: Call, data: np.ndarray, memory: MemorySpec) -> np.ndarray:
         """The logical array ``data`` in ``memory``'s layout, by one reorder primitive."""
-        plain = MemoryDesc.of_layout(memory.get_shape(), memory.data_type)
+        plain = MemoryDesc.of_layout(memory.shape, memory.data_type)
         packed = desc_of(memory)
         handler = handler_for("reorder", {"src": plain, "dst": packed}, {})
-        primitive = self._acquire(op, handler)
+        primitive = self._acquire(call, handler)
         buffer = aligned_bytes(packed.size_bytes)
         ids = handler.exec_args(primitive.desc)
         stream = Stream(self.engine)
@@ -290,76 +201,63 @@ class _PlanBuilder:
         stream.wait()
         return buffer
 
-    def _acquire(self, op: Operation, handler: object) -> Primitive:
+    def _acquire(self, call: Call, handler: PrimitiveHandler) -> Primitive:
         try:
-            return self.cache.acquire(handler, self.engine)  # type: ignore[arg-type]
+            return self.cache.acquire(handler, self.engine)
         except DnnlError as error:
-            raise error_at(op, f"oneDNN cannot create this primitive: {error}") from error
+            raise call.error(f"oneDNN cannot create this primitive: {error}") from error
 
-    def _primitive_step(self, op: PrimitiveOp) -> PrimitiveStep:
-        roles = (*op.inputs_by_role().items(), *op.outputs_by_role().items())
-        descs = {role: desc_of(memory_type(value)) for role, value in roles}
-        params = {name: attribute_value(attr) for name, attr in op.params.data.items()}
+    def _primitive_step(self, call: Call) -> PrimitiveStep:
+        operands = (*call.ins, *call.outs)
+        descs = {o.role: desc_of(o.memory) for o in operands}
         try:
-            handler = handler_for(op.kind.data, descs, params)
-            primitive = self._acquire(op, handler)
+            handler = handler_for(call.kind, descs, call.params)
+            primitive = self._acquire(call, handler)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
-            raise error_at(op, f"({op.kind.data}) {error}") from error
-        masks = primitive_masks(op.kind.data, handler.params)
+            raise call.error(f"({call.kind}) {error}") from error
+        masks = primitive_masks(call.kind, handler.params)
         if masks is not None:
-            self.plan.special_value_masks.append(f"{op.kind.data} at {location_of(op)}: {masks}")
+            self.plan.special_value_masks.append(f"{call.kind} at {call.where}: {masks}")
         bindings = tuple(
             Binding(
-                ids[role],
-                exec_descs.get(role) or descs[role],
-                self._storage[value].detached(),
-                memory_type(value).nbytes,
+                ids[o.role],
+                exec_descs.get(o.role) or descs[o.role],
+                self._storage(call, o),
+                o.memory.nbytes,
             )
-            for role, value in roles
-            if role in ids  # a sum post-op's argument is the destination itself
+            for o in operands
+            if o.role in ids  # a sum post-op's argument is the destination itself
         )
         return PrimitiveStep(primitive, bindings, ids.get("scratchpad"))
 
-    def _reference_step(self, op: ReferenceOp) -> ReferenceStep:
-        kernel = getattr(reference, op.kind.data, None)
-        if kernel is None or op.kind.data not in reference.__all__:
-            raise error_at(op, f"names no reference kernel '{op.kind.data}'")
-        ins = [
-            (role, self._storage[v].detached(), memory_type(v))
-            for role, v in op.inputs_by_role().items()
-        ]
-        outs = [(self._storage[v].detached(), memory_type(v)) for v in op.outs]
-        for memory in [m for _, _, m in ins] + [m for _, m in outs]:
-            if not memory.layout.is_plain:
-                raise error_at(
-                    op,
-                    f"reads or writes layout {memory.layout.name}: reference "
-                    "kernels take plain layouts",
+    def _reference_step(self, call: Call) -> ReferenceStep:
+        kernel = getattr(reference, call.kind, None)
+        if kernel is None or call.kind not in reference.__all__:
+            raise call.error(f"names no reference kernel '{call.kind}'")
+        for operand in (*call.ins, *call.outs):
+            if not operand.memory.layout.is_plain:
+                raise call.error(
+                    f"reads or writes layout {operand.memory.layout.name}: reference "
+                    "kernels take plain layouts"
                 )
-        params = {name: attribute_value(attr) for name, attr in op.params.data.items()}
-        return ReferenceStep(kernel, tuple(ins), tuple(outs), params)
+        ins = tuple((o.role, self._storage(call, o), o.memory) for o in call.ins)
+        outs = tuple((self._storage(call, o), o.memory) for o in call.outs)
+        return ReferenceStep(kernel, ins, outs, dict(call.params))
 
-    def _plan_poison(self, ops: list[KernelCallOp]) -> None:
+    def _plan_poison(self) -> None:
         """Lifetimes of the arena roots, what poison_freed fills after each step, and the
         lower bound of the memory report."""
-        first: dict[SSAValue, int] = {}
-        last: dict[SSAValue, int] = {}
-        for index, op in enumerate(ops):
-            for value in (*op.ins, *op.outs):
-                storage = self._storage[value]
-                if storage.base == "arena" and storage.root is not None:
-                    first.setdefault(storage.root, index)
-                    last[storage.root] = index
-        ranges = {
-            root: (
-                self._storage[root].offset,
-                self._storage[root].offset + memory_type(root).nbytes,
-            )
-            for root in first
-        }
-        for index in range(len(ops)):
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for index, call in enumerate(self.program.calls):
+            for operand in (*call.ins, *call.outs):
+                if operand.place.base == ARENA:
+                    first.setdefault(operand.place.root, index)
+                    last[operand.place.root] = index
+        ranges = self.program.arena_roots
+        for index in range(len(self.program.calls)):
             live = [ranges[r] for r in first if first[r] <= index < last[r]]
             freed = [ranges[r] for r in first if last[r] == index]
             self.plan.poison_ranges.append(_subtract(freed, live))
@@ -376,31 +274,15 @@ def _scratchpad_bytes(step: PrimitiveStep) -> int:
     return 0 if desc is None or step.scratchpad_arg is None else desc.size_bytes
 
 
-def _spec(function: str, name: str, arg: BlockArgument) -> TensorSpec:
-    memory = memory_type(arg)
-    if not memory.layout.is_plain:
-        raise DnncError(
-            f"@{function}: argument '{name}' has layout {memory.layout.name}; the caller's "
-            "arrays are plain, so the function must take and return plain layouts"
-        )
-    return TensorSpec(name, memory.get_shape(), memory.data_type.numpy)
-
-
-def _operand_text(role: str, memory: MemoryType) -> str:
-    dims = "x".join(map(str, memory.get_shape()))
-    layout = "" if memory.layout.is_plain else f",{memory.layout.name}"
-    return f"{role}={dims}x{memory.element_type}{layout}"
-
-
-def _step_info(op: KernelCallOp, primitive: Primitive | None) -> StepInfo:
-    roles = [*op.inputs_by_role().items(), *op.outputs_by_role().items()]
+def _step_info(call: Call, primitive: Primitive | None) -> StepInfo:
+    operands = (*call.ins, *call.outs)
     return StepInfo(
-        library="reference" if isinstance(op, ReferenceOp) else "onednn",
-        kind=op.kind.data,
-        location=location_of(op),
-        operands=tuple(_operand_text(role, memory_type(v)) for role, v in roles),
+        library=call.library,
+        kind=call.kind,
+        location=call.where,
+        operands=tuple(f"{o.role}={o.memory}" for o in operands),
         implementation="numpy" if primitive is None else primitive.desc.impl_info,
-        bytes=sum(memory_type(v).nbytes for _, v in roles),
+        bytes=sum(o.memory.nbytes for o in operands),
     )
 
 

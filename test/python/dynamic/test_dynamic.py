@@ -13,10 +13,9 @@ import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
-from dnnc.ir.onednn import PrimitiveOp
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.program import CONSTANT
 from dnnc_testing.dynamic_graphs import bert, conv, conv_add, write_weights
 
 BERT_SHAPES = [(1, 4), (2, 7), (3, 16), (1, 1), (2, 7)]
@@ -86,16 +85,15 @@ def test_plan_is_the_static_graph(workdir: Path) -> None:
     multiply as a post-op once its sizes are known (not on the dynamic graph)."""
     dynamic = compile_text(workdir, conv(None, None, None))
     plan = dynamic.plan_for(((2, 3, 10, 12),))
-    kinds = [op.kind.data for op in plan_ops(dynamic, ((2, 3, 10, 12),))]
+    kinds = plan_kinds(dynamic, ((2, 3, 10, 12),))
     assert "binary" not in kinds and "pooling" in kinds
     assert plan.outputs[0].shape == (2, 4, 5, 6)
 
 
-def plan_ops(
-    dynamic: DynamicExecutable, signature: tuple[tuple[int, ...], ...]
-) -> list[PrimitiveOp]:
-    lowered = dynamic._plans[signature].lowered
-    return [op for op in lowered.body.block.ops if isinstance(op, PrimitiveOp)]
+def plan_kinds(dynamic: DynamicExecutable, signature: tuple[tuple[int, ...], ...]) -> list[str]:
+    """The oneDNN primitives of a signature's plan, in order."""
+    calls = dynamic._plans[signature].program.calls
+    return [call.kind for call in calls if call.library == "onednn"]
 
 
 @pytest.mark.parametrize("q_shape", [(2, 8, 1, 1), (1, 8, 6, 1)])
@@ -114,7 +112,7 @@ def test_unfuse_binary_post_op_that_stops_fitting(workdir: Path, q_shape: tuple[
     q = draw(rng, *q_shape)
     got = dynamic.run([x, q])[0]
     assert dynamic.stats().unfused == 1
-    kinds = [op.kind.data for op in plan_ops(dynamic, (x.shape, q.shape))]
+    kinds = plan_kinds(dynamic, (x.shape, q.shape))
     assert kinds.count("binary") == 1 and kinds.count("convolution") == 1
     static = compile_text(workdir, conv_add(q_shape[0], h, w, q_shape, fused=False))
     np.testing.assert_array_equal(got, static.run([x, q])[0])
@@ -224,9 +222,12 @@ def test_constants_packed_once_per_descriptor(workdir: Path) -> None:
     distinct = set()
     for n, h, w in CONV_SHAPES:
         dynamic.run([np.ones((n, 3, h, w), np.float32)])
-        for op in dynamic._plans[((n, 3, h, w),)].lowered.body.block.ops:
-            if isinstance(op, MemoryConstantOp):
-                distinct.add((op.tensor.owner.key.data, str(op.result.type)))
+        program = dynamic._plans[((n, 3, h, w),)].program
+        for call in program.calls:
+            for operand in (*call.ins, *call.outs):
+                if operand.place.base == CONSTANT:
+                    source = program.constants[operand.place.index].key
+                    distinct.add((source, operand.memory))
     stats = dynamic.stats()
     assert stats.constant_packs == stats.constant_entries == len(distinct)
 

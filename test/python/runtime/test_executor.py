@@ -22,6 +22,7 @@ from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.context import POISON
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.lowered import program_of
 
 T4 = "tensor<1x8x6x6xf32>"
 
@@ -368,7 +369,7 @@ def test_an_executable_keeps_no_ir() -> None:
     run_passes(make_context(), module, parse_pipeline("dnn-optimize,dnn-to-onednn"))
     function = find_function(module)
     alive = weakref.ref(function)
-    executable = Executable(function, weights_dir=weights_dir)
+    executable = Executable(program_of(function, weights_dir))
     del function, module
     gc.collect()
     assert alive() is None
@@ -382,7 +383,7 @@ def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
     from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 
     from dnnc.ir.dnn import ConstantOp
-    from dnnc.runtime.constants import DIGEST_BYTES, constant_key
+    from dnnc.runtime.lowered import DIGEST_BYTES, constant_key
 
     def constant(values: np.ndarray) -> ConstantOp:
         type_ = TensorType(f32, values.shape)

@@ -14,7 +14,7 @@ import pytest
 
 import dnnc
 from dnnc.core.diagnostics import DnncError
-from dnnc.driver.saved import CONSTANTS, MANIFEST, MODEL, target_identity
+from dnnc.driver.saved import CONSTANTS, FORMAT, MANIFEST, PROGRAM, target_identity
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "residual_block.mlir"
 """A conv/BN/ReLU residual block whose weights are dnn.weight files: packed on load."""
@@ -39,7 +39,7 @@ def inputs_of(executable: dnnc.Executable) -> list[np.ndarray]:
 @pytest.mark.parametrize("source", ["constants", "weight files"])
 def test_a_loaded_model_computes_what_the_compiled_one_does(source: str, tmp_path: Path) -> None:
     compiled = dnnc.compile(BLOCK if source == "constants" else EXAMPLE, save_to=tmp_path)
-    assert {p.name for p in tmp_path.iterdir()} == {MANIFEST, MODEL, CONSTANTS}
+    assert {p.name for p in tmp_path.iterdir()} == {MANIFEST, PROGRAM, CONSTANTS}
     loaded = dnnc.load(tmp_path)
     assert [(s.name, s.shape, s.dtype) for s in loaded.inputs] == [
         (s.name, s.shape, s.dtype) for s in compiled.inputs
@@ -47,15 +47,18 @@ def test_a_loaded_model_computes_what_the_compiled_one_does(source: str, tmp_pat
     inputs = inputs_of(compiled)
     for ours, theirs in zip(loaded.run(inputs), compiled.run(inputs), strict=True):
         np.testing.assert_array_equal(ours, theirs)
-    assert " dnn.constant " not in (tmp_path / MODEL).read_text()  # every payload is in the npz
+    program = json.loads((tmp_path / PROGRAM).read_text())
+    with np.load(tmp_path / CONSTANTS) as arrays:  # every payload is in the npz, by its name
+        assert sorted(arrays.files) == sorted(program["constants"])
+        assert len(arrays.files) >= 2  # the convolution's weights and bias at least
 
 
 def test_loading_packs_nothing_and_runs_no_pass(tmp_path: Path) -> None:
     dnnc.compile(EXAMPLE, save_to=tmp_path)
     loaded = dnnc.load(tmp_path)
-    assert loaded._constants.packs == 0
+    assert loaded.constants.packs == 0
     assert json.loads((tmp_path / MANIFEST).read_text()) == {
-        "format": 1,
+        "format": FORMAT,
         "function": loaded.name,
         **target_identity(),
     }
@@ -72,7 +75,7 @@ def test_a_model_saved_for_another_isa_or_version_is_refused(tmp_path: Path) -> 
     ):
         dnnc.load(tmp_path)
     (tmp_path / MANIFEST).write_text(json.dumps(manifest | {"format": 99}))
-    with pytest.raises(DnncError, match="format 99; this dnnc reads format 1"):
+    with pytest.raises(DnncError, match=f"format 99; this dnnc reads format {FORMAT}"):
         dnnc.load(tmp_path)
 
 
@@ -92,10 +95,29 @@ def test_a_process_held_to_another_isa_refuses_it(tmp_path: Path) -> None:
     assert done.returncode != 0 and "this process has oneDNN 3.2.0 on avx2" in done.stderr
 
 
+def test_loading_parses_no_ir(tmp_path: Path) -> None:
+    """A load reads program.json: xDSL (0.2 s of imports, and the parse) is never loaded."""
+    dnnc.compile(EXAMPLE, save_to=tmp_path)
+    code = (
+        "import sys, numpy as np, dnnc\n"
+        f"e = dnnc.load({str(tmp_path)!r})\n"
+        "e.run([np.zeros(s.shape, s.dtype) for s in e.inputs])\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('xdsl.ir', 'xdsl.dialects'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_what_is_not_a_saved_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DnncError, match="is not a saved dnnc model"):
         dnnc.load(tmp_path)
     dnnc.compile(BLOCK, save_to=tmp_path)
+    program = (tmp_path / PROGRAM).read_text()
+    (tmp_path / PROGRAM).write_text(program.replace('"calls"', '"kalls"'))
+    with pytest.raises(DnncError, match=r"program\.json' is not a dnnc program: KeyError"):
+        dnnc.load(tmp_path)
+    (tmp_path / PROGRAM).write_text(program)
     (tmp_path / CONSTANTS).write_bytes(b"not a zip")
     with pytest.raises(DnncError, match="cannot read the constants of"):
         dnnc.load(tmp_path)
@@ -121,7 +143,7 @@ def test_the_compile_cache_loads_what_it_compiled_before(
     with monkeypatch.context() as patched:
         patched.setattr(dnnc.api, "load_module", no_compiling)
         again = dnnc.compile(BLOCK, cache_dir=cache)
-    assert again._constants.packs == 0
+    assert again.constants.packs == 0
     for ours, theirs in zip(again.run(inputs), first.run(inputs), strict=True):
         np.testing.assert_array_equal(ours, theirs)
     dnnc.compile(BLOCK.replace("0.05", "0.07"), cache_dir=cache)  # another model: its own entry
@@ -130,7 +152,7 @@ def test_the_compile_cache_loads_what_it_compiled_before(
     (entry / CONSTANTS).write_bytes(b"broken")  # unreadable: compiled again and replaced
     repaired = dnnc.compile(BLOCK, cache_dir=cache)
     np.testing.assert_array_equal(repaired.run(inputs)[0], first.run(inputs)[0])
-    assert dnnc.load(entry)._constants.packs == 0
+    assert dnnc.load(entry).constants.packs == 0
 
 
 def test_the_compile_cache_sees_a_changed_weight_file(tmp_path: Path) -> None:

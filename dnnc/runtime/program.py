@@ -1,0 +1,120 @@
+"""A lowered function as plain data: what building an Executable needs, without the IR.
+
+`dnnc.runtime.lowered.program_of` reads a lowered (``onednn`` dialect) function into a
+`Program`; `dnnc.driver.saved` writes one to disk and reads it back without xDSL; the plan
+(`dnnc.runtime.plan.build_plan`) is built from it. A Program says, for every kernel call in
+order, each operand's memory (`MemorySpec`: shape, element type, layout) and where its bytes
+are (`Place`: an arena offset, an argument, a constant), so that nothing after it needs an SSA
+value. Errors found while building from a Program blame the op it came from (`Call.error`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.utils.lexer import Location
+
+from dnnc.core.diagnostics import DnncError
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import Layout
+from dnnc.runtime.io_binding import TensorSpec
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """An ``!onednn.memory``: static shape, element type and layout."""
+
+    shape: tuple[int, ...]
+    data_type: DataType
+    layout: Layout
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the physical buffer, padding of blocked dimensions included."""
+        return self.layout.num_elements(self.shape) * self.data_type.itemsize
+
+    def __str__(self) -> str:
+        """``1x16x8x8xf32`` and ``,<layout>`` when it is not plain."""
+        dims = "".join(f"{d}x" for d in self.shape)
+        layout = "" if self.layout.is_plain else f",{self.layout.name}"
+        return f"{dims}{self.data_type.mlir}{layout}"
+
+
+ARENA, ARGUMENT, CONSTANT = "arena", "argument", "constant"
+"""The bases a Place may have."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a memory's bytes are: ``offset`` bytes into the arena, argument ``index``, or
+    constant ``index`` of the Program (at offset 0)."""
+
+    base: str
+    index: int
+    offset: int
+    root: int = -1
+    """In the arena: which value owns the bytes (a reshape or a view shares its source's
+    root), for the lifetimes of the memory report and of ``poison_freed``."""
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One memory a kernel call reads or writes, by its role (``src``, ``weights``, ...)."""
+
+    role: str
+    memory: MemorySpec
+    place: Place
+
+
+@dataclass(frozen=True)
+class Call:
+    """One kernel call: a oneDNN primitive or a numpy reference kernel, its operands in role
+    order (inputs, then outputs) and its parameters."""
+
+    library: str  # "onednn" or "reference"
+    kind: str
+    ins: tuple[Operand, ...]
+    outs: tuple[Operand, ...]
+    params: dict[str, object] = field(hash=False)
+    op_name: str = ""
+    location: Location | None = None
+
+    def error(self, message: str) -> DnncError:
+        """An error blaming the op this call came from, worded like ``error_at``'s."""
+        return DnncError(f"'{self.op_name}' op {message}", self.location)
+
+    @property
+    def where(self) -> str:
+        """``file:line:col`` of the op, or ``<unknown>``."""
+        return str(self.location) if self.location is not None else "<unknown>"
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A constant operand's data: ``key`` identifies its source for PackedConstants (loaded
+    once, packed once per memory), ``load`` gives the logical (plain) array; None when the
+    arrays are preloaded under ``key`` (a saved model's, packed already)."""
+
+    key: tuple[object, ...]
+    load: Callable[[], np.ndarray] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A lowered function (module docstring)."""
+
+    name: str
+    inputs: tuple[TensorSpec, ...]
+    outputs: tuple[TensorSpec, ...]
+    arena_bytes: int
+    calls: tuple[Call, ...]
+    constants: tuple[Constant, ...]
+    arena_roots: tuple[tuple[int, int], ...]
+    """The (start, end) bytes of each arena root (`Place.root`)."""
+    location: Location | None = None
+    """Where the function is: errors about the whole function blame it."""
+
+    def error(self, message: str) -> DnncError:
+        return DnncError(f"'func.func' op {message}", self.location)
