@@ -118,3 +118,16 @@ class Program:
 
     def error(self, message: str) -> DnncError:
         return DnncError(f"'func.func' op {message}", self.location)
+
+    def bound_constants(self) -> dict[int, set[MemorySpec]]:
+        """The memories the calls bind each constant in (a reshape's, not the source's)."""
+        bound: dict[int, set[MemorySpec]] = {}
+        for call in self.calls:
+            for operand in (*call.ins, *call.outs):
+                if operand.place.base == CONSTANT:
+                    bound.setdefault(operand.place.index, set()).add(operand.memory)
+        return bound
+
+    def constant_bytes(self) -> int:
+        """Bytes of the constants as the calls bind them (each source and memory once)."""
+        return sum(m.nbytes for memories in self.bound_constants().values() for m in memories)

@@ -21,8 +21,10 @@ import numpy as np
 import onnx
 from google.protobuf.message import DecodeError
 from onnx import helper, numpy_helper, version_converter
+from onnx.external_data_helper import load_external_data_for_model
 
 from dnnc.core.diagnostics import ModelError
+from dnnc.frontend.onnx.wire import WireError, read_detached
 
 MIN_OPSET = 1
 """The oldest default-domain opset read; models below UPGRADE_FROM are upgraded first."""
@@ -242,8 +244,9 @@ def _detach_weights(
     Shape inference serializes the whole model to C++ and back: with ResNet-50's 98 MB of
     weights in it that was 3 more copies (a 544 MiB peak where the weights are 98 MB);
     without, it takes 12 ms. The weights leave a proto we own (a file just loaded) before
-    it is copied; a caller's proto is left as it is and copied without them. Small
-    initializers stay: data propagation reads shapes and axes from them.
+    it is copied; a caller's proto is left as it is and copied without them (a file is read
+    without them in the first place: _read_detached). Small initializers stay: data
+    propagation reads shapes and axes from them.
     """
     weights: dict[str, np.ndarray] = {}
     detached = [
@@ -260,16 +263,46 @@ def _detach_weights(
     for tensor in detached:
         raw = tensor.raw_data
         tensor.ClearField("raw_data")
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
-        shape = tuple(tensor.dims)
-        if len(raw) != math.prod(shape) * dtype.itemsize:
-            raise ModelError(
-                f"initializer '{tensor.name}' holds {len(raw)} bytes, not the "
-                f"{math.prod(shape) * dtype.itemsize} of its shape {list(shape)}"
-            )
-        weights[tensor.name] = np.frombuffer(raw, dtype).reshape(shape)
+        weights[tensor.name] = _weight(tensor, raw)
     # upb frees a proto's memory with the proto only: a re-parsed copy lets the original go
     return onnx.ModelProto.FromString(model.SerializeToString()), weights
+
+
+def _weight(tensor: onnx.TensorProto, raw: bytes) -> np.ndarray:
+    """An initializer's raw data as a read-only array viewing those bytes."""
+    dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
+    shape = tuple(tensor.dims)
+    if len(raw) != math.prod(shape) * dtype.itemsize:
+        raise ModelError(
+            f"initializer '{tensor.name}' holds {len(raw)} bytes, not the "
+            f"{math.prod(shape) * dtype.itemsize} of its shape {list(shape)}"
+        )
+    return np.frombuffer(raw, dtype).reshape(shape)
+
+
+def _read_detached(path: str | os.PathLike[str]) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A model file and its large initializers' data, read apart (dnnc.frontend.onnx.wire):
+    the weights are copied once, from the file into the arrays' bytes. External data is
+    loaded as onnx.load loads it (and detached by _detach_weights)."""
+    what = f"ONNX model '{os.fspath(path)}'"
+    try:
+        stripped, raw = read_detached(path, DETACHED_BYTES)
+        model = onnx.ModelProto.FromString(stripped)
+        load_external_data_for_model(model, os.path.dirname(os.fspath(path)))
+    except (OSError, onnx.onnx_cpp2py_export.checker.ValidationError) as error:
+        raise ModelError(f"cannot read {what}: {error}") from error
+    except (DecodeError, WireError) as error:
+        raise ModelError(
+            f"cannot read {what}: not an ONNX protobuf, or truncated ({error})"
+        ) from error
+    weights: dict[str, np.ndarray] = {}
+    for tensor in model.graph.initializer:
+        data = raw.pop(tensor.name, None)
+        if data is not None and tensor.data_type in _RAW_TYPES:
+            weights[tensor.name] = _weight(tensor, data)
+        elif data is not None:
+            tensor.raw_data = data  # bit-packed or 16-bit types: tensor_value reads them
+    return model, weights
 
 
 def tensor_value(tensor: onnx.TensorProto, what: str) -> np.ndarray:
@@ -311,7 +344,10 @@ def load_graph(model: ModelSource) -> Graph:
     """The shape-inferred graph of a model file, bytes or proto; ModelError for unusable
     models."""
     owned = not isinstance(model, onnx.ModelProto)
-    if isinstance(model, str | os.PathLike | bytes):
+    weights: dict[str, np.ndarray] = {}
+    if isinstance(model, str | os.PathLike):
+        model, weights = _read_detached(model)
+    elif isinstance(model, bytes):
         model = read_model(model)
     elif owned:
         raise ModelError(
@@ -324,7 +360,8 @@ def load_graph(model: ModelSource) -> Graph:
             f"ONNX opset {opset} is not supported: the importer handles opsets "
             f"{MIN_OPSET} to {MAX_OPSET} of the default domain"
         )
-    model, weights = _detach_weights(model, owned)
+    model, detached = _detach_weights(model, owned)
+    weights |= detached
     if opset < UPGRADE_FROM:
         model, opset = _upgraded(model, opset), UPGRADED_OPSET
     try:

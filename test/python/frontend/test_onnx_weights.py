@@ -1,5 +1,6 @@
-"""How the importer holds an ONNX model's weights: out of the proto before shape inference,
-as arrays over the bytes read from the file, and into dnn.constant without another copy."""
+"""How the importer holds an ONNX model's weights: read from the file apart from the proto
+(dnnc.frontend.onnx.wire), as arrays over those bytes, and into dnn.constant without another
+copy."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import pytest
 from onnx import helper, numpy_helper
 
+from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
 from dnnc.frontend.onnx.importer import _bytes_of
+from dnnc.frontend.onnx.wire import read_detached
 from dnnc.ir.dnn import ConstantOp
 
 RNG = np.random.default_rng(0)
@@ -69,3 +73,40 @@ def test_bytes_of_shares_a_whole_buffer_and_copies_anything_else() -> None:
     transposed = whole.transpose(2, 1, 0)
     assert _bytes_of(transposed) == np.ascontiguousarray(transposed).tobytes()
     assert _bytes_of(transposed) is not raw
+
+
+def test_a_file_is_read_without_its_large_raw_data(tmp_path: Path) -> None:
+    """wire.read_detached: the model bytes are onnx's own serialization minus the large
+    raw_data fields, which come back by initializer name; a float64 weight (not a type the
+    importer views in place) goes back into the proto and still imports."""
+    made, w, _ = _matmul_model()
+    big = RNG.standard_normal(1024)  # float64, 8 KiB
+    made.graph.initializer.append(numpy_helper.from_array(big, "big"))
+    made.graph.output.append(helper.make_tensor_value_info("big", onnx.TensorProto.DOUBLE, [1024]))
+    onnx.save(made, tmp_path / "m.onnx")
+    stripped, raw = read_detached(tmp_path / "m.onnx", DETACHED_BYTES)
+    assert raw == {"w": w.tobytes(), "big": big.tobytes()}
+    expected = onnx.load(tmp_path / "m.onnx")
+    for tensor in expected.graph.initializer:
+        if tensor.name in raw:
+            tensor.ClearField("raw_data")
+    assert onnx.ModelProto.FromString(stripped) == expected
+    graph = load_graph(tmp_path / "m.onnx")
+    np.testing.assert_array_equal(graph.initializers["big"], big)
+    np.testing.assert_array_equal(graph.initializers["w"], w)
+
+
+def test_a_model_with_external_data_still_loads(tmp_path: Path) -> None:
+    made, w, _ = _matmul_model()
+    onnx.save(made, tmp_path / "m.onnx", save_as_external_data=True, size_threshold=1024)
+    assert (tmp_path / "m.onnx").stat().st_size < w.nbytes  # the weights are beside it
+    graph = load_graph(tmp_path / "m.onnx")
+    np.testing.assert_array_equal(graph.initializers["w"], w)
+
+
+def test_a_truncated_file_is_a_clear_error(tmp_path: Path) -> None:
+    made, _, _ = _matmul_model()
+    data = made.SerializeToString()
+    (tmp_path / "m.onnx").write_bytes(data[: len(data) - 100])
+    with pytest.raises(ModelError, match="not an ONNX protobuf, or truncated"):
+        load_graph(tmp_path / "m.onnx")

@@ -17,6 +17,7 @@ from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
 from dnnc.dnnl.objects import PrimitiveDesc
 from dnnc.driver.pipelines import parse_pipeline, run_passes
+from dnnc.ir.dnn import ConstantOp
 from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.cache import PrimitiveCache
@@ -374,6 +375,32 @@ def test_an_executable_keeps_no_ir() -> None:
     gc.collect()
     assert alive() is None
     assert executable.run(random_inputs(executable))[0].shape == (1, 4, 3, 3)
+
+
+@pytest.mark.parametrize("name", ["conv2d_bias_post_ops", "matmul_bias_binary_post_op"])
+def test_a_consumed_function_gives_up_its_constants_once_bound(name: str) -> None:
+    """program_of(consume=True) (dnnc.compile's own IR) drops each dnn.constant's payload
+    once the plan has loaded it for every memory a call binds it in, so a compile never holds
+    a packed weight twice; the results do not change. Without it (a caller's module, which
+    dnnc.compile does not consume) the IR keeps them."""
+    outputs, inputs = [], None
+    for consume in (False, True):
+        module, weights_dir = load_module(GRAPHS[name])
+        run_passes(make_context(), module, parse_pipeline("dnn-optimize,dnn-to-onednn"))
+        function = find_function(module)
+        executable = Executable(program_of(function, weights_dir, consume=consume))
+        inputs = inputs or random_inputs(executable)
+        outputs.append(executable.run(inputs))
+        sizes = [len(op.value.data.data) for op in function.walk() if isinstance(op, ConstantOp)]
+        assert sizes and (all(sizes) if not consume else not any(sizes)), sizes
+    for plain, consumed in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(plain, consumed)
+
+
+def test_compiling_a_caller_s_module_leaves_its_constants() -> None:
+    module, _ = load_module(GRAPHS["conv2d_bias_post_ops"])
+    dnnc.compile(module)
+    assert all(len(op.value.data.data) for op in module.walk() if isinstance(op, ConstantOp))
 
 
 def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
