@@ -2,23 +2,24 @@
 
 For each model of dnnc_testing/model_zoo.py (batch 1, seeded weights, exported once to a temporary
 directory) and each engine: the median latency of ``--repeats`` runs after ``--warmup`` runs,
-and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair runs
-in
-its own worker process (this script with ``--worker``) so that the peak RSS is that engine's
+and the peak resident set size (VmHWM) of the process that ran it. Every (model, engine) pair
+runs in its own worker process (this script with ``--worker``) so that the peak RSS is that engine's
 alone (it includes the engine's libraries and the Python interpreter). All engines get the
 same thread count: ``OMP_NUM_THREADS`` for dnnc's oneDNN and PyTorch, ``intra_op_num_threads``
 for ONNX Runtime (all graph optimizations on), ``INFERENCE_NUM_THREADS`` for OpenVINO (CPU,
 latency hint, f32 precision: its default is bf16 on CPUs with bf16 instructions),
-``torch.set_num_threads`` under ``torch.inference_mode``. Every engine computes in f32. dnnc
-compiles the
-imported module with the default pipeline (dnn-optimize, then dnn-to-onednn).
+``torch.set_num_threads`` under ``torch.inference_mode``. Every engine computes in f32, or
+with ``--precision bf16`` dnnc (``dnn-optimize{precision=bf16}``) and OpenVINO (bf16 hint)
+compute in bf16 where the CPU has it natively and the others report that they cannot. dnnc
+compiles the ONNX file as a user would: ``dnnc.compile(path)`` (dnn-optimize, then
+dnn-to-onednn).
 
 A first line naming the CPU, oneDNN version, effective ISA and precision; then one table:
 latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
 (> 1: dnnc is faster). ``--plot out.png`` also draws the latencies if matplotlib is installed.
 
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
-        [--repeats 20] [--warmup 3] [--plot latency.png]
+        [--repeats 20] [--warmup 3] [--precision bf16] [--plot latency.png]
 """
 
 from __future__ import annotations
@@ -37,14 +38,14 @@ from pathlib import Path
 
 import numpy as np
 
-from dnnc_testing.engines import ENGINES, RUNNERS, peak_rss_kib
+from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, peak_rss_kib
 
 
 def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
     """Median latency (ms) and peak RSS (MiB) of one engine on one model, in this process."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run = RUNNERS[engine](path, name, options.threads)
+        run = RUNNERS[engine](path, name, options.threads, options.precision)
     shape = [int(d) for d in options.shape.split("x")]
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     repeats, warmup = options.repeats, options.warmup
@@ -78,6 +79,8 @@ def measure(
         str(options.repeats),
         "--warmup",
         str(options.warmup),
+        "--precision",
+        options.precision,
     ]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -88,11 +91,12 @@ def measure(
 
 def table(results: dict[str, dict[str, dict | str]]) -> str:
     """The one table: latency and RSS per engine, peers' latency over dnnc's."""
+    engines = list(next(iter(results.values())))
     header = [
         "model",
-        *(f"{e} ms" for e in ENGINES),
-        *(f"{e} MiB" for e in ENGINES),
-        *(f"{e}/dnnc" for e in ENGINES[1:]),
+        *(f"{e} ms" for e in engines),
+        *(f"{e} MiB" for e in engines),
+        *(f"{e}/dnnc" for e in engines[1:]),
     ]
     rows = [header]
     for name, by_engine in results.items():
@@ -102,7 +106,7 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
                 f"{r[key]:.1f}" if isinstance(r, dict) else "error" for r in by_engine.values()
             ]
         ours = by_engine["dnnc"]
-        for engine in ENGINES[1:]:
+        for engine in engines[1:]:
             theirs = by_engine[engine]
             ok = isinstance(ours, dict) and isinstance(theirs, dict)
             cells.append(f"{theirs['ms'] / ours['ms']:.2f}" if ok else "-")
@@ -129,8 +133,9 @@ def plot(results: dict[str, dict[str, dict | str]], out: str) -> None:
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(8, 4))
-    width = 0.8 / len(ENGINES)
-    for index, engine in enumerate(ENGINES):
+    engines = list(next(iter(results.values())))
+    width = 0.8 / len(engines)
+    for index, engine in enumerate(engines):
         values = [r[engine]["ms"] if isinstance(r[engine], dict) else 0 for r in results.values()]
         axes.bar([i + index * width for i in range(len(results))], values, width, label=engine)
     axes.set_xticks([i + 0.4 - width / 2 for i in range(len(results))], list(results))
@@ -147,6 +152,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="f32",
+        help="bf16: dnnc's dnn-optimize{precision=bf16} against OpenVINO's bf16 (the others "
+        "have no bf16 CPU mode)",
+    )
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart (needs matplotlib)")
     parser.add_argument(
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
@@ -158,18 +170,26 @@ def main() -> None:
         print(json.dumps(worker(Path(path), name, engine, options)))
         return
     import dnnc
+    import dnnc.target
+    from dnnc.core.kinds import DataType
     from dnnc_testing.model_zoo import build_all
 
     info = dnnc.target_info()
-    print(
-        f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; every engine "
-        f"f32 (OpenVINO INFERENCE_PRECISION_HINT=f32); threads {options.threads}, median of "
-        f"{options.repeats} runs after {options.warmup}"
+    precision = (
+        "every engine f32 (OpenVINO INFERENCE_PRECISION_HINT=f32)"
+        if options.precision == "f32"
+        else "bf16: dnnc dnn-optimize{precision=bf16}, OpenVINO INFERENCE_PRECISION_HINT=bf16 "
+        f"(native bf16 here: {dnnc.target.computes_in(DataType.BF16)})"
     )
+    print(
+        f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; {precision}; "
+        f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}"
+    )
+    engines = ENGINES if options.precision == "f32" else BF16_ENGINES
     results: dict[str, dict[str, dict | str]] = {}
     with tempfile.TemporaryDirectory() as directory:
         for name, path, shape in build_all(options.models, directory):
-            results[name] = {e: measure(path, name, e, shape, options) for e in ENGINES}
+            results[name] = {e: measure(path, name, e, shape, options) for e in engines}
     print(table(results))
     if options.plot:
         plot(results, options.plot)

@@ -47,7 +47,9 @@ PACKAGES = {
 }
 
 
-def _dnnc_load(path: Path, name: str, threads: int) -> Callable[[np.ndarray], object]:
+def _dnnc_load(
+    path: Path, name: str, threads: int, precision: str
+) -> Callable[[np.ndarray], object]:
     import dnnc
 
     executable = dnnc.load(path.with_suffix(".dnnc"))
@@ -64,7 +66,7 @@ def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -
     imported = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        run = RUNNERS[engine](path, name, threads)
+        run = RUNNERS[engine](path, name, threads, "f32")
     ready = time.perf_counter()
     run(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
     first = time.perf_counter()

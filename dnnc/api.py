@@ -25,7 +25,6 @@ compile from a path or text.
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,14 +228,6 @@ def _recipe(
     return CompileRecipe(text, pipeline, function, weights_dir, dynamic)
 
 
-COLLECT_FROM_BYTES = 4 << 20
-"""Constants from which `compile` runs a full garbage collection before packing them: the
-IR the passes erased keeps the weights they replaced (batch norms folded into convolutions)
-in reference cycles until one runs, which for ResNet-50 was 98 MB more at the compile's peak.
-A collection costs up to 0.1 s in a process holding many objects: not worth it for small
-models."""
-
-
 def compile(
     source: Source,
     pipeline: str = "dnn-optimize",
@@ -308,8 +299,6 @@ def compile(
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
     program = program_of(lowered, weights, consume=not isinstance(loaded, ModuleOp))
-    if program.constant_bytes() > COLLECT_FROM_BYTES:
-        gc.collect()  # the ops the passes erased hold replaced weights in reference cycles
     executable = Executable(program, cache=cache)
     executable.recipe = recipe
     if save_to is not None:

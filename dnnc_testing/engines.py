@@ -1,7 +1,9 @@
-"""The engines the benchmarks compare, each as a runner: (ONNX path, model name, threads) -> a
-function of one input. Every engine computes in f32 (OpenVINO's precision hint is pinned: its
-default is bf16 on CPUs with avx512_bf16 or AMX). Imports are inside the runners so that a
-worker process loads only its own engine (peak RSS is per engine)."""
+"""The engines the benchmarks compare, each as a runner: (ONNX path, model name, threads,
+precision) -> a function of one input. ``precision`` is ``f32`` (OpenVINO's precision hint is
+pinned: its default is bf16 on CPUs with avx512_bf16 or AMX) or ``bf16`` (dnnc's
+``dnn-optimize{precision=bf16}``, OpenVINO's bf16 hint; ONNX Runtime and PyTorch have no bf16
+CPU mode to compare and refuse it). Imports are inside the runners so that a worker process
+loads only its own engine (peak RSS is per engine)."""
 
 from __future__ import annotations
 
@@ -14,19 +16,27 @@ INPUT_NAME = "input"
 """dnnc_testing.model_zoo's input name (not imported from there in workers: it loads torch, which
 would count in every engine's peak RSS)."""
 ENGINES = ("dnnc", "onnxruntime", "openvino", "pytorch")
+PRECISIONS = ("f32", "bf16")
+BF16_ENGINES = ("dnnc", "openvino")
+"""The engines with a bf16 CPU mode."""
 
 Runner = Callable[[np.ndarray], object]
 
 
-def _dnnc(path: Path, name: str, threads: int) -> Runner:
+def _dnnc(path: Path, name: str, threads: int, precision: str) -> Runner:
     import dnnc
-    from dnnc.frontend.onnx import import_onnx
 
-    executable = dnnc.compile(import_onnx(path))
+    executable = dnnc.compile(path, f"dnn-optimize{{precision={precision}}}")
     return lambda x: executable.run([x])
 
 
-def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
+def _f32_only(engine: str, precision: str) -> None:
+    if precision != "f32":  # not in BF16_ENGINES
+        raise ValueError(f"{engine} has no {precision} CPU mode here")
+
+
+def _onnxruntime(path: Path, name: str, threads: int, precision: str) -> Runner:
+    _f32_only("onnxruntime", precision)
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -36,7 +46,7 @@ def _onnxruntime(path: Path, name: str, threads: int) -> Runner:
     return lambda x: session.run(None, {INPUT_NAME: x})
 
 
-def _openvino(path: Path, name: str, threads: int) -> Runner:
+def _openvino(path: Path, name: str, threads: int, precision: str) -> Runner:
     import openvino as ov
 
     compiled = ov.Core().compile_model(
@@ -45,14 +55,15 @@ def _openvino(path: Path, name: str, threads: int) -> Runner:
         {
             "INFERENCE_NUM_THREADS": threads,
             "PERFORMANCE_HINT": "LATENCY",
-            "INFERENCE_PRECISION_HINT": "f32",  # its default is bf16 on CPUs with avx512_bf16/AMX
+            "INFERENCE_PRECISION_HINT": precision,  # default: bf16 on CPUs with avx512_bf16/AMX
         },
     )
     request = compiled.create_infer_request()
     return lambda x: request.infer({INPUT_NAME: x})
 
 
-def _pytorch(path: Path, name: str, threads: int) -> Runner:
+def _pytorch(path: Path, name: str, threads: int, precision: str) -> Runner:
+    _f32_only("pytorch", precision)
     import torch
 
     from dnnc_testing.model_zoo import torch_model
@@ -67,7 +78,7 @@ def _pytorch(path: Path, name: str, threads: int) -> Runner:
     return run
 
 
-RUNNERS: dict[str, Callable[[Path, str, int], Runner]] = {
+RUNNERS: dict[str, Callable[[Path, str, int, str], Runner]] = {
     "dnnc": _dnnc,
     "onnxruntime": _onnxruntime,
     "openvino": _openvino,

@@ -24,6 +24,7 @@ from dnnc.core.diagnostics import DnncError, running_pass
 from dnnc.driver.registry import get_all_passes
 from dnnc.ir.onednn import is_lowered
 from dnnc.ir.text import verify_module
+from dnnc.passes.assign_precision import LOWER_PRECISIONS
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,14 @@ class OptimizePipeline(PipelinePass):
     every op, layout and post-op chain is final: implicit concats and slices, then in-place
     results (which see the fused buffers' readers). Lowering to the runtime dialect is the
     separate `dnn-to-onednn` pipeline.
+
+    ``precision=bf16`` (as OpenVINO's INFERENCE_PRECISION_HINT) runs dnn-assign-precision
+    right after the kernels are chosen: bf16 wherever this CPU computes it natively, layouts
+    then chosen for the bf16 kernels; ``f32`` (the default) leaves the precision alone.
     """
 
     name = "dnn-optimize"
+    precision: str = "f32"
     steps = (
         "dnn-recover-gelu",
         "dnn-recover-layer-norm",
@@ -69,6 +75,18 @@ class OptimizePipeline(PipelinePass):
         "dnn-buffer-fusing",
         "dnn-inplace",
     )
+
+    def expand(self) -> tuple[ModulePass, ...]:
+        valid = ("f32", *LOWER_PRECISIONS)
+        if self.precision not in valid:
+            raise DnncError(
+                f"dnn-optimize: precision={self.precision} is not one of {', '.join(valid)}"
+            )
+        steps = list(self.steps)
+        if self.precision != "f32":
+            after = steps.index("dnn-select-kernels") + 1
+            steps.insert(after, f"dnn-assign-precision{{dtype={self.precision}}}")
+        return parse_pipeline(",".join(steps))
 
 
 @dataclass(frozen=True)

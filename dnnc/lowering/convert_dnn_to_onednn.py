@@ -47,6 +47,7 @@ from dnnc.ir.onednn import (
 )
 from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.onednn import ReshapeOp as MemoryReshapeOp
+from dnnc.ir.weights import release_payload
 from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 from dnnc.passes.buffer_classes import (
     BufferClass,
@@ -235,6 +236,9 @@ def lower_function(function: func.FuncOp) -> None:
         lowering.lower(op)
     old = function.body.detach_block(function.body.block)
     function.body.add_block(lowering.block)
+    for op in old.ops:
+        if isinstance(op, ConstantOp):
+            release_payload(op)  # its clone holds the same data, which nothing else should
     old.erase(safe_erase=False)
     types = [a.type for a in lowering.block.args]
     function.properties["function_type"] = FunctionType.from_lists(types, [])

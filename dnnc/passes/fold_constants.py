@@ -74,7 +74,7 @@ from dnnc.ir.dnn import (
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
-from dnnc.ir.weights import source_value
+from dnnc.ir.weights import release_payload, source_value
 from dnnc.passes.buffer_classes import describe
 from dnnc.passes.fuse_post_ops import Decisions
 from dnnc.reference import to_dtype
@@ -83,6 +83,8 @@ from dnnc.reference.interpreter import kernel_and_arguments
 Producer = Conv2DOp | Deconv2DOp | InnerProductOp | MatmulOp
 _PRODUCERS = (Conv2DOp, Deconv2DOp, InnerProductOp, MatmulOp)
 _FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
+_FLOAT_DTYPES = frozenset(t.numpy for t in _FLOATS)
+"""Arrays converted as they are (exactly in float64 too): no float64 copy of a large weight."""
 
 
 @dataclass(frozen=True)
@@ -101,9 +103,10 @@ class Sources:
 
 
 def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) -> ConstantOp:
-    """A dnn.constant of `type_` holding `array` (converted once, exactly if it already has the
-    element type), at `location_op`'s location."""
-    data = to_dtype(np.asarray(array, dtype=np.float64), data_type_of(type_.get_element_type()))
+    """A dnn.constant of `type_` holding `array` (converted once with oneDNN's rounding, exactly
+    if it already has the element type), at `location_op`'s location."""
+    exact = array if array.dtype in _FLOAT_DTYPES else np.asarray(array, dtype=np.float64)
+    data = to_dtype(exact, data_type_of(type_.get_element_type()))
     raw = BytesAttr(np.ascontiguousarray(data).tobytes())
     # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
     op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))  # type: ignore[arg-type]
@@ -112,13 +115,17 @@ def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) ->
 
 
 def erase_dead_sources(rewriter: PatternRewriter, values: list[SSAValue]) -> None:
-    """Erase the dnn.constant and dnn.weight ops among the owners of `values` left unused."""
+    """Erase the dnn.constant and dnn.weight ops among the owners of `values` left unused,
+    releasing a dnn.constant's data at once (dnnc.ir.weights.release_payload)."""
     for owner in dict.fromkeys(v.owner for v in values):
         if isinstance(owner, (ConstantOp, WeightOp)) and not owner.result.uses:
             rewriter.erase(owner)
+            if isinstance(owner, ConstantOp):
+                release_payload(owner)
 
 
-def _is_float(value: SSAValue) -> bool:
+def is_float(value: SSAValue) -> bool:
+    """Whether a value's elements are f32, bf16 or f16."""
     return data_type_of(tensor_type(value).get_element_type()) in _FLOATS
 
 
@@ -164,7 +171,7 @@ class _FoldPattern(RewritePattern):
         for value in changed:
             if self.sources.constant_of(value) is None:
                 return f"{describe(value)} is not a dnn.constant or dnn.weight"
-            if not _is_float(value):
+            if not is_float(value):
                 return f"{describe(value)} has integer elements"
         return None
 

@@ -9,6 +9,10 @@ Rules (T = dnn.reorder or dnn.cast, a "transform"):
   FoldReorderIntoConstant    reorder(dnn.constant | dnn.weight)      ==> the source in the new
       layout: its data stay logical, the executor packs them once when it is built (a source
       read in two layouts becomes two sources, each packed once)
+  FoldCastIntoConstant       cast(dnn.constant) : A -> B ==> a dnn.constant of the values in B,
+      when A and B are float types (rounded to nearest even, as oneDNN's run-time cast rounds:
+      the results do not change; weights assigned bf16 are cast once, not at every run). A
+      dnn.weight keeps its file's data type: its cast stays.
   FoldReorderIntoConsumer    %r = reorder %x; dnn.op %a, %r          ==> dnn.op %a, %x
       when %r is not the first operand (whose layout the op writes), the op still verifies
       and oneDNN runs it with an optimized (not ``ref``) implementation reading %x's layout
@@ -48,8 +52,10 @@ from dnnc.core.kinds import DataType
 from dnnc.ir.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, layout_of
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
+from dnnc.ir.weights import constant_value
 from dnnc.passes.assign_layouts import moved_bytes
 from dnnc.passes.buffer_classes import is_dnn_function
+from dnnc.passes.fold_constants import constant_op, erase_dead_sources, is_float
 from dnnc.passes.insert_data_transforms import retyped, transform_op, transform_stats
 from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
 
@@ -153,7 +159,21 @@ class FoldReorderIntoConstant(RewritePattern):
         if isinstance(packed, ConstantOp) and isinstance(source, ConstantOp):
             packed.properties["value"] = DenseIntOrFPElementsAttr(op.result.type, source.value.data)
         rewriter.replace(op, packed, packed.results)
-        _erase_unused_source(rewriter, source)
+        erase_dead_sources(rewriter, [source.results[0]])
+
+
+class FoldCastIntoConstant(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter, /) -> None:
+        source = op.src.owner
+        if not isinstance(source, ConstantOp):
+            return  # a dnn.weight keeps its file's data type (and its data out of the IR)
+        if not (is_float(op.src) and is_float(op.result)):
+            return  # integer casts saturate and round oneDNN's way: left to oneDNN
+        folded = constant_op(constant_value(source), tensor_type(op.result), op)
+        folded.results[0].name_hint = op.result.name_hint
+        rewriter.replace(op, folded, folded.results)
+        erase_dead_sources(rewriter, [source.results[0]])
 
 
 def _retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute) -> Operation:
@@ -167,11 +187,6 @@ def _retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute)
     new.location = op.location
     new.results[0].name_hint = op.results[0].name_hint
     return new
-
-
-def _erase_unused_source(rewriter: PatternRewriter, source: Operation) -> None:
-    if not source.results[0].uses:
-        rewriter.erase(source)
 
 
 def _typed_layouts(op: DnnOp) -> dict[str, object]:
@@ -280,6 +295,7 @@ class RemoveRedundantReordersPass(ModulePass):
             CancelLosslessCasts(),
             ShareDuplicateTransforms(),
             FoldReorderIntoConstant(),
+            FoldCastIntoConstant(),
             FoldReorderIntoProducer(probe),
             FoldReorderIntoConsumer(probe),
         ]

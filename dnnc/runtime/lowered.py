@@ -20,14 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    IntegerAttr,
-    StringAttr,
-    TensorType,
-    f32,
-)
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location
@@ -46,7 +39,7 @@ from dnnc.ir.onednn import (
 )
 from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.values import attribute_value
-from dnnc.ir.weights import source_value, weight_path
+from dnnc.ir.weights import release_payload, source_value, weight_path
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import (
     ARENA,
@@ -108,10 +101,6 @@ def program_of(
     return _Reader(weights_dir, consume).read(function)
 
 
-_RELEASED = DenseIntOrFPElementsAttr.from_list(TensorType(f32, [0]), [])
-"""What a consumed dnn.constant holds instead of its payload (module docstring)."""
-
-
 class _Taken:
     """A dnn.constant's array, for ``uses`` loads (one per memory a call binds it in: the
     plan loads a source once per memory), after which the op's payload is replaced by
@@ -127,7 +116,7 @@ class _Taken:
         value = source_value(self.source)
         self.uses -= 1
         if self.uses == 0:
-            self.source.properties["value"] = _RELEASED
+            release_payload(self.source)
         return value
 
 

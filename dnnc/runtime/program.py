@@ -127,7 +127,3 @@ class Program:
                 if operand.place.base == CONSTANT:
                     bound.setdefault(operand.place.index, set()).add(operand.memory)
         return bound
-
-    def constant_bytes(self) -> int:
-        """Bytes of the constants as the calls bind them (each source and memory once)."""
-        return sum(m.nbytes for memories in self.bound_constants().values() for m in memories)

@@ -1,6 +1,8 @@
 // RUN: dnnc-opt %s -p dnn-optimize | filecheck %s
 // RUN: dnnc-opt %s --pass-pipeline='builtin.module(dnn-optimize,dnn-to-onednn,cse)' --print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=DUMP
 // RUN: not dnnc-opt %s -p 'dnn-optimize{level=3}' 2>&1 | filecheck %s --check-prefix=OPTION
+// RUN: dnnc-opt %s -p 'dnn-optimize{precision=bf16}' --print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=BF16
+// RUN: not dnnc-opt %s -p 'dnn-optimize{precision=f64}' 2>&1 | filecheck %s --check-prefix=PRECISION
 
 /// dnn-optimize rewrites dnn ops only: a function without them is unchanged.
 // CHECK-LABEL: func.func @unchanged
@@ -16,6 +18,13 @@
 // DUMP:     // -----// IR Dump After onednn-verify-buffers //----- //
 // DUMP:     // -----// IR Dump After cse //----- //
 // DUMP-NOT: IR Dump After
+
+/// precision=bf16 puts dnn-assign-precision right after the kernels are chosen (what it
+/// changes depends on the CPU: dnn-assign-precision's own tests); f32 and bf16 only.
+// BF16:     // -----// IR Dump After dnn-select-kernels //----- //
+// BF16:     // -----// IR Dump After dnn-assign-precision //----- //
+// BF16:     // -----// IR Dump After dnn-assign-layouts //----- //
+// PRECISION: error: dnn-optimize: precision=f64 is not one of f32, bf16
 
 // OPTION-NOT: Traceback
 // OPTION:     error: invalid options for pass 'dnn-optimize': Provided arguments ["level"] not found

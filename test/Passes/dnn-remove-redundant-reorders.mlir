@@ -137,6 +137,41 @@ func.func @fold_reorder_into_constant_shared() -> (tensor<1x16x2x2xf32>, tensor<
 
 // -----
 
+/// A cast between float types of a constant is done once, here: the constant holds the
+/// values rounded to nearest even, as oneDNN's cast would round them at every run (1.00390625
+/// is halfway between the bf16 values 1.0 and 1.0078125: even is 1.0; 1.01171875 halfway
+/// between 1.0078125 and 1.015625: even is 1.015625, where truncating gives 1.0078125),
+/// layout kept.
+// CHECK-LABEL: func.func @fold_cast_into_constant
+// CHECK:         %[[C:.*]] = dnn.constant dense<[1.000000e+00, 1.015620e+00, -2.000000e+00, 3.000000e+00]> : tensor<4xbf16>
+// CHECK-NOT:     dnn.cast
+// CHECK:         %[[P:.*]] = dnn.constant dense<1.000000e+00> : tensor<1x16x2x2xbf16, #dnn.layout<nChw16c>>
+// CHECK-NOT:     dnn.cast
+// CHECK:         func.return %[[C]], %[[P]]
+// REMARK: remark: [dnn-remove-redundant-reorders] run-time reorders 0 -> 0 (0 -> 0 bytes moved), casts 2 -> 0
+func.func @fold_cast_into_constant() -> (tensor<4xbf16>, tensor<1x16x2x2xbf16, #dnn.layout<nChw16c>>) {
+  %c = dnn.constant dense<[1.00390625, 1.01171875, -2.0, 3.0]> : tensor<4xf32>
+  %b = dnn.cast %c : (tensor<4xf32>) -> tensor<4xbf16>
+  %k = dnn.constant dense<1.0> : tensor<1x16x2x2xf32>
+  %r = dnn.reorder %k : (tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>
+  %p = dnn.cast %r : (tensor<1x16x2x2xf32, #dnn.layout<nChw16c>>) -> tensor<1x16x2x2xbf16, #dnn.layout<nChw16c>>
+  func.return %b, %p : tensor<4xbf16>, tensor<1x16x2x2xbf16, #dnn.layout<nChw16c>>
+}
+
+// -----
+
+/// A cast to an integer type saturates and rounds oneDNN's way: it stays for oneDNN.
+// CHECK-LABEL: func.func @negative_integer_cast_of_constant
+// CHECK:         %c = dnn.constant
+// CHECK:         dnn.cast %c
+func.func @negative_integer_cast_of_constant() -> tensor<4xi8> {
+  %c = dnn.constant dense<[1.5, 2.5, -300.0, 3.0]> : tensor<4xf32>
+  %b = dnn.cast %c : (tensor<4xf32>) -> tensor<4xi8>
+  func.return %b : tensor<4xi8>
+}
+
+// -----
+
 /// A cast of a weight is not folded: the weight keeps its file's data type.
 // CHECK-LABEL: func.func @negative_cast_of_weight
 // CHECK:         %w = dnn.weight "w.npz", "w" : tensor<4xf32>

@@ -210,3 +210,25 @@ def test_matmul_of_3d_by_packed_2d_weights_is_not_ref(tmp_path: Path) -> None:
     step = optimized_step(MATMUL_3D_2D, shapes, "matmul", tmp_path)
     assert bool(packed_weights(step)) == bool(packed), (packed, step.operands)
     assert not step.implementation.startswith("ref"), step.implementation
+
+
+def test_casts_folded_into_constants_round_as_onednn_does() -> None:
+    """FoldCastIntoConstant casts a constant once at compile time; the run-time casts it
+    replaces (oneDNN's reorders f32 -> bf16 -> f32) give bit-identical results."""
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal((2, 300)).astype(np.float32)
+    rows = ", ".join("[" + ", ".join(repr(float(v)) for v in row) + "]" for row in values)
+    text = f"""
+func.func @f(%x: tensor<2x300xf32>) -> tensor<2x300xf32> {{
+  %c = dnn.constant dense<[{rows}]> : tensor<2x300xf32>
+  %b = dnn.cast %c : (tensor<2x300xf32>) -> tensor<2x300xbf16>
+  %f = dnn.cast %b : (tensor<2x300xbf16>) -> tensor<2x300xf32>
+  %y = dnn.binary add %x, %f : (tensor<2x300xf32>, tensor<2x300xf32>) -> tensor<2x300xf32>
+  func.return %y : tensor<2x300xf32>
+}}"""
+    folded = dnnc.compile(text, "dnn-remove-redundant-reorders")
+    at_run_time = dnnc.compile(text, "")
+    assert [s.kind for s in folded.plan.step_infos] == ["binary"]
+    assert [s.kind for s in at_run_time.plan.step_infos] == ["reorder", "reorder", "binary"]
+    x = rng.standard_normal((2, 300)).astype(np.float32)
+    np.testing.assert_array_equal(folded.run([x])[0], at_run_time.run([x])[0])
