@@ -15,11 +15,13 @@ compiles the ONNX file as a user would: ``dnnc.compile(path)`` (dnn-optimize, th
 dnn-to-onednn).
 
 A first line naming the CPU, oneDNN version, effective ISA and precision; then one table:
-latency and peak RSS per engine, then each peer's latency as a ratio to dnnc's
-(> 1: dnnc is faster). ``--plot out.png`` also draws the latencies if matplotlib is installed.
+latency (the median over ``--rounds`` rounds of each worker's median, the rounds' range in
+brackets: every round runs every engine once, in turn) and peak RSS per engine, then each
+peer's latency as a ratio to dnnc's (> 1: dnnc is faster). ``--plot out.png`` also draws
+the latencies if matplotlib is installed.
 
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
-        [--repeats 20] [--warmup 3] [--precision bf16] [--plot latency.png]
+        [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16] [--plot latency.png]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +92,26 @@ def measure(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def combined(measured: Iterable[dict | str]) -> dict | str:
+    """One engine's figures over the rounds: the median of its medians, the largest peak RSS
+    and the range of its medians (an error if any round failed)."""
+    rounds = list(measured)
+    failed = [r for r in rounds if isinstance(r, str)]
+    if failed:
+        return failed[0]
+    ms = [r["ms"] for r in rounds if isinstance(r, dict)]
+    rss = max(r["rss_mib"] for r in rounds if isinstance(r, dict))
+    return {"ms": statistics.median(ms), "rss_mib": rss, "range": (min(ms), max(ms))}
+
+
+def _latency(result: dict | str) -> str:
+    """``median [lowest-highest]`` of the rounds' medians, in ms."""
+    if isinstance(result, str):
+        return "error"
+    low, high = result["range"]
+    return f"{result['ms']:.1f} [{low:.1f}-{high:.1f}]"
+
+
 def table(results: dict[str, dict[str, dict | str]]) -> str:
     """The one table: latency and RSS per engine, peers' latency over dnnc's."""
     engines = list(next(iter(results.values())))
@@ -101,10 +124,9 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
     rows = [header]
     for name, by_engine in results.items():
         cells = [name]
-        for key in ("ms", "rss_mib"):
-            cells += [
-                f"{r[key]:.1f}" if isinstance(r, dict) else "error" for r in by_engine.values()
-            ]
+        results_of = list(by_engine.values())
+        cells += [_latency(r) for r in results_of]
+        cells += [f"{r['rss_mib']:.1f}" if isinstance(r, dict) else "error" for r in results_of]
         ours = by_engine["dnnc"]
         for engine in engines[1:]:
             theirs = by_engine[engine]
@@ -153,6 +175,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="run every (model, engine) worker this many times, in turn, and take the median "
+        "(noise on a shared VM comes in bursts that one round puts on one engine only)",
+    )
+    parser.add_argument(
         "--precision",
         choices=PRECISIONS,
         default="f32",
@@ -183,13 +212,23 @@ def main() -> None:
     )
     print(
         f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; {precision}; "
-        f"threads {options.threads}, median of {options.repeats} runs after {options.warmup}"
+        f"threads {options.threads}; per engine the median over {options.rounds} rounds (range in "
+        f"brackets) of the median of {options.repeats} runs after {options.warmup}"
     )
     engines = ENGINES if options.precision == "f32" else BF16_ENGINES
-    results: dict[str, dict[str, dict | str]] = {}
+    rounds: list[dict[str, dict[str, dict | str]]] = []
     with tempfile.TemporaryDirectory() as directory:
-        for name, path, shape in build_all(options.models, directory):
-            results[name] = {e: measure(path, name, e, shape, options) for e in engines}
+        models = list(build_all(options.models, directory))
+        for _ in range(options.rounds):
+            rounds.append(
+                {
+                    name: {e: measure(path, name, e, shape, options) for e in engines}
+                    for name, path, shape in models
+                }
+            )
+    results = {
+        name: {e: combined(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
+    }
     print(table(results))
     if options.plot:
         plot(results, options.plot)
