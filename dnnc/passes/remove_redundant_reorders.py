@@ -5,6 +5,10 @@ Rules (T = dnn.reorder or dnn.cast, a "transform"):
   CancelInverseReorders      reorder(reorder %x : a -> b) : b -> a   ==> %x
   CollapseReorderChain       reorder(reorder %x : a -> b) : b -> c   ==> reorder %x : a -> c
   CancelLosslessCasts        cast(cast %x : A -> B) : B -> A         ==> %x  [B holds every A]
+  SinkCastBelowReshape       reshape(cast %x : A -> B)               ==> cast(reshape %x) : A -> B
+      when the cast has no other reader: an element-wise cast commutes with a reshape (a view),
+      so the same values result, and a cast back across the reshape now meets it and cancels
+      (a bf16 matmul's result cast to f32, reshaped for attention, cast to bf16 again)
   ShareDuplicateTransforms   %1 = T %x : t; %2 = T %x : t            ==> %2 uses %1
   FoldReorderIntoConstant    reorder(dnn.constant | dnn.weight)      ==> the source in the new
       layout: its data stay logical, the executor packs them once when it is built (a source
@@ -49,7 +53,15 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import CastOp, ConstantOp, DnnOp, ReorderOp, WeightOp, layout_of
+from dnnc.ir.dnn import (
+    CastOp,
+    ConstantOp,
+    DnnOp,
+    ReorderOp,
+    ReshapeOp,
+    WeightOp,
+    layout_of,
+)
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
 from dnnc.ir.weights import constant_value
@@ -130,6 +142,28 @@ class CancelLosslessCasts(RewritePattern):
             return  # the inner cast rounds or saturates: the pair is not the identity
         _forward(rewriter, op, inner.src)
         _erase_if_unused(rewriter, inner)
+
+
+class SinkCastBelowReshape(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
+        cast = op.src.owner
+        if not isinstance(cast, CastOp) or not cast.result.has_one_use():
+            return  # no cast before, or one whose result is read elsewhere too
+        element = tensor_type(cast.src).get_element_type()
+        reshape = ReshapeOp.create(
+            operands=[cast.src], result_types=[retyped(tensor_type(op.result), element=element)]
+        )
+        reshape.location = op.location
+        moved = CastOp.create(
+            operands=[reshape.results[0]],
+            result_types=[op.result.type],
+            attributes=dict(cast.attributes),
+        )
+        moved.location = cast.location
+        moved.results[0].name_hint = op.result.name_hint
+        rewriter.replace(op, [reshape, moved], moved.results)
+        rewriter.erase(cast)
 
 
 class ShareDuplicateTransforms(RewritePattern):
@@ -293,6 +327,7 @@ class RemoveRedundantReordersPass(ModulePass):
             CancelInverseReorders(),
             CollapseReorderChain(),
             CancelLosslessCasts(),
+            SinkCastBelowReshape(),
             ShareDuplicateTransforms(),
             FoldReorderIntoConstant(),
             FoldCastIntoConstant(),

@@ -172,6 +172,41 @@ func.func @negative_integer_cast_of_constant() -> tensor<4xi8> {
 
 // -----
 
+/// A cast moves below the reshapes after it, where a cast back meets it: bf16 -> f32 ->
+/// bf16 is the identity, so the two cancel and only the reshapes (views) are left.
+// CHECK-LABEL: func.func @sink_cast_below_reshapes
+// CHECK:         %[[A:.*]] = dnn.reshape %x : (tensor<8x12xbf16>) -> tensor<1x8x12xbf16>
+// CHECK-NEXT:    %[[B:.*]] = dnn.reshape %[[A]] : (tensor<1x8x12xbf16>) -> tensor<1x8x3x4xbf16>
+// CHECK-NEXT:    func.return %[[B]]
+// REMARK: remark: [dnn-remove-redundant-reorders] run-time reorders 0 -> 0 (0 -> 0 bytes moved), casts 2 -> 0
+func.func @sink_cast_below_reshapes(%x: tensor<8x12xbf16>) -> tensor<1x8x3x4xbf16> {
+  %c = dnn.cast %x : (tensor<8x12xbf16>) -> tensor<8x12xf32>
+  %r = dnn.reshape %c : (tensor<8x12xf32>) -> tensor<1x8x12xf32>
+  %s = dnn.reshape %r : (tensor<1x8x12xf32>) -> tensor<1x8x3x4xf32>
+  %b = dnn.cast %s : (tensor<1x8x3x4xf32>) -> tensor<1x8x3x4xbf16>
+  func.return %b : tensor<1x8x3x4xbf16>
+}
+
+// -----
+
+/// A rounding cast moves too (same values: it is element-wise), keeping its kernel; one
+/// whose result is also read elsewhere stays where it is.
+// CHECK-LABEL: func.func @sink_rounding_cast_not_shared
+// CHECK:         %[[R:.*]] = dnn.reshape %x : (tensor<8x12xf32>) -> tensor<96xf32>
+// CHECK-NEXT:    %[[C:.*]] = dnn.cast %[[R]] {dnn.kernel = #dnn.kernel<onednn, f32>} : (tensor<96xf32>) -> tensor<96xbf16>
+// CHECK:         %[[D:.*]] = dnn.cast %y : (tensor<8x12xf32>) -> tensor<8x12xbf16>
+// CHECK-NEXT:    %[[S:.*]] = dnn.reshape %[[D]] : (tensor<8x12xbf16>) -> tensor<96xbf16>
+// CHECK-NEXT:    func.return %[[C]], %[[S]], %[[D]]
+func.func @sink_rounding_cast_not_shared(%x: tensor<8x12xf32>, %y: tensor<8x12xf32>) -> (tensor<96xbf16>, tensor<96xbf16>, tensor<8x12xbf16>) {
+  %c = dnn.cast %x {dnn.kernel = #dnn.kernel<onednn, f32>} : (tensor<8x12xf32>) -> tensor<8x12xbf16>
+  %r = dnn.reshape %c : (tensor<8x12xbf16>) -> tensor<96xbf16>
+  %d = dnn.cast %y : (tensor<8x12xf32>) -> tensor<8x12xbf16>
+  %s = dnn.reshape %d : (tensor<8x12xbf16>) -> tensor<96xbf16>
+  func.return %r, %s, %d : tensor<96xbf16>, tensor<96xbf16>, tensor<8x12xbf16>
+}
+
+// -----
+
 /// A cast of a weight is not folded: the weight keeps its file's data type.
 // CHECK-LABEL: func.func @negative_cast_of_weight
 // CHECK:         %w = dnn.weight "w.npz", "w" : tensor<4xf32>
