@@ -36,12 +36,12 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
 from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, peak_rss_kib
+from dnnc_testing.timing import combine_rounds
 
 
 def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
@@ -92,23 +92,11 @@ def measure(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def combined(measured: Iterable[dict | str]) -> dict | str:
-    """One engine's figures over the rounds: the median of its medians, the largest peak RSS
-    and the range of its medians (an error if any round failed)."""
-    rounds = list(measured)
-    failed = [r for r in rounds if isinstance(r, str)]
-    if failed:
-        return failed[0]
-    ms = [r["ms"] for r in rounds if isinstance(r, dict)]
-    rss = max(r["rss_mib"] for r in rounds if isinstance(r, dict))
-    return {"ms": statistics.median(ms), "rss_mib": rss, "range": (min(ms), max(ms))}
-
-
 def _latency(result: dict | str) -> str:
     """``median [lowest-highest]`` of the rounds' medians, in ms."""
     if isinstance(result, str):
         return "error"
-    low, high = result["range"]
+    low, high = result["ms_range"]
     return f"{result['ms']:.1f} [{low:.1f}-{high:.1f}]"
 
 
@@ -227,7 +215,7 @@ def main() -> None:
                 }
             )
     results = {
-        name: {e: combined(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
+        name: {e: combine_rounds(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
     }
     print(table(results))
     if options.plot:

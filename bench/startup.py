@@ -15,9 +15,11 @@ a fresh worker process (this script with ``--worker``) measures, in order:
 
 The last columns divide dnnc's peak RSS by the lower of the peers' (the goal of the
 memory issue is <= 0.8) and dnnc's ready time by ONNX Runtime's. Every engine runs with
-``--threads`` threads, f32. Timings on a shared VM are noisy: compare ratios, repeat runs.
+``--threads`` threads, f32. Timings on a shared VM are noisy: every (model, engine) worker
+runs ``--rounds`` times, in turn with the others, and the table gives the medians (peak RSS:
+the largest).
 
-    .venv/bin/python bench/startup.py [--models resnet50 bert_layer] [--threads 2]
+    .venv/bin/python bench/startup.py [--models resnet50 bert_layer] [--threads 2] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import numpy as np
 
 from dnnc_testing.engines import RUNNERS as MODEL_RUNNERS
 from dnnc_testing.engines import peak_rss_kib
+from dnnc_testing.timing import combine_rounds
 
 ENGINES = ("dnnc", "dnnc-load", "onnxruntime", "openvino")
 PACKAGES = {
@@ -146,6 +149,9 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", choices=names, default=list(names))
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
+        "--rounds", type=int, default=3, help="measure each (model, engine) this often, in turn"
+    )
+    parser.add_argument(
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
     )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
@@ -157,14 +163,27 @@ def main() -> None:
         return
     from dnnc_testing.model_zoo import build_all
 
-    print(f"threads {options.threads}, f32, each engine in a fresh process")
-    results: dict[str, dict[str, dict | str]] = {}
+    print(
+        f"threads {options.threads}, f32, each engine in a fresh process; per engine the "
+        f"median over {options.rounds} rounds (peak RSS: the largest)"
+    )
+    rounds: list[dict[str, dict[str, dict | str]]] = []
     with tempfile.TemporaryDirectory() as directory:
-        for name, path, shape in build_all(options.models, directory):
+        models = list(build_all(options.models, directory))
+        for _, path, _ in models:
             saved = str(path.with_suffix(".dnnc"))
             save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={saved!r})"
             subprocess.run([sys.executable, "-c", save], check=True)
-            results[name] = {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
+        for _ in range(options.rounds):
+            rounds.append(
+                {
+                    name: {e: measure(path, name, e, shape, options.threads) for e in ENGINES}
+                    for name, path, shape in models
+                }
+            )
+    results = {
+        name: {e: combine_rounds(r[name][e] for r in rounds) for e in ENGINES} for name in rounds[0]
+    }
     print(table(results))
 
 

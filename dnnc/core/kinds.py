@@ -9,8 +9,8 @@ that all three layers describe a fused chain the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
-import ml_dtypes
 import numpy as np
 from xdsl.utils.str_enum import StrEnum  # what xDSL enum attributes require (stdlib-compatible)
 
@@ -37,7 +37,7 @@ class DataType(StrEnum):
 
     @property
     def numpy(self) -> np.dtype:
-        return np.dtype(_NUMPY[self])
+        return _numpy_dtype(self)
 
     @property
     def mlir(self) -> str:
@@ -54,7 +54,9 @@ class DataType(StrEnum):
         for data_type, numpy_type in _NUMPY.items():
             if np.dtype(numpy_type) == dtype:
                 return data_type
-        valid = ", ".join(str(np.dtype(t)) for t in _NUMPY.values())
+        if dtype.name == "bfloat16":  # ml_dtypes' (loaded already, if an array has it)
+            return DataType.BF16
+        valid = ", ".join(str(t.numpy) for t in DataType)
         raise ValueError(f"numpy dtype {dtype} has no dnnc data type (valid: {valid})")
 
 
@@ -66,9 +68,20 @@ _MLIR: dict[DataType, str] = {
     DataType.BOOL: "i1",
 }
 
+
+@cache
+def _numpy_dtype(data_type: DataType) -> np.dtype:
+    """The numpy dtype of a data type: bf16 is ml_dtypes', imported on first use (2.5 MiB that
+    a process running f32 models, a loaded one, does without)."""
+    if data_type is DataType.BF16:
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(_NUMPY[data_type])
+
+
 _NUMPY: dict[DataType, type] = {
     DataType.F32: np.float32,
-    DataType.BF16: ml_dtypes.bfloat16,
     DataType.F16: np.float16,
     DataType.S8: np.int8,
     DataType.U8: np.uint8,

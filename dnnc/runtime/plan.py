@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dnnc import reference
 from dnnc.core.arena import ALIGNMENT, Lifetime, lower_bound
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
@@ -233,6 +232,8 @@ class _PlanBuilder:
         return PrimitiveStep(primitive, bindings, ids.get("scratchpad"))
 
     def _reference_step(self, call: Call) -> ReferenceStep:
+        from dnnc import reference  # only a plan with reference steps needs their numpy code
+
         kernel = getattr(reference, call.kind, None)
         if kernel is None or call.kind not in reference.__all__:
             raise call.error(f"names no reference kernel '{call.kind}'")
