@@ -368,8 +368,13 @@ class Importer:
             arg.name_hint = ssa_name(value_info.name)
             self.values[value_info.name] = arg
             self.input_names.append(value_info.name)
-        for node in self.graph.nodes:
+        last_read = {name: i for i, node in enumerate(self.graph.nodes) for name in node.inputs}
+        outputs = set(self.graph.output_names)
+        for index, node in enumerate(self.graph.nodes):
             self._convert(node, converters)
+            for name in node.inputs:
+                if last_read[name] == index and name not in outputs:
+                    self._forget(name)
         results: list[SSAValue] = []
         for name in self.graph.output_names:
             value = self.values[name]
@@ -390,6 +395,13 @@ class Importer:
             res_attrs=named(self.graph.output_names),
         )
         return ModuleOp([function])
+
+    def _forget(self, name: str) -> None:
+        """Drop a constant no node reads any more: a weight folded into another array (a
+        transposed MatMul weight) is not kept beside it until the import ends."""
+        if isinstance(self.values.get(name), np.ndarray):
+            del self.values[name]
+            self.graph.initializers.pop(name, None)
 
     def _input_type(self, value_info: onnx.ValueInfoProto) -> TensorType:
         if not value_info.type.HasField("tensor_type"):

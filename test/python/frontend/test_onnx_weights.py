@@ -12,9 +12,9 @@ import pytest
 from onnx import helper, numpy_helper
 
 from dnnc.core.diagnostics import ModelError
-from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx import CONVERTERS, import_onnx
 from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
-from dnnc.frontend.onnx.importer import _bytes_of
+from dnnc.frontend.onnx.importer import Importer, _bytes_of
 from dnnc.frontend.onnx.wire import read_detached
 from dnnc.ir.dnn import ConstantOp
 
@@ -110,3 +110,26 @@ def test_a_truncated_file_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "m.onnx").write_bytes(data[: len(data) - 100])
     with pytest.raises(ModelError, match="not an ONNX protobuf, or truncated"):
         load_graph(tmp_path / "m.onnx")
+
+
+def test_a_weight_folded_into_another_is_not_kept_beside_it() -> None:
+    """A MatMul weight given transposed (Transpose of an initializer, as PyTorch exports a
+    Linear) is folded at import; once no node reads the initializer, the importer drops it,
+    so the two copies do not both live until the import ends."""
+    w = RNG.standard_normal((32, 64)).astype(np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]),
+            helper.make_node("MatMul", ["x", "wt"], ["y"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 64])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 32])],
+        [numpy_helper.from_array(w, "w")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    importer = Importer(load_graph(model), None)
+    module = importer.run(CONVERTERS, "main")
+    assert "w" not in importer.values and "w" not in importer.graph.initializers
+    values = [op.value for op in module.walk() if isinstance(op, ConstantOp)]
+    assert [v.data.data for v in values] == [np.ascontiguousarray(w.T).tobytes()]
