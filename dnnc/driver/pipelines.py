@@ -49,7 +49,8 @@ class OptimizePipeline(PipelinePass):
     Composites first (decomposed tanh-GELU and layer norm back to one op each), then constants
     (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
-    become oneDNN post-ops. Then layouts, after fusion because post-op arguments need layouts
+    become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
+    become inner products. Then layouts, after fusion because post-op arguments need layouts
     too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a reader
     expects another layout, redundant ones removed. Last the buffer sharing decisions, once
     every op, layout and post-op chain is final: implicit concats and slices, then in-place
@@ -68,6 +69,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-layer-norm",
         "dnn-fold-constants",
         "dnn-fuse-post-ops",
+        "dnn-dense-as-inner-product",
         "dnn-select-kernels",
         "dnn-assign-layouts",
         "dnn-insert-data-transforms",

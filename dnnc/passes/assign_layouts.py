@@ -61,7 +61,14 @@ from dnnc.ir.dnn import (
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
 from dnnc.passes.buffer_classes import is_dnn_function
-from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, weight_indices
+from dnnc.target.kernel_table import (
+    LayoutRule,
+    Probe,
+    is_fallback,
+    layout_rule,
+    roles_of,
+    weight_indices,
+)
 
 OPERAND_LAYOUTS = "dnn.operand_layouts"
 """The op attribute recording the layout each operand is expected in (module docstring)."""
@@ -78,11 +85,6 @@ def moved_bytes(value: SSAValue, src: Layout, dst: Layout) -> int:
     shape = tuple(type_.get_shape())
     itemsize = data_type_of(type_.get_element_type()).itemsize
     return (src.num_elements(shape) + dst.num_elements(shape)) * itemsize
-
-
-def _fallback(implementation: str) -> bool:
-    """Whether oneDNN runs a kernel with its fallback: gemm (im2col) or reference."""
-    return implementation.startswith("ref") or "gemm:" in implementation
 
 
 def _plain(value: SSAValue) -> Layout:
@@ -158,14 +160,14 @@ class _Graph:
         reads nchw and writes nChw16c, which one dnn layout cannot say, and the plain
         fallback runs gemm (13x slower than the direct kernel in nhwc with a fused clip:
         MobileNetV2's stem on AVX-512). Bytes alone cannot see that."""
-        if any(not _fallback(i) for i in node.implementations.values()):
+        if any(not is_fallback(i) for i in node.implementations.values()):
             return  # a direct kernel already
         for k in pool.get(_plain(node.op.operands[0]).rank, []):
             self._try(node, k)
         direct = [
             k
             for k in node.candidates
-            if k in node.implementations and not _fallback(node.implementations[k])
+            if k in node.implementations and not is_fallback(node.implementations[k])
         ]
         if direct:
             node.candidates = direct

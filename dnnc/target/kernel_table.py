@@ -218,6 +218,13 @@ def weight_indices(op: DnnOp) -> list[int]:
     return [index for role, index in roles_of(op) if role == "weights"]
 
 
+def is_fallback(implementation: str) -> bool:
+    """Whether oneDNN runs a kernel with its fallback: gemm (im2col, or a matmul without a
+    brgemm kernel on this ISA) or reference."""
+    name = f":{implementation}"  # gemm:jit:f32, x64:gemm:jit; not brgemm:avx2
+    return implementation.startswith("ref") or ":gemm:" in name
+
+
 @dataclass
 class Probe:
     """oneDNN's answers about dnn ops, one primitive descriptor per structural key.
