@@ -266,10 +266,18 @@ def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = No
             for o in (*call.ins, *call.outs):
                 if o.place.base == CONSTANT:
                     source = program.constants[o.place.index].key
-                    constants.preload(source, o.memory, arrays[str(source[1])])
+                    constants.preload(source, o.memory, _typed(arrays[str(source[1])], o.memory))
     except (OSError, KeyError, IndexError, ValueError, struct.error, zipfile.BadZipFile) as error:
         raise DnncError(f"cannot read the constants of '{path}': {error!r}") from None
     return Executable(program, cache=cache, constants=constants)
+
+
+def _typed(array: np.ndarray, memory: MemorySpec) -> np.ndarray:
+    """A saved constant as its memory's element type: np.save writes bf16 (ml_dtypes) arrays
+    as 2-byte voids; packed buffers stay bytes (uint8), as the executor bound them."""
+    if array.dtype.kind == "V" and array.dtype.itemsize == memory.data_type.itemsize:
+        return array.view(memory.data_type.numpy)
+    return array
 
 
 _LOCAL_HEADER = struct.Struct("<4s5H3I2H")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -171,3 +172,17 @@ func.func @f(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
     os.utime(tmp_path / "w.npy", ns=(1, 1))  # a new time even where the clock is coarse
     assert dnnc.compile(source, cache_dir=cache).run([x])[0].max() == 3.0
     assert len(list(cache.iterdir())) == 2
+
+
+def test_a_bf16_constant_comes_back_as_bf16(tmp_path: Path) -> None:
+    """np.save writes a bf16 array as 2-byte voids: the loader takes it back as bf16 (a
+    concat, data movement, runs in bf16 on every CPU)."""
+    text = """
+func.func @f(%x: tensor<2x3xbf16>) -> tensor<4x3xbf16> {
+  %c = dnn.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xbf16>
+  %y = dnn.concat %x, %c {axis = 0 : i64} : (tensor<2x3xbf16>, tensor<2x3xbf16>) -> tensor<4x3xbf16>
+  func.return %y : tensor<4x3xbf16>
+}"""
+    compiled = dnnc.compile(text, save_to=tmp_path)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(dnnc.load(tmp_path).run([x])[0], compiled.run([x])[0])
