@@ -156,7 +156,14 @@ def plot(results: dict[str, dict[str, dict | str]], out: str) -> None:
 
 
 def main() -> None:
-    names = ("resnet50", "mobilenet_v2", "bert_layer", "residual_chain")
+    names = (
+        "resnet50",
+        "mobilenet_v2",
+        "bert_layer",
+        "efficientnet_b0",
+        "vit_b_16",
+        "residual_chain",
+    )
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", choices=names, default=list(names))
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)

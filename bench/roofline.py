@@ -73,7 +73,7 @@ func.func @peak(%a: tensor<{size}x{size}xf32>, %b: tensor<{size}x{size}xf32>) ->
 
 
 def main() -> None:
-    names = ("resnet50", "mobilenet_v2", "bert_layer")
+    names = ("resnet50", "mobilenet_v2", "bert_layer", "efficientnet_b0", "vit_b_16")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=list(names))
     parser.add_argument("--peak-size", type=int, default=2048)

@@ -144,7 +144,7 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
 
 
 def main() -> None:
-    names = ("resnet50", "mobilenet_v2", "bert_layer")
+    names = ("resnet50", "mobilenet_v2", "bert_layer", "efficientnet_b0", "vit_b_16")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", choices=names, default=list(names))
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)

@@ -10,6 +10,11 @@ with the TorchScript exporter (``dynamo=False``: no onnxscript needed), batch 1.
   ``view`` calls stay Constant -> Unsqueeze -> Concat -> Reshape subgraphs the importer folds.
 - ``residual_chain``: a small conv / BN / ReLU residual chain with pooling and a classifier,
   exported without constant folding so BatchNormalization nodes stay in the graph.
+- ``efficientnet_b0``: torchvision's EfficientNet-B0 (depthwise convolutions, SiLU,
+  squeeze-and-excitation), 224x224, ``weights=None``.
+- ``vit_b_16``: torchvision's ViT-B/16 (patch convolution, 12 encoder layers of
+  ``nn.MultiheadAttention``), 224x224, ``weights=None``; its zero-initialized head is drawn
+  at random so the logits are not all zero.
 
 ``build(name, directory, opset=...)`` writes ``<directory>/<name>.onnx`` and returns its path.
 BatchNorm running statistics are random too, so no normalization is an identity.
@@ -25,6 +30,8 @@ from pathlib import Path
 
 import torch
 from torch import nn
+
+from dnnc_testing.torchvision_models import models as torchvision_models
 
 
 def _conv_bn(
@@ -165,6 +172,16 @@ def residual_chain() -> nn.Module:
     )
 
 
+def efficientnet_b0() -> nn.Module:
+    return torchvision_models().efficientnet_b0(weights=None)
+
+
+def vit_b_16() -> nn.Module:
+    model = torchvision_models().vit_b_16(weights=None)
+    nn.init.normal_(model.heads.head.weight, std=768**-0.5)
+    return model
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """How to make a model and its one input."""
@@ -180,6 +197,8 @@ MODELS: dict[str, ModelSpec] = {
     "mobilenet_v2": ModelSpec(mobilenet_v2, (1, 3, 224, 224)),
     "bert_layer": ModelSpec(BertLayer, (1, 128, 768), fold_constants=False),
     "residual_chain": ModelSpec(residual_chain, (1, 3, 32, 32), fold_constants=False),
+    "efficientnet_b0": ModelSpec(efficientnet_b0, (1, 3, 224, 224)),
+    "vit_b_16": ModelSpec(vit_b_16, (1, 3, 224, 224)),
 }
 """Every model by name."""
 
@@ -210,6 +229,7 @@ def build(name: str, directory: str | Path, *, opset: int = 17, seed: int = 0) -
     spec = MODELS[name]
     path = Path(directory) / f"{name}.onnx"
     example = torch.randn(spec.input_shape, generator=torch.Generator().manual_seed(seed))
+    torch.backends.mha.set_fastpath_enabled(False)  # its fused kernel has no ONNX export
     with torch.no_grad():
         torch.onnx.export(
             torch_model(name, seed),

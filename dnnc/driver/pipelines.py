@@ -46,7 +46,7 @@ class PipelinePass(ModulePass):
 class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
-    Composites first (decomposed tanh-GELU and layer norm back to one op each), then constants
+    Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then constants
     (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
     become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
@@ -66,6 +66,7 @@ class OptimizePipeline(PipelinePass):
     precision: str = "f32"
     steps = (
         "dnn-recover-gelu",
+        "dnn-recover-swish",
         "dnn-recover-layer-norm",
         "dnn-fold-constants",
         "dnn-fuse-post-ops",

@@ -20,6 +20,7 @@ _XDSL_PASSES = ("canonicalize", "cse", "dce")
 
 _DNNC_PASSES: dict[str, str] = {
     "dnn-recover-gelu": "dnnc.passes.recover_gelu:RecoverGeluPass",
+    "dnn-recover-swish": "dnnc.passes.recover_swish:RecoverSwishPass",
     "dnn-recover-layer-norm": "dnnc.passes.recover_layer_norm:RecoverLayerNormPass",
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",

@@ -21,7 +21,10 @@ pass (dnnc.runtime.executor).
 
 Pre:  the IR verifies; no post-ops fused yet (a remark names a fused post-op that drops special
       values: the pass does not split it back out).
-Post: every dnn.eltwise relu with slope 0 is an elu, every other op of the rules is pinned.
+Post: every dnn.eltwise relu with slope 0 is an elu, every other op of the rules is pinned;
+      the module carries the unit attribute ``dnn.propagate_special_values``, which the
+      recovering rewrites that would bring in a masking kernel (dnn-recover-gelu,
+      dnn-recover-swish) read as "leave the ops as they are".
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -49,6 +52,15 @@ from dnnc.ir.types import data_type_of
 from dnnc.ir.values import attribute_value
 from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of, pinned_to_reference
 from dnnc.target.special_values import kernel_masks, post_op_masks
+
+MARK = "dnn.propagate_special_values"
+"""The module attribute this pass leaves (module docstring)."""
+
+
+def propagates_special_values(module: ModuleOp) -> bool:
+    """Whether dnn-propagate-special-values ran on `module`: no rewrite may then bring in a
+    kernel that drops special values."""
+    return MARK in module.attributes
 
 
 def _relu_slope_zero(op: EltwiseOp) -> bool:
@@ -96,5 +108,6 @@ class PropagateSpecialValuesPass(ModulePass):
     name = "dnn-propagate-special-values"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        op.attributes[MARK] = UnitAttr()
         patterns = GreedyRewritePatternApplier([RelaxReluToElu(), PinToReference()])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

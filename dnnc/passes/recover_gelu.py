@@ -9,7 +9,8 @@ no erf, so the ONNX importer fuses it before emitting dnn (dnnc/frontend/onnx/ge
 
 Not recovered (remark "not recovered: <why>" on the tanh) when a constant differs, an
 intermediate has another use (it would be lost), a binary has post-ops, or the result type is
-not x's (a constant broadcast the result to a larger shape).
+not x's (a constant broadcast the result to a larger shape); nothing is recovered in a module
+dnn-propagate-special-values marked (oneDNN's gelu_tanh gives NaN for +inf).
 
 Pre:  the IR verifies.   Post: no matching tanh chain is left; every tanh got a remark.
 The matching helpers (``need``, ``splat``, ``producer``, ``other_operand``) are shared with
@@ -39,6 +40,7 @@ from dnnc.ir.dnn import BinaryOp, ConstantOp, EltwiseOp
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr
 from dnnc.ir.weights import constant_value
+from dnnc.passes.propagate_special_values import propagates_special_values
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -229,4 +231,6 @@ class RecoverGeluPass(ModulePass):
     name = "dnn-recover-gelu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if propagates_special_values(op):
+            return  # gelu_tanh would drop +inf: the module asked for ONNX's special values
         PatternRewriteWalker(RecoverTanhGelu(), apply_recursively=False).rewrite_module(op)

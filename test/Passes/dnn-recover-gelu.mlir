@@ -1,5 +1,6 @@
 // RUN: dnnc-opt %s -p dnn-recover-gelu --split-input-file | filecheck %s
 // RUN: dnnc-opt %s -p dnn-recover-gelu --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p dnn-propagate-special-values,dnn-recover-gelu --split-input-file | filecheck %s --check-prefix=PROPAGATE
 
 /// torch's GELU(approximate="tanh") as exported: x * x * x, constants on the left, then
 /// 0.5 * (x * (1 + tanh)). Every op of the chain and its constants go.
@@ -7,6 +8,12 @@
 // CHECK-NEXT:    %[[Y:.*]] = dnn.eltwise gelu_tanh %x : tensor<2x8xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 // REMARK: remark: [dnn-recover-gelu] recovered gelu_tanh
+/// Under dnn-propagate-special-values the chain stays (gelu_tanh gives NaN for +inf).
+// PROPAGATE-LABEL: func.func @gelu_tanh_torch_order
+// PROPAGATE-NOT:     dnn.eltwise gelu_tanh
+// PROPAGATE:         dnn.eltwise tanh
+// PROPAGATE-NOT:     dnn.eltwise gelu_tanh
+// PROPAGATE:         func.return
 func.func @gelu_tanh_torch_order(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %sq = dnn.binary mul %x, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   %cube = dnn.binary mul %x, %sq : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>

@@ -43,6 +43,8 @@ EXPECTED_OPS = {
     "mobilenet_v2": {"dnn.conv2d": 52, "dnn.eltwise": 35, "dnn.inner_product": 1},
     "bert_layer": {"dnn.matmul": 8, "dnn.layer_norm": 2, "dnn.softmax": 1, "dnn.eltwise": 1},
     "residual_chain": {"dnn.conv2d": 5, "dnn.batch_norm": 5, "dnn.inner_product": 1},
+    "efficientnet_b0": {"dnn.conv2d": 81, "dnn.pool": 17, "dnn.inner_product": 1},
+    "vit_b_16": {"dnn.conv2d": 1, "dnn.layer_norm": 25, "dnn.softmax": 12, "dnn.matmul": 60},
 }
 
 

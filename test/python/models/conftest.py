@@ -1,11 +1,7 @@
 """Real architectures built here with random weights and exported once per test session.
 
-torch is the CPU build pinned in the test extra; torchvision's wheel on the package index is
-a CUDA build whose compiled operators (detection: nms, roi_align ...) do not load next to it.
-The model definitions need none of them, but ``import torchvision`` registers fake kernels
-for ``torchvision::nms`` and ``qnms``, which fails unless their schemas exist: they are
-defined here first (schemas only, no kernels).
-"""
+torchvision is imported through dnnc_testing.torchvision_models (it loads beside the CPU build
+of torch there)."""
 
 from __future__ import annotations
 
@@ -20,10 +16,6 @@ import torch
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing can be downloaded here
 
 torch.backends.mha.set_fastpath_enabled(False)  # its fused kernel has no ONNX export
-
-_SCHEMAS = torch.library.Library("torchvision", "DEF")
-_SCHEMAS.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-_SCHEMAS.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
 
 
 class Exported:

@@ -22,6 +22,7 @@ from conftest import Exported
 from torch import nn
 
 import dnnc
+from dnnc_testing.torchvision_models import models as torchvision_models
 
 
 @dataclass(frozen=True)
@@ -57,20 +58,16 @@ def _calibrated(model: nn.Module, example: dict[str, np.ndarray]) -> nn.Module:
 
 def _torchvision(name: str, **kwargs: object) -> Callable[[], nn.Module]:
     def build() -> nn.Module:
-        import torchvision
-
         torch.manual_seed(0)
-        model = getattr(torchvision.models, name)(weights=None, **kwargs)
+        model = getattr(torchvision_models(), name)(weights=None, **kwargs)
         return _calibrated(model, _images(64)(8))
 
     return build
 
 
 def _vit() -> nn.Module:
-    from torchvision.models.vision_transformer import VisionTransformer
-
     torch.manual_seed(0)
-    model = VisionTransformer(
+    model = torchvision_models().vision_transformer.VisionTransformer(
         image_size=32,
         patch_size=8,
         num_layers=2,
@@ -87,10 +84,10 @@ class _Segmentation(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        from torchvision.models.segmentation import lraspp_mobilenet_v3_large
-
         torch.manual_seed(0)
-        model = lraspp_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5)
+        model = torchvision_models().segmentation.lraspp_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=5
+        )
         self.model = _calibrated(model, _images(64)(4))
 
     def forward(self, pixels: torch.Tensor) -> torch.Tensor:
