@@ -14,6 +14,7 @@ import importlib
 import os
 import shutil
 import sys
+import tempfile
 
 import lit.formats
 
@@ -32,6 +33,10 @@ config.substitutions.append(("%python", sys.executable))
 for name, value in os.environ.items():
     if name.startswith(("ONEDNN_", "DNNL_", "DNNC_")):
         config.environment[name] = value
+# Layout decisions checked here are the analytic model's: measured times differ by machine
+# and run (a RUN line asks for `cost=measured` itself); measured times go to a private cache.
+config.environment.setdefault("DNNC_TUNE", "off")
+config.environment.setdefault("DNNC_CACHE_DIR", tempfile.mkdtemp(prefix="dnnc-lit-cache-"))
 
 
 def _have_libdnnl() -> bool:

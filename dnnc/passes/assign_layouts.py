@@ -1,4 +1,4 @@
-"""dnn-assign-layouts: choose the memory layout every op reads, for the least reorder traffic.
+"""dnn-assign-layouts: choose the memory layout every op reads, for the least measured time.
 
 Rule: %y = dnn.<op> %x, %w ...          [the op runs a kernel or is dnn.reshape]
       ==> %y = dnn.<op> %x, %w ... {dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<Acdb64a>]}
@@ -18,20 +18,32 @@ Candidates per op (kernel_table): PREFERRED ops run in a layout oneDNN picks wit
 rank that oneDNN runs them in with a non-reference implementation; PLAIN ops in plain.
 Function arguments and results stay plain (the caller's arrays).
 
-Cost: a value produced in layout a and read in layouts {b...} costs, per distinct b != a,
-the bytes of reading it in a plus writing it in b (padding included); reading a constant
-costs nothing. ``strategy``:
+Cost (``cost=measured``, the default unless ``DNNC_TUNE=off``): the time of every op in its
+layout plus that of the reorders between them, measured on this CPU. A preferred op on images
+or volumes is then also a candidate in channels-last, 16- and 8-channel blocks and plain
+(where oneDNN runs it with a real kernel), and every op with a choice is timed in each
+candidate (dnnc.target.timings: its primitive on zeroed buffers, the least of a few runs;
+kept on disk per CPU, ISA and oneDNN version, so a second compile measures only primitives it
+has not seen). A reorder costs a measured time per step plus per byte. Ops whose spatial
+extents are all 1 are not timed (every layout is the same bytes there). A remark on each op
+whose measured choice is not oneDNN's own says what won and by how much.
+``cost=bytes`` (the analytic model, and ``auto`` under ``DNNC_TUNE=off``): a value produced
+in layout a and read in layouts {b...} costs, per distinct b != a, the bytes of reading it in
+a plus writing it in b (padding included), and ops cost nothing; candidates are oneDNN's picks.
+Either way reading a constant costs nothing. ``strategy``:
 - ``global``: minimal total cost. Dynamic programming over the candidate layouts in program
   order (best[op][k] = the cheapest way to compute op's inputs given k), then the choices
   backwards from the results; exact on chains and trees. On DAGs (a value read twice) the DP
   counts shared producers once per reader, so local improvement sweeps follow (each op takes
   its best layout given its neighbours' until nothing changes).
-- ``greedy``: each op its own first choice (oneDNN's pick; plain for agnostic ops).
+- ``greedy``: each op its own first choice (oneDNN's pick; plain for agnostic ops), never
+  measured.
 - ``plain``: no change.
 Pre:  the IR verifies; dnn-select-kernels ran if the compute types differ from the operand
       types (dnn-assign-precision). Fusion ran before (post-op arguments need layouts too).
 Post: every op that runs a kernel, and every dnn.reshape, has ``dnn.operand_layouts``; a remark
-      per function gives the run-time reorders and bytes the choice implies.
+      per function gives the run-time reorders and bytes the choice implies (and, measured,
+      the kernels' and reorders' time).
 """
 
 from __future__ import annotations
@@ -69,11 +81,13 @@ from dnnc.target.kernel_table import (
     roles_of,
     weight_indices,
 )
+from dnnc.target.timings import PrimitiveTimes, reorder_cost, tuning_enabled
 
 OPERAND_LAYOUTS = "dnn.operand_layouts"
 """The op attribute recording the layout each operand is expected in (module docstring)."""
 
 STRATEGIES = ("global", "greedy", "plain")
+COSTS = ("auto", "measured", "bytes")
 _SWEEPS = 20
 
 
@@ -102,6 +116,8 @@ class _Node:
     weights: dict[Layout, dict[int, Layout]] = field(default_factory=dict)
     implementations: dict[Layout, str] = field(default_factory=dict)
     """oneDNN's implementation per candidate of a preferred op (``brgconv:avx512_core``)."""
+    times: dict[Layout, float] = field(default_factory=dict)
+    """Measured microseconds per candidate (cost=measured, ops with a choice only)."""
 
     def result_layout(self, k: Layout, value: SSAValue) -> Layout:
         """The layout the op writes `value` in when it runs in `k`."""
@@ -117,9 +133,14 @@ class _Node:
 class _Graph:
     """The decided ops of one function and the cost of an assignment (module docstring)."""
 
-    def __init__(self, function: func.FuncOp, probe: Probe) -> None:
+    def __init__(
+        self, function: func.FuncOp, probe: Probe, times: PrimitiveTimes | None = None
+    ) -> None:
         self.function = function
         self.probe = probe
+        self.measured = times is not None
+        self.per_reorder, self.per_byte = reorder_cost(times) if times else (0.0, 1.0)
+        """What a reorder costs: microseconds per step and per byte, or 0 and 1 (bytes)."""
         ops = [op for op in function.body.block.ops if isinstance(op, DnnOp)]
         preferred = {
             op: self._preferred(op) for op in ops if layout_rule(op) is LayoutRule.PREFERRED
@@ -142,6 +163,9 @@ class _Graph:
                 self.nodes[op] = self._agnostic(op, pool)
             else:
                 self.nodes[op] = _Node(op, [_plain(op.operands[0])], _tied(op))
+        if times is not None:
+            for node in self.nodes.values():
+                self._measure(node, times)
 
     def _preferred(self, op: DnnOp) -> _Node:
         node = _Node(op, [], _tied(op))
@@ -149,9 +173,39 @@ class _Graph:
         for k in [choice.get("src"), *[choice.get(r) for r in self._dst_role(op)]]:
             if k is not None and k.rank == _plain(op.operands[0]).rank:
                 self._try(node, k)
+        if self.measured:
+            for k in _measured_candidates(_plain(op.operands[0]).rank):
+                self._try(node, k)
         if not node.candidates:
             node.candidates.append(_plain(op.operands[0]))  # oneDNN chose nothing usable
         return node
+
+    def _tied_layouts(self, node: _Node, k: Layout) -> dict[str, Layout]:
+        """The layout of every tied role of `node`'s primitive (and dst) when it runs in `k`."""
+        op = node.op
+        return {r: k for r, i in roles_of(op) if i in node.tied} | {
+            r: k for r in self._dst_role(op)
+        }
+
+    def _layouts(self, node: _Node, k: Layout) -> dict[str, Layout | None]:
+        """Every role's layout when `node` runs in `k`; weights as oneDNN packs them (None)."""
+        layouts: dict[str, Layout | None] = dict(self._tied_layouts(node, k))
+        if layout_rule(node.op) is LayoutRule.PREFERRED:
+            layouts["weights"] = None
+        return layouts
+
+    def _measure(self, node: _Node, times: PrimitiveTimes) -> None:
+        """Time `node`'s primitive in each of its candidates (nothing to compare for one, nor
+        where every spatial extent is 1: the layouts then lay out the same bytes, and oneDNN's
+        primitive cache takes such descriptors for one another, handing back a primitive of
+        another implementation than the descriptor's; executing it crashes)."""
+        shape = tensor_type(node.op.operands[0]).get_shape()
+        if len(node.candidates) < 2 or all(extent == 1 for extent in shape[2:]):
+            return
+        for k in node.candidates:
+            created = self.probe.primitive(node.op, self._layouts(node, k))
+            if created is not None:
+                node.times[k] = times.time(*created)
 
     def _adopt(self, node: _Node, pool: dict[int, list[Layout]]) -> None:
         """Where oneDNN runs a preferred op only on a fallback kernel (gemm or reference) in
@@ -178,9 +232,7 @@ class _Graph:
         if k in node.candidates:
             return
         op = node.op
-        tied = {r: k for r, i in roles_of(op) if i in node.tied} | {
-            r: k for r in self._dst_role(op)
-        }
+        tied = self._tied_layouts(node, k)
         packed = self.probe.choose(op, tied, ("weights",))
         if packed is None:
             return  # oneDNN cannot run the op so
@@ -248,9 +300,28 @@ class _Graph:
         costs = [self.value_cost(v, choice) for v in self.values()]
         return sum(c for c, _ in costs), sum(b for _, b in costs)
 
-    def local_cost(self, op: Operation, choice: dict[Operation, Layout]) -> int:
-        """Bytes of the values `op` reads or writes (what its choice changes)."""
-        return sum(self.value_cost(v, choice)[1] for v in {*op.operands, *op.results})
+    def weigh(self, reorders: int, moved: int) -> float:
+        """The cost of `reorders` steps moving `moved` bytes: bytes, or microseconds."""
+        return reorders * self.per_reorder + moved * self.per_byte
+
+    def transfer(self, value: SSAValue, src: Layout, dst: Layout) -> float:
+        """The cost of reading `value`, written in `src`, in `dst`."""
+        return 0.0 if src == dst else self.weigh(1, moved_bytes(value, src, dst))
+
+    def op_cost(self, op: Operation, k: Layout) -> float:
+        """Measured microseconds of `op` running in `k` (0 when not measured)."""
+        return self.nodes[op].times.get(k, 0.0)
+
+    def kernel_time(self, choice: dict[Operation, Layout]) -> float:
+        return sum(self.op_cost(op, k) for op, k in choice.items())
+
+    def local_cost(self, op: Operation, choice: dict[Operation, Layout]) -> float:
+        """The cost of the values `op` reads or writes and of `op` itself (what its choice
+        changes)."""
+        values = {*op.operands, *op.results}
+        return self.op_cost(op, choice[op]) + sum(
+            self.weigh(*self.value_cost(v, choice)) for v in values
+        )
 
     # --- strategies ---------------------------------------------------------------------------
 
@@ -259,15 +330,19 @@ class _Graph:
 
     def optimal(self) -> dict[Operation, Layout]:
         """DP forward, choices backward, then improvement sweeps (module docstring)."""
-        best: dict[Operation, dict[Layout, int]] = {}
+        best: dict[Operation, dict[Layout, float]] = {}
         for op, node in self.nodes.items():
-            best[op] = {k: self._inputs_cost(node, k, best) for k in node.candidates}
+            best[op] = {
+                k: self.op_cost(op, k) + self._inputs_cost(node, k, best) for k in node.candidates
+            }
         choice: dict[Operation, Layout] = {}
         for op in reversed(list(self.nodes)):  # readers are decided before their producers
             costs = {}
             for k in self.nodes[op].candidates:
                 choice[op] = k
-                costs[k] = best[op][k] + sum(self.value_cost(v, choice)[1] for v in op.results)
+                costs[k] = best[op][k] + sum(
+                    self.weigh(*self.value_cost(v, choice)) for v in op.results
+                )
             choice[op] = min(costs, key=costs.__getitem__)
         for _ in range(_SWEEPS):
             changed = False
@@ -284,9 +359,11 @@ class _Graph:
                 break
         return choice
 
-    def _inputs_cost(self, node: _Node, k: Layout, best: dict[Operation, dict[Layout, int]]) -> int:
+    def _inputs_cost(
+        self, node: _Node, k: Layout, best: dict[Operation, dict[Layout, float]]
+    ) -> float:
         """The cheapest cost of the ops producing `node`'s operands, `node` running in k."""
-        total = 0
+        total = 0.0
         for index, value in enumerate(node.op.operands):
             want, owner = node.expected(k, index), value.owner
             if isinstance(owner, ConstantOp | WeightOp):
@@ -294,11 +371,11 @@ class _Graph:
             if isinstance(owner, Operation) and owner in best:
                 producer = self.nodes[owner]
                 total += min(
-                    cost + moved_bytes(value, producer.result_layout(kp, value), want)
+                    cost + self.transfer(value, producer.result_layout(kp, value), want)
                     for kp, cost in best[owner].items()
                 )
             else:
-                total += moved_bytes(value, layout_of(tensor_type(value)), want)
+                total += self.transfer(value, layout_of(tensor_type(value)), want)
         return total
 
     def annotate(self, choice: dict[Operation, Layout]) -> None:
@@ -308,6 +385,16 @@ class _Graph:
                 want = node.expected(choice[op], index)
                 layouts.append(LayoutAttr(want) if want.rank else NoneAttr())  # rank 0: no layout
             op.attributes[OPERAND_LAYOUTS] = ArrayAttr(layouts)
+
+
+def _measured_candidates(rank: int) -> list[Layout]:
+    """The layouts the measured cost model also times a preferred op of `rank` in (images
+    and volumes): channels last, 16- and 8-channel blocks, plain."""
+    if rank not in (4, 5):
+        return []
+    plain = plain_layout(rank)
+    channels_last = Layout((0, *range(2, rank), 1))
+    return [channels_last, *(Layout(plain.order, ((1, size),)) for size in (16, 8)), plain]
 
 
 def _tied(op: DnnOp) -> set[int]:
@@ -335,7 +422,11 @@ class AssignLayoutsPass(ModulePass):
     name = "dnn-assign-layouts"
 
     strategy: str = "global"
-    """``global`` (least reorder bytes), ``greedy`` (each op its own pick) or ``plain``."""
+    """``global`` (least cost), ``greedy`` (each op its own pick) or ``plain``."""
+
+    cost: str = "auto"
+    """``measured`` (kernel and reorder times on this CPU), ``bytes`` (reorder traffic) or
+    ``auto``: measured unless ``DNNC_TUNE=off``."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.strategy not in STRATEGIES:
@@ -343,19 +434,48 @@ class AssignLayoutsPass(ModulePass):
                 f"dnn-assign-layouts: strategy={self.strategy} is not one of "
                 f"{', '.join(STRATEGIES)}"
             )
+        if self.cost not in COSTS:
+            raise DnncError(
+                f"dnn-assign-layouts: cost={self.cost} is not one of {', '.join(COSTS)}"
+            )
         if self.strategy == "plain":
             return  # no change: every value stays in the layout its type has
+        measured = self.cost == "measured" or (self.cost == "auto" and tuning_enabled())
+        times = PrimitiveTimes() if measured and self.strategy == "global" else None
         probe = Probe()
         for function in op.walk():
             if not isinstance(function, func.FuncOp) or not function.body.blocks:
                 continue  # a declaration: nothing to choose
             if not is_dnn_function(function):
                 continue  # no tensors: no layouts
-            graph = _Graph(function, probe)
+            graph = _Graph(function, probe, times)
             choice = graph.optimal() if self.strategy == "global" else graph.greedy()
             graph.annotate(choice)
             count, moved = graph.cost(choice)
             message = f"{self.strategy}: {count} run-time reorders moving {moved} bytes"
-            if self.strategy == "global":
+            if times is not None:
+                _remark_measured(graph, choice)
+                message += (
+                    f"; measured: kernels {graph.kernel_time(choice):.0f} us, reorders "
+                    f"{graph.weigh(count, moved):.0f} us"
+                )
+            elif self.strategy == "global":
                 message += f" (greedy: {graph.cost(graph.greedy())[1]} bytes)"
             remark(function, message)
+        if times is not None:
+            times.save()
+
+
+def _remark_measured(graph: _Graph, choice: dict[Operation, Layout]) -> None:
+    """Where the measured choice of a preferred op is not oneDNN's pick, say what won and by
+    how much."""
+    for op, node in graph.nodes.items():
+        first, chosen = node.candidates[0], choice[op]
+        if chosen == first or not {first, chosen} <= node.times.keys() & node.implementations:
+            continue
+        remark(
+            op,
+            f"runs in {chosen.name} ({node.implementations.get(chosen, 'its kernel')}, "
+            f"{node.times[chosen]:.1f} us) rather than {first.name} "
+            f"({node.implementations.get(first, 'its kernel')}, {node.times[first]:.1f} us)",
+        )

@@ -246,7 +246,7 @@ class Probe:
         weights)."""
         from dnnc.dnnl.primitives.base import logical_layout
 
-        created = self._create(op, {**fixed, **{role: None for role in free}})
+        created = self.primitive(op, {**fixed, **{role: None for role in free}})
         if created is None:
             return None
         handler, desc = created
@@ -261,10 +261,10 @@ class Probe:
         """oneDNN's implementation name for `op` with the roles in `fixed` (plain when not
         given, oneDNN's choice when None), computing in `data_type` (default: its
         compute_type), e.g. ``brg:avx512_core``; None when it has none."""
-        created = self._create(op, fixed, data_type)
+        created = self.primitive(op, fixed, data_type)
         return None if created is None else created[1].impl_info
 
-    def _create(
+    def primitive(
         self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
     ) -> tuple[PrimitiveHandler, PrimitiveDesc] | None:
         """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in

@@ -4,8 +4,14 @@
 // RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts{strategy=plain}' --split-input-file | filecheck %s --check-prefix=PLAIN
 // RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts' --split-input-file --remarks=dnn-assign-layouts 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: not dnnc-opt %s -p 'dnn-assign-layouts{strategy=best}' 2>&1 | filecheck %s --check-prefix=ERROR
+// RUN: not dnnc-opt %s -p 'dnn-assign-layouts{cost=fastest}' 2>&1 | filecheck %s --check-prefix=COST-ERROR
+// RUN: dnnc-opt %s -p 'dnn-select-kernels,dnn-assign-layouts{cost=measured}' --split-input-file --remarks=dnn-assign-layouts 2>&1 >/dev/null | filecheck %s --check-prefix=MEASURED
 
 // ERROR: dnn-assign-layouts: strategy=best is not one of global, greedy, plain
+// COST-ERROR: dnn-assign-layouts: cost=fastest is not one of auto, measured, bytes
+/// The measured model's choices depend on this CPU's timings (test_measured_layouts.py
+/// checks them against set times); here only that it ran and what it reports.
+// MEASURED: remark: [dnn-assign-layouts] global: {{[0-9]+}} run-time reorders moving {{[0-9]+}} bytes; measured: kernels {{[0-9]+}} us, reorders {{[0-9]+}} us
 // PLAIN-NOT: dnn.operand_layouts
 
 /// conv, relu, conv: the relu runs in the convolutions' layout (whatever oneDNN picks on this
