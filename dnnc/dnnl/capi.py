@@ -509,6 +509,10 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
         "dnnl_status_t",
         ("int level",),
     ),
+    "dnnl_set_primitive_cache_capacity": (
+        "dnnl_status_t",
+        ("int capacity",),
+    ),
     "dnnl_engine_get_count": (
         "size_t",
         ("dnnl_engine_kind_t kind",),

@@ -81,6 +81,13 @@ def _checked(name: str) -> Any:
 _C: Any = SimpleNamespace(**{name: _checked(name) for name in capi.SIGNATURES})
 """The functions of capi.SIGNATURES by their C names; status-returning ones are checked."""
 
+_C.dnnl_set_primitive_cache_capacity(0)
+# oneDNN's own primitive cache is off: dnnc keeps primitives by their full descriptors
+# (dnnc.runtime's PrimitiveCache), and oneDNN 3.2's cache takes descriptors that differ only
+# in the strides of size-1 dimensions for one another, handing back a primitive of another
+# implementation than the descriptor's (a 1x32x1x1 convolution in nchw got the nhwc one's
+# brgconv_1x1, which then ran without the scratchpad it needs: a crash).
+
 
 def set_verbose(level: int) -> None:
     """oneDNN's verbose mode (0 off, 1 execution, 2 also creation), like ONEDNN_VERBOSE."""

@@ -196,9 +196,7 @@ class _Graph:
 
     def _measure(self, node: _Node, times: PrimitiveTimes) -> None:
         """Time `node`'s primitive in each of its candidates (nothing to compare for one, nor
-        where every spatial extent is 1: the layouts then lay out the same bytes, and oneDNN's
-        primitive cache takes such descriptors for one another, handing back a primitive of
-        another implementation than the descriptor's; executing it crashes)."""
+        where every spatial extent is 1: the layouts then lay out the same bytes)."""
         shape = tensor_type(node.op.operands[0]).get_shape()
         if len(node.candidates) < 2 or all(extent == 1 for extent in shape[2:]):
             return
