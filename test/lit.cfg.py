@@ -35,7 +35,7 @@ for name, value in os.environ.items():
         config.environment[name] = value
 # Layout decisions checked here are the analytic model's: measured times differ by machine
 # and run (a RUN line asks for `cost=measured` itself); measured times go to a private cache.
-config.environment.setdefault("DNNC_TUNE", "off")
+config.environment["DNNC_TUNE"] = "off"
 config.environment.setdefault("DNNC_CACHE_DIR", tempfile.mkdtemp(prefix="dnnc-lit-cache-"))
 
 

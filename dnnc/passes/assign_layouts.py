@@ -18,16 +18,17 @@ Candidates per op (kernel_table): PREFERRED ops run in a layout oneDNN picks wit
 rank that oneDNN runs them in with a non-reference implementation; PLAIN ops in plain.
 Function arguments and results stay plain (the caller's arrays).
 
-Cost (``cost=measured``, the default unless ``DNNC_TUNE=off``): the time of every op in its
+Cost (``cost=measured``, or ``auto`` under ``DNNC_TUNE=on``): the time of every op in its
 layout plus that of the reorders between them, measured on this CPU. A preferred op on images
 or volumes is then also a candidate in channels-last, 16- and 8-channel blocks and plain
 (where oneDNN runs it with a real kernel), and every op with a choice is timed in each
 candidate (dnnc.target.timings: its primitive on zeroed buffers, the least of a few runs;
 kept on disk per CPU, ISA and oneDNN version, so a second compile measures only primitives it
-has not seen). A reorder costs a measured time per step plus per byte. Ops whose spatial
-extents are all 1 are not timed (every layout is the same bytes there). A remark on each op
-whose measured choice is not oneDNN's own says what won and by how much.
-``cost=bytes`` (the analytic model, and ``auto`` under ``DNNC_TUNE=off``): a value produced
+has not seen). A reorder costs a time per step plus per byte, measured by each compile.
+Ops whose spatial extents are all 1 are not timed (every layout is the same bytes there). A
+remark on each op whose measured choice is not oneDNN's own says what won and by how much.
+``cost=bytes`` (the analytic model, and ``auto``, the default, unless ``DNNC_TUNE=on``; why
+measuring is opt-in: dnnc.target.timings): a value produced
 in layout a and read in layouts {b...} costs, per distinct b != a, the bytes of reading it in
 a plus writing it in b (padding included), and ops cost nothing; candidates are oneDNN's picks.
 Either way reading a constant costs nothing. ``strategy``:
@@ -139,7 +140,7 @@ class _Graph:
         self.function = function
         self.probe = probe
         self.measured = times is not None
-        self.per_reorder, self.per_byte = reorder_cost(times) if times else (0.0, 1.0)
+        self.per_reorder, self.per_byte = reorder_cost() if times else (0.0, 1.0)
         """What a reorder costs: microseconds per step and per byte, or 0 and 1 (bytes)."""
         ops = [op for op in function.body.block.ops if isinstance(op, DnnOp)]
         preferred = {
@@ -424,7 +425,7 @@ class AssignLayoutsPass(ModulePass):
 
     cost: str = "auto"
     """``measured`` (kernel and reorder times on this CPU), ``bytes`` (reorder traffic) or
-    ``auto``: measured unless ``DNNC_TUNE=off``."""
+    ``auto``: measured if ``DNNC_TUNE=on``, else bytes."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.strategy not in STRATEGIES:

@@ -1,7 +1,7 @@
 """dnn-assign-layouts{cost=measured}: the layouts follow the measured times (set here, so that
 the test does not depend on this CPU), compute what the analytic model's layouts compute,
-and the times are kept on disk so that a second compile measures nothing; DNNC_TUNE=off
-measures nothing at all."""
+and the times are kept on disk so that a second compile measures nothing; the default
+pipeline measures only under DNNC_TUNE=on."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_measured_layouts_compute_what_the_analytic_ones_do(
     np.testing.assert_allclose(measured, analytic, rtol=1e-5, atol=1e-5 * np.abs(analytic).max())
 
 
-def test_times_are_kept_and_a_second_compile_measures_nothing(
+def test_times_are_kept_and_a_second_compile_measures_no_kernel(
     tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write(residual_blocks(1, SHAPE), tmp_path)
@@ -64,18 +64,22 @@ def test_times_are_kept_and_a_second_compile_measures_nothing(
     written = kept.stat().st_mtime_ns
 
     def measure(handler: PrimitiveHandler, desc: PrimitiveDesc) -> float:
-        raise AssertionError(f"{handler.kind} measured again")
+        assert handler.kind == "reorder", f"{handler.kind} measured again"
+        return 1.0  # the reorder cost is measured by every compile (dnnc.target.timings)
 
     monkeypatch.setattr(timings, "_measure", measure)
     dnnc.compile(path, pipeline("measured"))
     assert kept.stat().st_mtime_ns == written
 
 
-@pytest.mark.parametrize(("tune", "measures"), [("off", False), ("on", True)])
+@pytest.mark.parametrize(("tune", "measures"), [(None, False), ("off", False), ("on", True)])
 def test_dnnc_tune_decides_what_the_default_does(
-    tune: str, measures: bool, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+    tune: str | None, measures: bool, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(TUNE_VARIABLE, tune)
+    if tune is None:
+        monkeypatch.delenv(TUNE_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(TUNE_VARIABLE, tune)
     calls: list[str] = []
 
     def measure(handler: PrimitiveHandler, desc: PrimitiveDesc) -> float:
