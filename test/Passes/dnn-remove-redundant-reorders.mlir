@@ -207,10 +207,12 @@ func.func @sink_rounding_cast_not_shared(%x: tensor<8x12xf32>, %y: tensor<8x12xf
 
 // -----
 
-/// A cast of a weight is not folded: the weight keeps its file's data type.
+/// A cast of a weight whose file cannot be read stays, with a remark (a weight that can be
+/// read is cast once: dnn-remove-redundant-reorders-weights.mlir).
 // CHECK-LABEL: func.func @negative_cast_of_weight
 // CHECK:         %w = dnn.weight "w.npz", "w" : tensor<4xf32>
 // CHECK:         dnn.cast %w
+// REMARK: remark: [dnn-remove-redundant-reorders] cast kept: the weight cannot be read here
 func.func @negative_cast_of_weight() -> tensor<4xbf16> {
   %w = dnn.weight "w.npz", "w" : tensor<4xf32>
   %c = dnn.cast %w : (tensor<4xf32>) -> tensor<4xbf16>
