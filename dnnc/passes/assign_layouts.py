@@ -1,4 +1,5 @@
-"""dnn-assign-layouts: choose the memory layout every op reads, for the least measured time.
+"""dnn-assign-layouts: choose the memory layout every op reads, for the least reorder traffic
+(or, opted in, the least measured time).
 
 Rule: %y = dnn.<op> %x, %w ...          [the op runs a kernel or is dnn.reshape]
       ==> %y = dnn.<op> %x, %w ... {dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<Acdb64a>]}

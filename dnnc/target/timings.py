@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 import time
@@ -130,15 +131,8 @@ def reorder_cost() -> tuple[float, float]:
         handler = handler_for("reorder", descs, {})
         measured.append((_measure(handler, handler.create(Engine.default())), shape))
     (small, small_shape), (large, large_shape) = measured
-    extra_bytes = 8 * (_elements(large_shape) - _elements(small_shape))
+    extra_bytes = 8 * (math.prod(large_shape) - math.prod(small_shape))
     return small, max(large - small, 0.0) / extra_bytes
-
-
-def _elements(shape: tuple[int, ...]) -> int:
-    count = 1
-    for extent in shape:
-        count *= extent
-    return count
 
 
 def _measure(handler: PrimitiveHandler, desc: PrimitiveDesc) -> float:
