@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
@@ -117,9 +118,17 @@ def convert_transpose(imp: Importer, node: Node) -> Value:
 def convert_gather(imp: Importer, node: Node) -> Value:
     """Gather -> dnn.gather (embedding lookups, index selects), GatherElements ->
     dnn.gather_elements; constant indices become an inline constant, negative ones count from
-    the end."""
-    src, indices = imp.tensor(node, 0), imp.tensor(node, 1)
+    the end. A Gather of one constant index of a static shape (attention's q / k / v taken from
+    one packed projection, a class token) is dnn.slice + dnn.reshape: a view or a strided
+    copy, not an index lookup."""
+    src = imp.tensor(node, 0)
     axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis", 0), len(shape_of(src)))
+    picked = imp.const(node, 1)
+    if node.op_type == "Gather" and picked is not None and picked.ndim == 0:
+        selected = _select(imp, node, src, int(picked), axis)
+        if selected is not None:
+            return selected
+    indices = imp.tensor(node, 1)
     elements = node.op_type == "GatherElements"
     op, infer = (
         (GatherElementsOp, shapes.gather_elements) if elements else (GatherOp, shapes.gather)
@@ -132,6 +141,22 @@ def convert_gather(imp: Importer, node: Node) -> Value:
             properties={"axis": IntegerAttr(axis, i64)},
         )
     )
+
+
+def _select(imp: Importer, node: Node, src: SSAValue, index: int, axis: int) -> Value | None:
+    """``src[..., index, ...]`` along ``axis`` as slice + reshape (None for a dynamic shape);
+    an index out of range is the error ONNX makes it."""
+    shape = shape_of(src)
+    if shapes.DYNAMIC in shape:
+        return None  # the reshape would need run-time sizes: dnn.gather handles them
+    if not -shape[axis] <= index < shape[axis]:
+        raise imp.error(
+            node, f"index {index} is out of range for axis {axis} of size {shape[axis]}"
+        )
+    start = index % shape[axis]
+    begin = [start if d == axis else 0 for d in range(len(shape))]
+    end = [start + 1 if d == axis else extent for d, extent in enumerate(shape)]
+    return imp.reshape(imp.slice(node, src, begin, end), [*shape[:axis], *shape[axis + 1 :]])
 
 
 def convert_concat(imp: Importer, node: Node) -> Value:

@@ -545,12 +545,26 @@ CASES = [
         "dnn.gather",
         {"w": rand(8, 5)},
     ),
-    Case(
+    Case(  # one constant index: a slice (and a reshape dropping the axis), not a lookup
         "gather_scalar_index_axis1",
         [node("Gather", ["x", "i"], axis=1)],
         X3,
-        "dnn.gather",
+        "dnn.slice",
         {"i": np.array(0, np.int64)},
+    ),
+    Case(
+        "gather_negative_scalar_index_last_axis",
+        [node("Gather", ["x", "i"], axis=-1)],
+        X3,
+        "dnn.slice",
+        {"i": np.array(-3, np.int64)},
+    ),
+    Case(  # a constant index vector stays a lookup
+        "gather_constant_indices_axis1",
+        [node("Gather", ["x", "i"], axis=1)],
+        X3,
+        "dnn.gather",
+        {"i": np.array([2, 0], np.int64)},
     ),
     Case(
         "gather_elements_run_time_indices",
@@ -672,6 +686,13 @@ class Refusal:
 
 
 REFUSALS = [
+    Refusal(
+        "gather_constant_index_out_of_range",
+        [node("Gather", ["x", "i"], axis=1)],
+        X3,
+        "index 3 is out of range for axis 1 of size 3",
+        {"i": np.array(3, np.int64)},
+    ),
     Refusal(
         "conv_transpose_output_padding_beyond_stride",
         [node("ConvTranspose", ["x", "w"], dilations=[2, 2], output_padding=[1, 1])],
