@@ -141,8 +141,8 @@ def kernel_support(op: DnnOp, data_type: DataType, probe: Probe) -> Support:
     return Support.REFERENCE if found.startswith("ref") else Support.NATIVE
 
 
-KEEP_F32: tuple[type[DnnOp], ...] = (SoftmaxOp, LogSoftmaxOp, LayerNormOp)
-"""Ops whose statistics (max and sum, mean and variance) dnn-assign-precision keeps in f32."""
+KEEP_F32: tuple[type[DnnOp], ...] = (LogSoftmaxOp,)
+"""Ops dnn-assign-precision keeps in f32 (module docstring of dnnc.passes.assign_precision)."""
 
 
 def runs_kernel(op: Operation) -> bool:

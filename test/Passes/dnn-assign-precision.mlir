@@ -43,13 +43,19 @@ func.func @negative_lrn_reference_only_kept_f32(%src: tensor<1x8x6x6xf32>, %wei:
 
 // -----
 
-/// Softmax keeps its max and sum in f32.
-// CHECK-LABEL: func.func @negative_softmax_kept_f32
-// CHECK:         dnn.softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
-// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 2]]:3: remark: [dnn-assign-precision] kept f32: dnn.softmax keeps its statistics in f32
-func.func @negative_softmax_kept_f32(%src: tensor<2x8xf32>) -> tensor<2x8xf32> {
+/// Softmax and layer norm read and write bf16 (oneDNN keeps their max / sum, mean / variance
+/// in f32 inside the kernel); log_softmax stays f32 (its results near 0 need f32's precision).
+// CHECK-LABEL: func.func @softmax_layer_norm_bf16_log_softmax_kept_f32
+// BF16:          dnn.softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
+// BF16:          dnn.layer_norm {{.*}}dnn.kernel = #dnn.kernel<onednn, bf16>
+// NOBF16:        dnn.softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// CHECK:         dnn.log_softmax {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// REMARK-BF16: dnn-assign-precision.mlir:[[# @LINE + 4]]:3: remark: [dnn-assign-precision] kept f32: dnn.log_softmax results near 0 need f32's relative precision
+func.func @softmax_layer_norm_bf16_log_softmax_kept_f32(%src: tensor<2x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %s = dnn.softmax %src {axis = 1 : i64} : tensor<2x8xf32>
-  func.return %s : tensor<2x8xf32>
+  %n = dnn.layer_norm %s scale(%gamma : tensor<8xf32>) shift(%beta : tensor<8xf32>) : tensor<2x8xf32>
+  %l = dnn.log_softmax %src {axis = 1 : i64} : tensor<2x8xf32>
+  func.return %n, %l : tensor<2x8xf32>, tensor<2x8xf32>
 }
 
 // -----
