@@ -77,7 +77,7 @@ class LowerKernelPrecision(RewritePattern):
             return  # the lowering runs numpy here
         if isinstance(op, KEEP_F32):
             remark(op, f"kept f32: {op.name} results near 0 need f32's relative precision")
-            return  # max/sum or mean/variance in bf16 would exceed the tolerance
+            return  # log values near 0 would lose their relative precision in bf16
         support = kernel_support(op, self.dtype, self.probe)
         if support is not Support.NATIVE:
             what = "only a reference" if support is Support.REFERENCE else "no"
