@@ -57,10 +57,12 @@ MARK = "dnn.propagate_special_values"
 """The module attribute this pass leaves (module docstring)."""
 
 
-def propagates_special_values(module: ModuleOp) -> bool:
-    """Whether dnn-propagate-special-values ran on `module`: no rewrite may then bring in a
-    kernel that drops special values."""
-    return MARK in module.attributes
+def recover_unless_propagating(module: ModuleOp, pattern: RewritePattern) -> None:
+    """Apply a recovering rewrite (one that brings in a kernel dropping special values:
+    gelu_tanh, swish) to `module`, unless this pass marked it: the module then asked for
+    ONNX's special values, and the decomposed ops compute them."""
+    if MARK not in module.attributes:
+        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
 
 
 def _relu_slope_zero(op: EltwiseOp) -> bool:

@@ -29,7 +29,6 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -40,7 +39,7 @@ from dnnc.ir.dnn import BinaryOp, ConstantOp, EltwiseOp
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr
 from dnnc.ir.weights import constant_value
-from dnnc.passes.propagate_special_values import propagates_special_values
+from dnnc.passes.propagate_special_values import recover_unless_propagating
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
@@ -231,6 +230,4 @@ class RecoverGeluPass(ModulePass):
     name = "dnn-recover-gelu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if propagates_special_values(op):
-            return  # gelu_tanh would drop +inf: the module asked for ONNX's special values
-        PatternRewriteWalker(RecoverTanhGelu(), apply_recursively=False).rewrite_module(op)
+        recover_unless_propagating(op, RecoverTanhGelu())

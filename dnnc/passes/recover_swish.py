@@ -25,7 +25,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -35,7 +34,7 @@ from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.ir.dnn import BinaryOp, EltwiseOp
 from dnnc.ir.dnn.attributes import EltwiseAlgAttr
 from dnnc.ir.dnn.base import f32_attr
-from dnnc.passes.propagate_special_values import propagates_special_values
+from dnnc.passes.propagate_special_values import recover_unless_propagating
 from dnnc.passes.recover_gelu import NoMatch, binary_user, need, other_operand
 
 
@@ -78,6 +77,4 @@ class RecoverSwishPass(ModulePass):
     name = "dnn-recover-swish"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if propagates_special_values(op):
-            return  # swish would drop +inf: the module asked for ONNX's special values
-        PatternRewriteWalker(RecoverSwish(), apply_recursively=False).rewrite_module(op)
+        recover_unless_propagating(op, RecoverSwish())
