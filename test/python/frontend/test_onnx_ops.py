@@ -890,3 +890,18 @@ def test_layer_norm_statistics_are_computed_only_when_read(outputs: tuple[str, .
     made = model([ln], X3, outputs=outputs, initializers={"s": rand(8), "b": rand(8)})
     module = check(made, X3)
     assert ("dnn.reduce" in op_names(module)) == (len(outputs) == 3)
+
+
+def test_a_gather_of_one_index_of_a_dynamic_batch_stays_a_gather() -> None:
+    """Slice + reshape needs every size at import: with a dynamic batch the constant index
+    is looked up by dnn.gather, and each batch size gives ONNX Runtime's answer."""
+    made = model([node("Gather", ["x", "i"], axis=1)], X3, initializers={"i": np.array(-1)})
+    made.graph.input[0].CopyFrom(value_info("x", ["n", 3, 8]))
+    module = import_onnx(made)
+    assert "dnn.gather" in op_names(module) and "dnn.slice" not in op_names(module)
+    executable = dnnc.compile(module)
+    for batch in (1, 4):
+        x = {"x": rand(batch, 3, 8)}
+        (ours,) = executable.run(x)
+        (theirs,) = run_onnxruntime(made, x)
+        np.testing.assert_array_equal(ours, theirs)
