@@ -1,9 +1,10 @@
 """The importer: walks an ONNX ``Graph`` in order and emits one dnn function.
 
 Every ONNX value name maps to either a numpy array (known at import time: initializers,
-``Constant`` nodes, and every node whose inputs are all known, which is folded with ONNX's own
-reference evaluator, so ``Shape -> Gather -> Concat -> Reshape`` chains become constants when
-shapes are static) or an SSA value of the function. A converter (``converters.CONVERTERS``,
+``Constant`` nodes, and every node whose inputs are all known, which is folded with numpy
+(dnnc.frontend.onnx.folding) or else ONNX's own reference evaluator, so
+``Shape -> Gather -> Concat -> Reshape`` chains become constants when shapes are static) or
+an SSA value of the function. A converter (``converters.CONVERTERS``,
 one function per ONNX op type) reads its operands either as arrays (attributes in disguise:
 shapes, axes, pads) or as tensors; an array used as a tensor is materialized once, as
 ``dnn.weight`` when it goes to the weights file and as ``dnn.constant`` when it is small
@@ -23,7 +24,6 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 import onnx
 from onnx import helper
-from onnx.reference import ReferenceEvaluator
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -40,6 +40,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
+from dnnc.frontend.onnx.folding import FOLDERS
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
 from dnnc.ir.dnn import (
     BinaryOp,
@@ -235,8 +236,8 @@ class Importer:
         return candidate
 
     def fold(self, node: Node) -> list[np.ndarray] | None:
-        """The outputs of a node whose inputs are all known, from ONNX's reference evaluator
-        (None when the node must run at run time)."""
+        """The outputs of a node whose inputs are all known, from dnnc's numpy folders or else
+        ONNX's reference evaluator (None when the node must run at run time)."""
         known = [name for name in node.inputs if name]
         if node.op_type in _NOT_FOLDED or not all(
             isinstance(self.values.get(name), np.ndarray) for name in known
@@ -245,11 +246,17 @@ class Importer:
         if not known and node.op_type != "Constant":
             return None
         feeds = {name: self.values[name] for name in known}
-        if node.op_type in _FOLDERS:
-            return [_FOLDERS[node.op_type](node, *feeds.values())]
-        evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
         try:
+            if node.op_type in FOLDERS:
+                folded = FOLDERS[node.op_type](node, *(self.values[name] for name in known))
+                if folded is not None:
+                    return [folded]
+            from onnx.reference import ReferenceEvaluator  # 12 MiB: only what FOLDERS lacks
+
+            evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
             results = evaluator.run(None, feeds)
+        except ModelError:
+            raise
         except Exception as error:  # the reference evaluator raises anything; say which node
             raise self.error(node, f"cannot evaluate the constant node: {error}") from error
         return [np.asarray(r) for r in results]
@@ -481,18 +488,6 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
-
-
-def _gather_elements(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """ONNX GatherElements (negative indices count from the end)."""
-    axis = node.int_attr("axis", 0) % data.ndim
-    indices = np.where(indices < 0, indices + data.shape[axis], indices)
-    return np.take_along_axis(data, indices, axis=axis)
-
-
-_FOLDERS: dict[str, Callable[..., np.ndarray]] = {"GatherElements": _gather_elements}
-"""Constant nodes folded here rather than by onnx's ReferenceEvaluator, whose GatherElements
-fails in onnx 1.23 with numpy 2 ("cannot reshape array of size 1": BERT's position ids)."""
 
 
 def _bytes_of(array: np.ndarray) -> bytes:
