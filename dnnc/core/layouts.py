@@ -18,6 +18,7 @@ physical array of a layout is the padded tensor viewed with shape
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -183,6 +184,27 @@ class Layout:
         axes = [first_axis[d] for d in self.order]
         axes += [block_axes[(d, i)] for i, (d, _) in enumerate(self.blocks)]
         return split_shape, axes
+
+    def transposed(self, permutation: Sequence[int]) -> Layout:
+        """The layout in which ``transpose(x, permutation)`` (dst dim i = src dim
+        permutation[i]) holds the very bytes of x in this layout: a view, no data moves.
+        Blocks follow their dimension."""
+        inverse = [0] * self.rank
+        for i, d in enumerate(permutation):
+            inverse[d] = i
+        return Layout(
+            tuple(inverse[d] for d in self.order),
+            tuple((inverse[d], size) for d, size in self.blocks),
+        )
+
+    def units_outermost(self, shape: tuple[int, ...]) -> Layout:
+        """This layout with the unblocked dims of size 1 moved outermost: every other dim
+        keeps its stride, so a tensor of `shape` has the same bytes in both (layouts that
+        differ only in where their unit dims are become equal)."""
+        self._check_rank(shape)
+        blocked = {d for d, _ in self.blocks}
+        units = [d for d in self.order if shape[d] == 1 and d not in blocked]
+        return Layout(tuple(units + [d for d in self.order if d not in units]), self.blocks)
 
     def with_leading_dims(self, count: int) -> Layout:
         """The layout of the tensor seen with `count` more dims (of size 1) in front,

@@ -52,9 +52,10 @@ class OptimizePipeline(PipelinePass):
     become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
     become inner products. Then layouts, after fusion because post-op arguments need layouts
     too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a reader
-    expects another layout, redundant ones removed. Last the buffer sharing decisions, once
-    every op, layout and post-op chain is final: implicit concats and slices, then in-place
-    results (which see the fused buffers' readers). Lowering to the runtime dialect is the
+    expects another layout, redundant ones removed, transposes around matmuls made views.
+    Last the buffer sharing decisions, once every op, layout and post-op chain is final:
+    implicit concats and slices, then in-place results (which see the fused buffers'
+    readers). Lowering to the runtime dialect is the
     separate `dnn-to-onednn` pipeline.
 
     ``precision=bf16`` (as OpenVINO's INFERENCE_PRECISION_HINT) runs dnn-assign-precision
@@ -75,6 +76,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-assign-layouts",
         "dnn-insert-data-transforms",
         "dnn-remove-redundant-reorders",
+        "dnn-transpose-as-view",
         "dnn-buffer-fusing",
         "dnn-inplace",
     )

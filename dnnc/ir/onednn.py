@@ -155,7 +155,8 @@ class ArenaViewOp(IRDLOperation):
 
 @irdl_op_definition
 class ReshapeOp(IRDLOperation):
-    """The same bytes as `source` seen with another shape (plain layouts, equal sizes)."""
+    """The same bytes as `source` seen with another type: another shape (plain layouts),
+    or dims permuted (unblocked layouts: a transpose that is a view); equal sizes."""
 
     name = "onednn.reshape"
 
@@ -170,8 +171,8 @@ class ReshapeOp(IRDLOperation):
     def verify_(self) -> None:
         source, result = self.source.type, self.result.type
         assert isinstance(source, MemoryType) and isinstance(result, MemoryType)
-        if not (source.layout.is_plain and result.layout.is_plain):
-            raise VerifyException(f"'{self.name}' op views plain layouts only")
+        if source.layout.is_blocked or result.layout.is_blocked:
+            raise VerifyException(f"'{self.name}' op views unblocked layouts only")
         if source.nbytes != result.nbytes or source.element_type != result.element_type:
             raise VerifyException(
                 f"'{self.name}' op must keep the element type and the byte size "

@@ -32,7 +32,16 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import error_at
 from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
-from dnnc.ir.dnn import ConcatOp, ConstantOp, DnnOp, ReduceOp, ReshapeOp, SliceOp, WeightOp
+from dnnc.ir.dnn import (
+    ConcatOp,
+    ConstantOp,
+    DnnOp,
+    ReduceOp,
+    ReshapeOp,
+    SliceOp,
+    TransposeOp,
+    WeightOp,
+)
 from dnnc.ir.dnn.base import ints
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
@@ -143,7 +152,7 @@ class _FunctionLowering:
             data.attributes.pop(ARENA_OFFSETS)
             constant = MemoryConstantOp(data.results[0], memory_type(op, op.results[0]))
             self.memories[op.results[0]] = self.add(constant, op).results[0]
-        elif isinstance(op, ReshapeOp):
+        elif isinstance(op, ReshapeOp) or (isinstance(op, TransposeOp) and op.is_view()):
             view = MemoryReshapeOp(self.memories[op.src], memory_type(op, op.result))
             self.memories[op.result] = self.add(view, op).results[0]
         elif isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:

@@ -42,6 +42,7 @@ from dnnc.ir.dnn import (
     ReshapeOp,
     SliceOp,
     SumPostOpAttr,
+    TransposeOp,
     WeightOp,
     layout_of,
 )
@@ -280,7 +281,7 @@ class ClassBuilder:
     def add(self, op: Operation, inplace: list[int] | None = None) -> None:
         """Form the classes of `op`'s results; `inplace` overrides its dnn.inplace entries."""
         position = self.schedule[op]
-        if isinstance(op, ReshapeOp):
+        if isinstance(op, ReshapeOp) or (isinstance(op, TransposeOp) and op.is_view()):
             self._alias(op.result, op.src, position)
             return
         if isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:

@@ -112,7 +112,10 @@ def _encoding(entry: Attribute) -> Attribute:
 
 
 def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
-    """Result types given the first operand's expected type (the dialect's rules)."""
+    """Result types given the first operand's expected type (the dialect's rules): where
+    dnn-assign-layouts chose the op's layout, in it; elsewhere a result keeps a layout the
+    op allows besides src's (a transpose that is a view, a strided matmul write)."""
+    decided = OPERAND_LAYOUTS in op.attributes
     types: list[TensorType] = []
     for value in op.results:
         old = tensor_type(value)
@@ -123,7 +126,9 @@ def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
         elif any(value is getattr(op, name) for name in op.RESULT_TYPES):
             types.append(old)  # a fixed type (top_k indices, comparisons) on reference kernels
         elif old.get_num_dims() == src.get_num_dims():
-            types.append(retyped(old, element=src.get_element_type(), encoding=src.encoding))
+            kept = not decided and op.allows_result_layout(layout_of(old), src)
+            encoding = old.encoding if kept else src.encoding
+            types.append(retyped(old, element=src.get_element_type(), encoding=encoding))
         else:
             types.append(retyped(old, element=src.get_element_type(), encoding=NoneAttr()))
     return types

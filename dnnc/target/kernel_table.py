@@ -146,7 +146,10 @@ KEEP_F32: tuple[type[DnnOp], ...] = (LogSoftmaxOp,)
 
 
 def runs_kernel(op: Operation) -> bool:
-    """Whether an op runs a kernel (every dnn op but sources and dnn.reshape, a view)."""
+    """Whether an op runs a kernel (every dnn op but sources and views: dnn.reshape, a
+    dnn.transpose that is one)."""
+    if isinstance(op, TransposeOp) and op.is_view():
+        return False
     return isinstance(op, DnnOp) and not isinstance(op, ConstantOp | WeightOp | ReshapeOp)
 
 

@@ -184,6 +184,15 @@ func.func @negative_conv2d_sum_post_arg_type(%src: tensor<1x3x8x8xf32>, %wei: te
 
 // -----
 
+/// A matmul writes dst through strides, so in any unblocked layout, but not in blocks.
+// CHECK: result layout nChw16c must equal the lhs layout nchw: only dnn.reorder changes a layout, or be unblocked (a strided write)
+func.func @negative_matmul_blocked_result(%lhs: tensor<1x32x8x8xf32>, %rhs: tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32, #dnn.layout<aBcd16b>> {
+  %y = dnn.matmul %lhs, %rhs : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32, #dnn.layout<aBcd16b>>
+  func.return %y : tensor<1x32x8x8xf32, #dnn.layout<aBcd16b>>
+}
+
+// -----
+
 /// matmul needs matrices.
 // CHECK: lhs must have rank >= 2 ([..., M, K]), got rank 1 (8)
 func.func @negative_matmul_lhs_rank(%lhs: tensor<8xf32>, %rhs: tensor<8x5xf32>) -> tensor<5xf32> {

@@ -121,6 +121,16 @@ func.func @negative_transpose_not_permutation(%src: tensor<2x3x4xf32>) -> tensor
 
 // -----
 
+/// A transpose's result is in its src's layout (the data move) or in the one that makes it a
+/// view of src's bytes (acbd here): any other layout is neither.
+// CHECK: result layout abdc must equal the src layout nchw: only dnn.reorder changes a layout, or be the src layout transposed (a view of unblocked data)
+func.func @negative_transpose_result_layout(%src: tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32, #dnn.layout<abdc>> {
+  %y = dnn.transpose %src {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32, #dnn.layout<abdc>>
+  func.return %y : tensor<1x4x8x16xf32, #dnn.layout<abdc>>
+}
+
+// -----
+
 /// The transposed shape follows the permutation.
 // CHECK: result shape 2x3x4 does not match the inferred shape 4x3x2
 func.func @negative_transpose_result_shape(%src: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {

@@ -237,11 +237,20 @@ class DnnOp(IRDLOperation):
                     f"{name} layout {layout_of(got).name} must be plain: its rank differs from "
                     f"the {self.operand_name(src)} rank, and only dnn.reorder changes a layout",
                 )
-        elif layout_of(got) != layout_of(want):
+        elif not self.allows_result_layout(layout_of(got), want):
             raise VerifyException(
                 f"{name} layout {layout_of(got).name} must equal the {self.operand_name(src)} "
-                f"layout {layout_of(want).name}: only dnn.reorder changes a layout",
+                f"layout {layout_of(want).name}: only dnn.reorder changes a layout"
+                f"{self.RESULT_LAYOUT_EXCEPTION}",
             )
+
+    RESULT_LAYOUT_EXCEPTION: ClassVar[str] = ""
+    """How an op that overrides allows_result_layout says what else it allows."""
+
+    def allows_result_layout(self, layout: Layout, src: TensorType) -> bool:
+        """Whether a result of the first operand's rank may be in `layout`, the first operand
+        being of type `src`: only in src's layout, but for ops that say otherwise."""
+        return layout == layout_of(src)
 
     def operand_name(self, value: SSAValue) -> str:
         """The name of one of this op's operands."""

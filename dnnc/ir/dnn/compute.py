@@ -38,6 +38,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from dnnc.core import shapes
+from dnnc.core.layouts import Layout
 from dnnc.ir.dnn.attributes import (
     BinaryAlgAttr,
     EltwiseAlgAttr,
@@ -46,7 +47,7 @@ from dnnc.ir.dnn.attributes import (
     PostOpAttr,
     ReduceKindAttr,
 )
-from dnnc.ir.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, shape_of
+from dnnc.ir.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, layout_of, shape_of
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
@@ -131,7 +132,8 @@ class MatmulOp(DnnOp):
     """Batched matrix product (oneDNN ``matmul``), then bias and post-ops.
 
     dst[..., m, n] = sum_k lhs[..., m, k] * rhs[..., k, n] + bias (broadcast numpy-style);
-    the batch dimensions broadcast numpy-style.
+    the batch dimensions broadcast numpy-style. The result is in lhs's layout or in any
+    unblocked one (oneDNN writes dst through its strides: dnn-transpose-as-view).
     """
 
     name = "dnn.matmul"
@@ -147,6 +149,11 @@ class MatmulOp(DnnOp):
         f"$lhs `,` $rhs (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
         "`(` type($lhs) `,` type($rhs) (`,` type($bias)^)? `)` `->` type($result)"
     )
+
+    RESULT_LAYOUT_EXCEPTION: ClassVar[str] = ", or be unblocked (a strided write)"
+
+    def allows_result_layout(self, layout: Layout, src: TensorType) -> bool:
+        return layout == layout_of(src) or not layout.is_blocked
 
     def verify_op(self) -> None:
         inferred = shapes.matmul(shape_of(self.lhs), shape_of(self.rhs), _opt_shape(self.bias))

@@ -42,7 +42,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, shape_of, tensor_type
+from dnnc.core.layouts import Layout
+from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, layout_of, shape_of, tensor_type
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 
@@ -116,14 +117,40 @@ class ReshapeOp(_UnaryOp):
 @irdl_op_definition
 class TransposeOp(_UnaryOp):
     """Dimension permutation: dst dimension i is src dimension permutation[i] (oneDNN
-    ``reorder`` between permuted strides)."""
+    ``reorder`` between permuted strides). The result is in src's layout (the data moves)
+    or, from an unblocked src, in ``layout_of(src).transposed(permutation)``: the same bytes
+    seen with the dims permuted, a view that runs nothing (``is_view``)."""
 
     name = "dnn.transpose"
     permutation = prop_def(DenseArrayBase[I64])
+    RESULT_LAYOUT_EXCEPTION: ClassVar[str] = (
+        ", or be the src layout transposed (a view of unblocked data)"
+    )
 
     def verify_op(self) -> None:
         inferred = shapes.transpose(shape_of(self.src), permutation=ints(self.permutation))
         self.expect_result_shape(self.result, inferred)
+
+    def view_layout(self, src: TensorType) -> Layout | None:
+        """The result layout that makes this transpose of a `src` a view, its unit dims
+        outermost (None: src is blocked)."""
+        layout = layout_of(src)
+        if layout.is_blocked:
+            return None
+        shape = shapes.transpose(tuple(src.get_shape()), permutation=ints(self.permutation))
+        return layout.transposed(ints(self.permutation)).units_outermost(shape)
+
+    def allows_result_layout(self, layout: Layout, src: TensorType) -> bool:
+        if layout == layout_of(src):
+            return True
+        shape = tuple(tensor_type(self.result).get_shape())
+        return self.view_layout(src) == layout.units_outermost(shape)
+
+    def is_view(self) -> bool:
+        """Whether the result holds src's bytes as they are (class docstring)."""
+        result = tensor_type(self.result)
+        view = self.view_layout(tensor_type(self.src))
+        return view == layout_of(result).units_outermost(tuple(result.get_shape()))
 
 
 class _IndexedPick(DnnOp):

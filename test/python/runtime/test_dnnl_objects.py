@@ -286,6 +286,25 @@ def test_grouped_layout_splits_and_merges(name: str, grouped: str, shape: tuple[
     assert desc.size_bytes == five_d.size_bytes and desc.strides[1:] == five_d.strides[2:]
 
 
+@pytest.mark.parametrize(
+    ("name", "permutation"),
+    [
+        ("nchw", (0, 2, 1, 3)),
+        ("nchw", (0, 2, 3, 1)),
+        ("nhwc", (3, 1, 0, 2)),
+        ("nChw16c", (0, 2, 1, 3)),
+    ],
+)
+def test_transposed_layout_holds_the_same_bytes(name: str, permutation: tuple[int, ...]) -> None:
+    """transpose(x, p) in layout.transposed(p) is x's physical array as it is (a view)."""
+    layout = parse_layout(name)
+    logical = np.arange(2 * 32 * 3 * 5, dtype=np.float32).reshape(2, 32, 3, 5)
+    transposed = layout.transposed(permutation)
+    view = transposed.to_physical(logical.transpose(permutation))
+    assert np.array_equal(view.reshape(-1), layout.to_physical(logical).reshape(-1))
+    assert transposed.transposed(np.argsort(permutation).tolist()) == layout
+
+
 def test_grouped_layout_that_does_not_split() -> None:
     """4 outputs per group in blocks of 8: a block would straddle two groups."""
     assert parse_layout("OIhw8i8o").split_leading((16, 8, 3, 3), 4) is None
