@@ -460,6 +460,36 @@ def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
     return tuple(src[p] for p in permutation)
 
 
+def moves_only_unit_dims(src: Shape, permutation: Sequence[int]) -> bool:
+    """Whether transposing a static `src` by `permutation` keeps its dims of size other than
+    1 in order: the same row-major elements, so a reshape."""
+    if DYNAMIC in src:
+        return False
+    moved = [d for d in permutation if src[d] != 1]
+    return moved == sorted(moved)
+
+
+def transpose_before_reshape(
+    src: Shape, permutation: Sequence[int], shape: Shape
+) -> tuple[Shape, tuple[int, ...]] | None:
+    """For ``reshape(transpose(x, permutation), shape)`` of a static x of shape `src`, where
+    the reshape only inserts or drops dims of size 1: (x's shape for a reshape first, the
+    permutation after it) giving the same result; None for any other reshape."""
+    transposed = transpose(src, permutation=permutation)
+    if DYNAMIC in src or DYNAMIC in shape:
+        return None
+    if [d for d in transposed if d != 1] != [d for d in shape if d != 1]:
+        return None  # the reshape regroups elements, not only unit dims
+    kept = sorted(permutation[i] for i, d in enumerate(transposed) if d != 1)  # x's dims
+    units = list(shape).count(1)
+    first = tuple([1] * units + [src[d] for d in kept])
+    position = {d: units + k for k, d in enumerate(kept)}
+    order = iter(permutation[i] for i, d in enumerate(transposed) if d != 1)
+    unit = iter(range(units))
+    after = tuple(next(unit) if d == 1 else position[next(order)] for d in shape)
+    return first, after
+
+
 def top_k(src: Shape, *, k: int, axis: int = -1) -> tuple[Shape, Shape]:
     """The k largest (or smallest) along an axis: values and indices share one shape."""
     along = normalize_axis(axis, len(src))

@@ -46,7 +46,8 @@ class PipelinePass(ModulePass):
 class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
-    Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then constants
+    Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then
+    data movement in one form (dnn-canonicalize), then constants
     (batch_norm and per-channel binaries folded into weights, constant subgraphs
     evaluated), so that fusion sees the simplified graph; then eltwise and binary consumers
     become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
@@ -69,6 +70,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-gelu",
         "dnn-recover-swish",
         "dnn-recover-layer-norm",
+        "dnn-canonicalize",
         "dnn-fold-constants",
         "dnn-fuse-post-ops",
         "dnn-dense-as-inner-product",

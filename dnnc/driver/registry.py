@@ -37,6 +37,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-remove-redundant-reorders": (
         "dnnc.passes.remove_redundant_reorders:RemoveRedundantReordersPass"
     ),
+    "dnn-canonicalize": "dnnc.passes.canonicalize:CanonicalizePass",
     "dnn-transpose-as-view": "dnnc.passes.transpose_as_view:TransposeAsViewPass",
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
     "dnn-buffer-fusing": "dnnc.passes.buffer_fusing:BufferFusingPass",

@@ -25,7 +25,8 @@ def test_main_job_runs_and_checks_out(tmp_path: Path) -> None:
     assert sum("= dnn.conv2d" in text for text in texts) == 6  # the six convolutions
     assert any(text.startswith("post-ops") for text in texts)  # fusion's decisions shown
     dump_bytes = ir_dump_bytes(out / "small_cnn.mlir")
-    assert 0 < dump_bytes < 100_000, f"--print-ir-after-all printed {dump_bytes} bytes"
+    # about 6 kB a pass; megabytes if the weights were printed
+    assert 0 < dump_bytes < 200_000, f"--print-ir-after-all printed {dump_bytes} bytes"
 
 
 def ir_dump_bytes(ir: Path) -> int:

@@ -339,16 +339,10 @@ class Importer:
         )
 
     def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
-        """``dnn.transpose`` (no op for the identity permutation; ``dnn.reshape``, a view, when
-        it moves only dims of size 1: the row-major bytes are the same, as in PyTorch's
-        sequence-first attention, [1, S, E] <-> [S, 1, E])."""
+        """``dnn.transpose`` (no op for the identity permutation)."""
         if list(permutation) == list(range(len(permutation))):
             return src
         shape = shapes.transpose(shape_of(src), permutation=permutation)
-        static = shapes.DYNAMIC not in shape_of(src)
-        moved = [d for d in permutation if shape_of(src)[d] != 1]
-        if static and moved == sorted(moved):
-            return self.reshape(src, shape)
         return self.emit(
             TransposeOp.build(
                 operands=[src],
