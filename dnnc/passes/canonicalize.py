@@ -8,8 +8,8 @@ Rules:
   TransposeOfUnitDims      transpose(%x, p)  ==> reshape(%x)
       when p moves only dims of size 1 (the row-major elements stay in order: a view)
   ReshapeBeforeTranspose   reshape(transpose(%x, p))  ==> transpose(reshape(%x), p')
-      when the reshape only inserts or drops dims of size 1 (shapes.transpose_before_reshape),
-      so that a transpose on either side of it can compose
+      when the reshape only inserts or drops dims of size 1 (shapes.transpose_before_reshape)
+      and is the transpose's only reader, so that a transpose on either side can compose
   ComposeReshapes          reshape(reshape(%x))  ==> reshape(%x)
   ScalarsAfterMatmul       matmul(mul(%a, %s), mul(%b, %t))  ==> mul(mul(matmul(%a, %b), %s), %t)
       when %s and %t hold one element (every dim 1, rank at most the matmul's) and each mul
@@ -101,8 +101,8 @@ class ReshapeBeforeTranspose(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
         inner = op.src.owner
-        if not isinstance(inner, TransposeOp):
-            return
+        if not isinstance(inner, TransposeOp) or not op.src.has_one_use():
+            return  # another reader keeps the transpose: a second one would move data twice
         found = shapes.transpose_before_reshape(
             shape_of(inner.src), ints(inner.permutation), shape_of(op.result)
         )

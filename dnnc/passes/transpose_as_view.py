@@ -64,8 +64,8 @@ def _inverse(permutation: list[int]) -> list[int]:
     return inverse
 
 
-def _static(*values: SSAValue) -> bool:
-    return all(DYNAMIC_INDEX not in tensor_type(v).get_shape() for v in values)
+def _static(value: SSAValue) -> bool:
+    return DYNAMIC_INDEX not in tensor_type(value).get_shape()
 
 
 def _retype(value: SSAValue, layout: Layout) -> None:
@@ -101,13 +101,14 @@ class ReadTransposedOperand(RewritePattern):
         view = op.view_layout(tensor_type(op.src))
         if view is None or op.is_view() or not _static(op.src) or not op.result.uses:
             return
+        roles: dict[MatmulOp, dict[str, Layout]] = {}
         for use in op.result.uses:
             reader = use.operation
             if not isinstance(reader, MatmulOp) or use.index not in _OPERAND_ROLES:
                 return  # a reader that is no matmul, or reads it as bias or post-op argument
-            if not _runs_no_worse(self.probe, reader, {_OPERAND_ROLES[use.index]: view}):
-                return
-        _retype(op.result, view)
+            roles.setdefault(reader, {})[_OPERAND_ROLES[use.index]] = view
+        if all(_runs_no_worse(self.probe, reader, changed) for reader, changed in roles.items()):
+            _retype(op.result, view)
         rewriter.notify_op_modified(op)
 
 

@@ -54,6 +54,21 @@ func.func @negative_reshape_merging_dims(%x: tensor<1x4x6x8xf32>) -> tensor<6x32
 
 // -----
 
+/// The transposed tensor has another reader, which keeps the transpose: the reshape stays
+/// after it (moving it above would add a second transpose).
+// CHECK-LABEL: func.func @negative_transpose_read_twice
+// CHECK-NEXT:    %t = dnn.transpose %k
+// CHECK-NEXT:    %b = dnn.reshape %t
+// CHECK-NEXT:    %r = dnn.eltwise relu %t
+func.func @negative_transpose_read_twice(%k: tensor<6x4x8xf32>) -> (tensor<1x4x6x8xf32>, tensor<4x6x8xf32>) {
+  %t = dnn.transpose %k {permutation = array<i64: 1, 0, 2>} : (tensor<6x4x8xf32>) -> tensor<4x6x8xf32>
+  %b = dnn.reshape %t : (tensor<4x6x8xf32>) -> tensor<1x4x6x8xf32>
+  %r = dnn.eltwise relu %t : tensor<4x6x8xf32>
+  func.return %b, %r : tensor<1x4x6x8xf32>, tensor<4x6x8xf32>
+}
+
+// -----
+
 /// A dynamic batch: the reshape rules need static shapes.
 // CHECK-LABEL: func.func @negative_dynamic_shape
 // CHECK-NEXT:    %t = dnn.transpose %x

@@ -1,8 +1,8 @@
 """Constant ONNX nodes folded with numpy: the common ones, so that importing a model rarely
 needs onnx's ReferenceEvaluator (``onnx.reference`` costs 12 MiB and 30 ms to import: a
 sixth of a compile's memory above the interpreter's). ``FOLDERS[op_type](node, *inputs)``
-is the node's only output, or None when the node uses a form folded here by no one (the
-importer then asks the ReferenceEvaluator). Each folder follows the ONNX operator's
+is the node's only output, or None for a form of the node not folded here (the importer
+then asks the ReferenceEvaluator). Each folder follows the ONNX operator's
 definition; test_onnx_folding checks them against the ReferenceEvaluator.
 """
 
