@@ -109,7 +109,7 @@ class ReadTransposedOperand(RewritePattern):
             roles.setdefault(reader, {})[_OPERAND_ROLES[use.index]] = view
         if all(_runs_no_worse(self.probe, reader, changed) for reader, changed in roles.items()):
             _retype(op.result, view)
-        rewriter.notify_op_modified(op)
+            rewriter.notify_op_modified(op)
 
 
 @dataclass

@@ -14,7 +14,9 @@ import pytest
 
 import dnnc
 from dnnc.driver.executables import AnyExecutable
-from dnnc.driver.pipelines import OptimizePipeline
+from dnnc.driver.pipelines import OptimizePipeline, parse_pipeline, run_passes
+from dnnc.ir.text import make_context, parse_module
+from dnnc.passes import transpose_as_view
 from dnnc.target import target_info
 from dnnc_testing.model_zoo import MODELS, build
 
@@ -52,3 +54,25 @@ def test_views_compute_what_transposing_reorders_do(bert_layer: Path, precision:
     tolerance = 1e-5 if precision == "f32" else 2e-2  # bf16: rounding order may differ
     np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance * np.abs(theirs).max())
     assert _reorders(with_views) + 4 <= _reorders(with_reorders)  # q, k, v, attention output
+
+
+ATTENTION = """
+func.func @f(%xq: tensor<1x8x4x16xf32>, %k: tensor<1x4x16x8xf32>, %p: tensor<1x4x8x8xf32>, %v: tensor<1x4x8x16xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x8x4x16xf32>) {
+  %q = dnn.transpose %xq {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32>
+  %s = dnn.matmul %q, %k : (tensor<1x4x8x16xf32>, tensor<1x4x16x8xf32>) -> tensor<1x4x8x8xf32>
+  %o = dnn.matmul %p, %v : (tensor<1x4x8x8xf32>, tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  %t = dnn.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x8x16xf32>) -> tensor<1x8x4x16xf32>
+  func.return %s, %t : tensor<1x4x8x8xf32>, tensor<1x8x4x16xf32>
+}
+"""
+
+
+def test_nothing_changes_where_onednn_would_run_the_matmul_worse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both rules ask oneDNN; told "worse", the pass leaves the IR as it is (and ends)."""
+    monkeypatch.setattr(transpose_as_view, "_runs_no_worse", lambda *args: False)
+    module = parse_module(ATTENTION, "<test>", make_context())
+    before = str(module)
+    run_passes(make_context(), module, parse_pipeline("dnn-transpose-as-view"))
+    assert str(module) == before
