@@ -24,6 +24,8 @@ from functools import cache
 
 import numpy as np
 
+from dnnc.core.shapes import inverse_permutation
+
 # Names people write, as oneDNN spells them, and the tag each stands for.
 ALIASES: dict[str, str] = {
     "x": "a",
@@ -189,9 +191,7 @@ class Layout:
         """The layout in which ``transpose(x, permutation)`` (dst dim i = src dim
         permutation[i]) holds the very bytes of x in this layout: a view, no data moves.
         Blocks follow their dimension."""
-        inverse = [0] * self.rank
-        for i, d in enumerate(permutation):
-            inverse[d] = i
+        inverse = inverse_permutation(permutation)
         return Layout(
             tuple(inverse[d] for d in self.order),
             tuple((inverse[d], size) for d, size in self.blocks),

@@ -460,6 +460,15 @@ def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
     return tuple(src[p] for p in permutation)
 
 
+def inverse_permutation(permutation: Sequence[int]) -> tuple[int, ...]:
+    """The permutation that undoes `permutation` (transposing by one, then the other, is
+    the identity)."""
+    inverse = [0] * len(permutation)
+    for i, d in enumerate(permutation):
+        inverse[d] = i
+    return tuple(inverse)
+
+
 def moves_only_unit_dims(src: Shape, permutation: Sequence[int]) -> bool:
     """Whether transposing a static `src` by `permutation` keeps its dims of size other than
     1 in order: the same row-major elements, so a reshape."""

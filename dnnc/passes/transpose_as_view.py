@@ -46,6 +46,7 @@ from xdsl.rewriter import Rewriter
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.layouts import Layout
+from dnnc.core.shapes import inverse_permutation
 from dnnc.ir.dnn import LayoutAttr, MatmulOp, TransposeOp, layout_of
 from dnnc.ir.dnn.base import ints, tensor_type
 from dnnc.ir.types import data_type_of
@@ -55,13 +56,6 @@ from dnnc.target.kernel_table import Probe, is_fallback, roles_of
 
 _OPERAND_ROLES = {0: "src", 1: "weights"}
 """The matmul operands that may be read through permuted strides: lhs and rhs."""
-
-
-def _inverse(permutation: list[int]) -> list[int]:
-    inverse = [0] * len(permutation)
-    for i, d in enumerate(permutation):
-        inverse[d] = i
-    return inverse
 
 
 def _static(value: SSAValue) -> bool:
@@ -127,7 +121,7 @@ class WriteTransposedResult(RewritePattern):
         if wanted.is_blocked:
             return
         shape = tuple(tensor_type(op.src).get_shape())
-        layout = wanted.transposed(_inverse(ints(op.permutation))).units_outermost(shape)
+        layout = wanted.transposed(inverse_permutation(ints(op.permutation))).units_outermost(shape)
         if not _runs_no_worse(self.probe, producer, {"dst": layout}):
             return
         _retype(op.src, layout)
