@@ -25,6 +25,8 @@ Post: no rule applies; the IR verifies; results are unchanged up to float roundi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -44,26 +46,17 @@ from dnnc.ir.dnn.attributes import BinaryAlgAttr
 from dnnc.ir.dnn.base import i64_array, ints, tensor_type
 
 
-def _plain_type(src: SSAValue, shape: tuple[int, ...]) -> TensorType:
-    """A plain tensor type of src's element type (only static shapes reach the rules that
-    change a shape)."""
-    return TensorType(tensor_type(src).get_element_type(), shape)
-
-
-def _transpose(src: SSAValue, permutation: tuple[int, ...] | list[int]) -> TransposeOp:
-    shape = shapes.transpose(shape_of(src), permutation=permutation)
+def _transpose(src: SSAValue, permutation: Sequence[int], type_: TensorType) -> TransposeOp:
     return TransposeOp.build(
-        operands=[src],
-        result_types=[_plain_type(src, shape)],
-        properties={"permutation": i64_array(*permutation)},
+        operands=[src], result_types=[type_], properties={"permutation": i64_array(*permutation)}
     )
 
 
-def _reshape(src: SSAValue, shape: tuple[int, ...]) -> ReshapeOp:
-    return ReshapeOp.build(operands=[src], result_types=[_plain_type(src, shape)])
+def _reshape(src: SSAValue, type_: TensorType) -> ReshapeOp:
+    return ReshapeOp.build(operands=[src], result_types=[type_])
 
 
-def _is_identity(permutation: list[int] | tuple[int, ...]) -> bool:
+def _is_identity(permutation: Sequence[int]) -> bool:
     return list(permutation) == list(range(len(permutation)))
 
 
@@ -87,14 +80,14 @@ class ComposeTransposes(RewritePattern):
         if _is_identity(composed):
             rewriter.replace(op, [], [inner.src])
             return
-        _replace(rewriter, op, [_transpose(inner.src, composed)])
+        _replace(rewriter, op, [_transpose(inner.src, composed, tensor_type(op.result))])
 
 
 class TransposeOfUnitDims(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter, /) -> None:
         if shapes.moves_only_unit_dims(shape_of(op.src), ints(op.permutation)):
-            _replace(rewriter, op, [_reshape(op.src, shape_of(op.result))])
+            _replace(rewriter, op, [_reshape(op.src, tensor_type(op.result))])
 
 
 class ReshapeBeforeTranspose(RewritePattern):
@@ -109,8 +102,10 @@ class ReshapeBeforeTranspose(RewritePattern):
         if found is None:
             return
         first, permutation = found
-        reshaped = _reshape(inner.src, first)
-        _replace(rewriter, op, [reshaped, _transpose(reshaped.results[0], permutation)])
+        element = tensor_type(inner.src).get_element_type()
+        reshaped = _reshape(inner.src, TensorType(element, first))  # static: plain
+        moved = _transpose(reshaped.results[0], permutation, tensor_type(op.result))
+        _replace(rewriter, op, [reshaped, moved])
 
 
 class ComposeReshapes(RewritePattern):
@@ -118,7 +113,7 @@ class ComposeReshapes(RewritePattern):
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
         inner = op.src.owner
         if isinstance(inner, ReshapeOp):
-            _replace(rewriter, op, [_reshape(inner.src, shape_of(op.result))])
+            _replace(rewriter, op, [_reshape(inner.src, tensor_type(op.result))])
 
 
 def _scaled(value: SSAValue, reader: MatmulOp) -> tuple[SSAValue, SSAValue] | None:
