@@ -6,15 +6,20 @@ a fresh worker process (this script with ``--worker``) measures, in order:
 
 - ``import s``: importing the engine's Python package;
 - ``ready s``: the ONNX file to something that runs (dnnc: ``dnnc.compile(path)``, i.e. import,
-  passes, lowering, primitives and packed weights; ``dnnc-load``: ``dnnc.load`` of the model
-  saved by ``dnnc.compile(path, save_to=...)`` beforehand, in another process; ONNX Runtime:
-  ``InferenceSession``; OpenVINO: ``compile_model`` on the CPU in f32 — its default is bf16 on
-  CPUs with bf16 instructions);
+  passes, lowering, primitives and packed weights; ONNX Runtime: ``InferenceSession``;
+  OpenVINO: ``compile_model`` on the CPU in f32 — its default is bf16 on CPUs with bf16
+  instructions), or, for the ``-load`` engines, a model each engine saved beforehand in
+  another process to something that runs (``dnnc-load``: ``dnnc.load`` of
+  ``dnnc.compile(path, save_to=...)``; ``onnxruntime-load``: a session of the optimized model
+  ONNX Runtime saved in its ORT format; ``openvino-load``: ``compile_model`` with the
+  ``CACHE_DIR`` that a first ``compile_model`` filled);
 - ``first ms``: the first inference;
 - ``peak MiB``: the process's peak resident set (VmHWM), Python and libraries included.
 
-The last columns divide dnnc's peak RSS by the lower of the peers' (the goal of the
-memory issue is <= 0.8) and dnnc's ready time by ONNX Runtime's. Every engine runs with
+The last lines divide dnnc's peak RSS by the lower of the peers' (the goal of the
+memory issue is <= 0.8) and dnnc's import + ready time by ONNX Runtime's, like for like:
+``dnnc`` against the peers compiling the ONNX file, ``dnnc-load`` against the peers loading
+what they saved. Every engine runs with
 ``--threads`` threads, f32. Timings on a shared VM are noisy: every (model, engine) worker
 runs ``--rounds`` times, in turn with the others, and the table gives the medians (peak RSS:
 the largest).
@@ -37,29 +42,76 @@ from pathlib import Path
 
 import numpy as np
 
+from dnnc_testing.engines import INPUT_NAME, onnxruntime_options, openvino_config, peak_rss_kib
 from dnnc_testing.engines import RUNNERS as MODEL_RUNNERS
-from dnnc_testing.engines import peak_rss_kib
 from dnnc_testing.timing import combine_rounds
 
-ENGINES = ("dnnc", "dnnc-load", "onnxruntime", "openvino")
-PACKAGES = {
-    "dnnc": "dnnc",
-    "dnnc-load": "dnnc",
-    "onnxruntime": "onnxruntime",
-    "openvino": "openvino",
+ENGINES = ("dnnc", "onnxruntime", "openvino", "dnnc-load", "onnxruntime-load", "openvino-load")
+PACKAGES = {engine: engine.removesuffix("-load") for engine in ENGINES}
+LOADED_FROM = {
+    "dnnc-load": ".dnnc",
+    "onnxruntime-load": ".ort",
+    "openvino-load": ".ov-cache",
 }
+"""Where each -load engine's saved model is, as the ONNX file's suffix replaced."""
+
+Runner = Callable[[np.ndarray], object]
 
 
-def _dnnc_load(
-    path: Path, name: str, threads: int, precision: str
-) -> Callable[[np.ndarray], object]:
+def save_compiled(path: Path, engine: str, threads: int) -> None:
+    """Let `engine` save its compiled model of ``path`` where LOADED_FROM says."""
+    saved = path.with_suffix(LOADED_FROM[engine])
+    if engine == "dnnc-load":
+        import dnnc
+
+        dnnc.compile(path, save_to=saved)
+    elif engine == "onnxruntime-load":
+        import onnxruntime as ort
+
+        options = onnxruntime_options(threads)
+        options.optimized_model_filepath = str(saved)
+        options.add_session_config_entry("session.save_model_format", "ORT")
+        ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    else:
+        _openvino_cached(path, threads)
+
+
+def _openvino_cached(path: Path, threads: int) -> object:
+    import openvino as ov
+
+    config = openvino_config(threads, "f32") | {"CACHE_DIR": str(path.with_suffix(".ov-cache"))}
+    return ov.Core().compile_model(str(path), "CPU", config)
+
+
+def _dnnc_load(path: Path, name: str, threads: int, precision: str) -> Runner:
     import dnnc
 
     executable = dnnc.load(path.with_suffix(".dnnc"))
     return lambda x: executable.run([x])
 
 
-RUNNERS = {**MODEL_RUNNERS, "dnnc-load": _dnnc_load}
+def _onnxruntime_load(path: Path, name: str, threads: int, precision: str) -> Runner:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(
+        str(path.with_suffix(".ort")),
+        onnxruntime_options(threads),
+        providers=["CPUExecutionProvider"],
+    )
+    return lambda x: session.run(None, {INPUT_NAME: x})
+
+
+def _openvino_load(path: Path, name: str, threads: int, precision: str) -> Runner:
+    request = _openvino_cached(path, threads).create_infer_request()
+    return lambda x: request.infer({INPUT_NAME: x})
+
+
+RUNNERS = {
+    **MODEL_RUNNERS,
+    "dnnc-load": _dnnc_load,
+    "onnxruntime-load": _onnxruntime_load,
+    "openvino-load": _openvino_load,
+}
 
 
 def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -> dict:
@@ -123,20 +175,22 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
     for name, by_engine in results.items():
-        peers = [
-            r for e, r in by_engine.items() if not e.startswith("dnnc") and isinstance(r, dict)
-        ]
-        ort = by_engine.get("onnxruntime")
-        for engine in ("dnnc", "dnnc-load"):
-            ours = by_engine[engine]
-            if not isinstance(ours, dict) or not peers:
+        for ours, peers in (
+            ("dnnc", ("onnxruntime", "openvino")),
+            ("dnnc-load", ("onnxruntime-load", "openvino-load")),
+        ):
+            measured = by_engine[ours]
+            others = [r for e in peers if isinstance(r := by_engine[e], dict)]
+            if not isinstance(measured, dict) or not others:
                 continue
-            lowest = min(r["peak_mib"] for r in peers)
-            line = f"{name}: {engine} peak RSS / lowest peer's = {ours['peak_mib'] / lowest:.2f}"
+            lowest = min(r["peak_mib"] for r in others)
+            line = f"{name}: {ours} peak RSS / lowest of {', '.join(peers)} = "
+            line += f"{measured['peak_mib'] / lowest:.2f}"
+            ort = by_engine[peers[0]]
             if isinstance(ort, dict):
-                total = ours["import_s"] + ours["ready_s"]
+                total = measured["import_s"] + measured["ready_s"]
                 line += (
-                    f"; import + ready / ONNX Runtime's = "
+                    f"; import + ready / {peers[0]}'s = "
                     f"{total / (ort['import_s'] + ort['ready_s']):.2f}"
                 )
             lines.append(line)
@@ -155,7 +209,13 @@ def main() -> None:
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
     )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
+    parser.add_argument("--save", nargs=2, metavar=("ONNX", "ENGINE"), help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.save:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            save_compiled(Path(options.save[0]), options.save[1], options.threads)
+        return
     if options.worker:
         path, name, engine = options.worker
         shape = [int(d) for d in options.shape.split("x")]
@@ -171,9 +231,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         models = list(build_all(options.models, directory))
         for _, path, _ in models:
-            saved = str(path.with_suffix(".dnnc"))
-            save = f"import dnnc; dnnc.compile({str(path)!r}, save_to={saved!r})"
-            subprocess.run([sys.executable, "-c", save], check=True)
+            for engine in LOADED_FROM:
+                save = [sys.executable, __file__, "--save", str(path), engine]
+                subprocess.run([*save, "--threads", str(options.threads)], check=True)
         for _ in range(options.rounds):
             rounds.append(
                 {

@@ -35,29 +35,39 @@ def _f32_only(engine: str, precision: str) -> None:
         raise ValueError(f"{engine} has no {precision} CPU mode here")
 
 
-def _onnxruntime(path: Path, name: str, threads: int, precision: str) -> Runner:
-    _f32_only("onnxruntime", precision)
+def onnxruntime_options(threads: int) -> object:
+    """The session options of every ONNX Runtime run: ``threads`` intra-op threads, all graph
+    optimizations (its default)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    return options
+
+
+def _onnxruntime(path: Path, name: str, threads: int, precision: str) -> Runner:
+    _f32_only("onnxruntime", precision)
+    import onnxruntime as ort
+
+    options = onnxruntime_options(threads)
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return lambda x: session.run(None, {INPUT_NAME: x})
+
+
+def openvino_config(threads: int, precision: str) -> dict[str, object]:
+    """The ``compile_model`` configuration of every OpenVINO run."""
+    return {
+        "INFERENCE_NUM_THREADS": threads,
+        "PERFORMANCE_HINT": "LATENCY",
+        "INFERENCE_PRECISION_HINT": precision,  # default: bf16 on CPUs with avx512_bf16/AMX
+    }
 
 
 def _openvino(path: Path, name: str, threads: int, precision: str) -> Runner:
     import openvino as ov
 
-    compiled = ov.Core().compile_model(
-        str(path),
-        "CPU",
-        {
-            "INFERENCE_NUM_THREADS": threads,
-            "PERFORMANCE_HINT": "LATENCY",
-            "INFERENCE_PRECISION_HINT": precision,  # default: bf16 on CPUs with avx512_bf16/AMX
-        },
-    )
+    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, precision))
     request = compiled.create_infer_request()
     return lambda x: request.infer({INPUT_NAME: x})
 
