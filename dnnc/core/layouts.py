@@ -206,6 +206,16 @@ class Layout:
         units = [d for d in self.order if shape[d] == 1 and d not in blocked]
         return Layout(tuple(units + [d for d in self.order if d not in units]), self.blocks)
 
+    def same_bytes(self, other: Layout, shape: tuple[int, ...]) -> bool:
+        """Whether a tensor of `shape` has the same bytes in this layout and `other`: equal
+        layouts, or unblocked ones that differ only in where the dims of size 1 go (``nhwc``
+        and ``nchw`` of a 1xCx1x1 tensor)."""
+        if self == other:
+            return True
+        if self.is_blocked or other.is_blocked:
+            return False
+        return self.units_outermost(shape) == other.units_outermost(shape)
+
     def with_leading_dims(self, count: int) -> Layout:
         """The layout of the tensor seen with `count` more dims (of size 1) in front,
         outermost: what a format tag of the higher rank gives (``BA16a64b`` -> ``aCB16b64c``)."""

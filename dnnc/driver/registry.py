@@ -40,6 +40,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-canonicalize": "dnnc.passes.canonicalize:CanonicalizePass",
     "dnn-transpose-as-view": "dnnc.passes.transpose_as_view:TransposeAsViewPass",
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
+    "dnn-scale-weights": "dnnc.passes.scale_weights:ScaleWeightsPass",
     "dnn-buffer-fusing": "dnnc.passes.buffer_fusing:BufferFusingPass",
     "dnn-inplace": "dnnc.passes.inplace:InplacePass",
 }

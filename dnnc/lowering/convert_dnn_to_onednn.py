@@ -37,10 +37,9 @@ from dnnc.ir.dnn import (
     ConstantOp,
     DnnOp,
     ReduceOp,
-    ReshapeOp,
     SliceOp,
-    TransposeOp,
     WeightOp,
+    is_view,
 )
 from dnnc.ir.dnn.base import ints
 from dnnc.ir.names import input_names, output_names
@@ -152,7 +151,7 @@ class _FunctionLowering:
             data.attributes.pop(ARENA_OFFSETS)
             constant = MemoryConstantOp(data.results[0], memory_type(op, op.results[0]))
             self.memories[op.results[0]] = self.add(constant, op).results[0]
-        elif isinstance(op, ReshapeOp) or (isinstance(op, TransposeOp) and op.is_view()):
+        elif is_view(op):
             view = MemoryReshapeOp(self.memories[op.src], memory_type(op, op.result))
             self.memories[op.result] = self.add(view, op).results[0]
         elif isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:

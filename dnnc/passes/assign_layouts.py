@@ -94,11 +94,12 @@ _SWEEPS = 20
 
 
 def moved_bytes(value: SSAValue, src: Layout, dst: Layout) -> int:
-    """Bytes a reorder of `value` from `src` to `dst` reads and writes (0 if they are equal)."""
-    if src == dst:
-        return 0
+    """Bytes a reorder of `value` from `src` to `dst` reads and writes (0 if they place its
+    bytes alike: the reorder is a view)."""
     type_ = tensor_type(value)
     shape = tuple(type_.get_shape())
+    if src.same_bytes(dst, shape):
+        return 0
     itemsize = data_type_of(type_.get_element_type()).itemsize
     return (src.num_elements(shape) + dst.num_elements(shape)) * itemsize
 
@@ -288,7 +289,8 @@ class _Graph:
         src = self.produced(value, choice)
         if src is None:
             return 0, 0  # constants are packed once, before the first run
-        targets = set(self.readers(value, choice)) - {src}
+        shape = tuple(tensor_type(value).get_shape())
+        targets = {t for t in self.readers(value, choice) if not src.same_bytes(t, shape)}
         return len(targets), sum(moved_bytes(value, src, t) for t in targets)
 
     def values(self) -> Iterator[SSAValue]:
@@ -306,7 +308,8 @@ class _Graph:
 
     def transfer(self, value: SSAValue, src: Layout, dst: Layout) -> float:
         """The cost of reading `value`, written in `src`, in `dst`."""
-        return 0.0 if src == dst else self.weigh(1, moved_bytes(value, src, dst))
+        moved = moved_bytes(value, src, dst)
+        return 0.0 if moved == 0 else self.weigh(1, moved)
 
     def op_cost(self, op: Operation, k: Layout) -> float:
         """Measured microseconds of `op` running in `k` (0 when not measured)."""

@@ -39,11 +39,10 @@ from dnnc.ir.dnn import (
     ConcatOp,
     ConstantOp,
     DnnOp,
-    ReshapeOp,
     SliceOp,
     SumPostOpAttr,
-    TransposeOp,
     WeightOp,
+    is_view,
     layout_of,
 )
 from dnnc.ir.dnn.base import int_of, ints
@@ -281,7 +280,7 @@ class ClassBuilder:
     def add(self, op: Operation, inplace: list[int] | None = None) -> None:
         """Form the classes of `op`'s results; `inplace` overrides its dnn.inplace entries."""
         position = self.schedule[op]
-        if isinstance(op, ReshapeOp) or (isinstance(op, TransposeOp) and op.is_view()):
+        if is_view(op):
             self._alias(op.result, op.src, position)
             return
         if isinstance(op, ConcatOp) and IMPLICIT_CONCAT in op.attributes:

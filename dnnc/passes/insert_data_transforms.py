@@ -52,6 +52,7 @@ from dnnc.ir.dnn import (
     LayoutAttr,
     ReorderOp,
     WeightOp,
+    is_view,
     layout_of,
 )
 from dnnc.ir.dnn.base import tensor_type
@@ -74,10 +75,12 @@ def retyped(
 
 def transform_stats(block: Block) -> tuple[int, int, int]:
     """(reorders, bytes they move, casts) run at every execution of `block`; reorders of
-    constants are left out (the executor packs them once)."""
+    constants (the executor packs them once) and views (dnn.is_view) are left out."""
     reorders = moved = casts = 0
     for op in block.ops:
-        if isinstance(op, ReorderOp) and not isinstance(op.src.owner, ConstantOp | WeightOp):
+        if isinstance(op, ReorderOp) and not (
+            is_view(op) or isinstance(op.src.owner, ConstantOp | WeightOp)
+        ):
             reorders += 1
             src, dst = layout_of(tensor_type(op.src)), layout_of(tensor_type(op.result))
             moved += moved_bytes(op.src, src, dst)

@@ -51,13 +51,13 @@ from dnnc.ir.dnn import (
     PoolOp,
     ReduceOp,
     ReorderOp,
-    ReshapeOp,
     ResizeOp,
     SliceOp,
     SoftmaxOp,
     SumOp,
     TransposeOp,
     WeightOp,
+    is_view,
 )
 from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of
@@ -147,10 +147,8 @@ KEEP_F32: tuple[type[DnnOp], ...] = (LogSoftmaxOp,)
 
 def runs_kernel(op: Operation) -> bool:
     """Whether an op runs a kernel (every dnn op but sources and views: dnn.reshape, a
-    dnn.transpose that is one)."""
-    if isinstance(op, TransposeOp) and op.is_view():
-        return False
-    return isinstance(op, DnnOp) and not isinstance(op, ConstantOp | WeightOp | ReshapeOp)
+    dnn.transpose or dnn.reorder that is one)."""
+    return isinstance(op, DnnOp) and not (isinstance(op, ConstantOp | WeightOp) or is_view(op))
 
 
 def is_reference(op: DnnOp) -> bool:

@@ -309,3 +309,27 @@ func.func @binary_inplace_over_rhs_swapped(%x: tensor<64xf32>) -> (tensor<64xf32
   %c = dnn.binary max %a, %b {dnn.inplace = array<i64: 1>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   func.return %c, %a : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+/// A reorder between layouts that differ only in where the unit dims go moves no byte: a
+/// view of its source (no primitive, no buffer of its own). With a 2x2 image it moves data.
+// CHECK-LABEL: func.func @reorder_of_unit_dims
+// CHECK:         onednn.primitive eltwise ins(src = %x : {{.*}}) outs(dst = %[[A:.*]] : !onednn.memory<1x16x1x1xf32>)
+// CHECK-NEXT:    %[[V:.*]] = onednn.reshape %[[A]] : !onednn.memory<1x16x1x1xf32> -> !onednn.memory<1x16x1x1xf32, nhwc>
+// CHECK-NEXT:    %[[B:.*]] = onednn.arena_view
+// CHECK-NEXT:    onednn.primitive eltwise ins(src = %[[V]] : {{.*}}) outs(dst = %[[B]] : !onednn.memory<1x16x1x1xf32, nhwc>)
+// CHECK-NEXT:    %[[W:.*]] = onednn.reshape %[[B]] : !onednn.memory<1x16x1x1xf32, nhwc> -> !onednn.memory<1x16x1x1xf32>
+// CHECK-NEXT:    onednn.primitive eltwise ins(src = %[[W]] : {{.*}}) outs(dst = %result0 : {{.*}})
+// CHECK:         onednn.primitive reorder ins(src = %y : !onednn.memory<1x16x2x2xf32>) outs(dst = %{{.*}} : !onednn.memory<1x16x2x2xf32, nhwc>)
+func.func @reorder_of_unit_dims(%x: tensor<1x16x1x1xf32>, %y: tensor<1x16x2x2xf32>) -> (tensor<1x16x1x1xf32>, tensor<1x16x2x2xf32>) {
+  %a = dnn.eltwise relu %x : tensor<1x16x1x1xf32>
+  %r = dnn.reorder %a : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32, #dnn.layout<nhwc>>
+  %b = dnn.eltwise relu %r : tensor<1x16x1x1xf32, #dnn.layout<nhwc>>
+  %p = dnn.reorder %b : (tensor<1x16x1x1xf32, #dnn.layout<nhwc>>) -> tensor<1x16x1x1xf32>
+  %c = dnn.eltwise relu %p : tensor<1x16x1x1xf32>
+  %q = dnn.reorder %y : (tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32, #dnn.layout<nhwc>>
+  %d = dnn.eltwise relu %q : tensor<1x16x2x2xf32, #dnn.layout<nhwc>>
+  %e = dnn.reorder %d : (tensor<1x16x2x2xf32, #dnn.layout<nhwc>>) -> tensor<1x16x2x2xf32>
+  func.return %c, %e : tensor<1x16x1x1xf32>, tensor<1x16x2x2xf32>
+}

@@ -1,12 +1,13 @@
 """The checks that IR text cannot reach: a #dnn.layout built without its parser (which
-normalizes the tag), and element types looked up from Python (the dialect's operand
-constraints stop them in text first)."""
+normalizes the tag), element types looked up from Python (the dialect's operand
+constraints stop them in text first), and which layouts place a shape's bytes alike."""
 
 import pytest
 from xdsl.dialects.builtin import Float64Type, StringAttr
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.kinds import DataType
+from dnnc.core.layouts import parse_layout
 from dnnc.ir.dnn import LayoutAttr
 from dnnc.ir.types import data_type_of, element_type_of
 
@@ -33,3 +34,20 @@ def test_data_type_of_unsupported_element_type_names_the_valid_ones() -> None:
 @pytest.mark.parametrize("data_type", list(DataType))
 def test_element_type_round_trips(data_type: DataType) -> None:
     assert data_type_of(element_type_of(data_type)) is data_type
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shape", "same"),
+    [
+        ("nhwc", "nchw", (1, 16, 1, 1), True),  # only unit dims move
+        ("nhwc", "nchw", (2, 16, 1, 1), True),
+        ("nhwc", "nchw", (1, 16, 2, 1), False),  # h and c change places
+        ("nchw", "nChw16c", (1, 16, 1, 1), False),  # blocked: padded and regrouped
+        ("nChw16c", "nChw16c", (1, 16, 3, 3), True),
+    ],
+)
+def test_layouts_place_bytes_alike_when_only_unit_dims_move(
+    first: str, second: str, shape: tuple[int, ...], same: bool
+) -> None:
+    assert parse_layout(first).same_bytes(parse_layout(second), shape) is same
+    assert parse_layout(second).same_bytes(parse_layout(first), shape) is same

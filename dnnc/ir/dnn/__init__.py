@@ -56,6 +56,7 @@ from dnnc.ir.dnn.data import (
     TopKOp,
     TransposeOp,
     WeightOp,
+    is_view,
 )
 from dnnc.ir.dnn.logic import (
     LOGIC_OPS,
@@ -115,6 +116,7 @@ __all__ = [
     "TransposeOp",
     "WeightOp",
     "WhereOp",
+    "is_view",
     "layout_of",
     "shape_of",
 ]

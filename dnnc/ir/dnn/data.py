@@ -8,7 +8,7 @@ and ``dnn.cast`` the only one that changes an element type.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, TypeGuard
 
 from xdsl.dialects.builtin import (
     I64,
@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -276,7 +276,9 @@ class TopKOp(DnnOp):
 
 @irdl_op_definition
 class ReorderOp(_UnaryOp):
-    """The same logical tensor in the layout of the result type (oneDNN ``reorder``)."""
+    """The same logical tensor in the layout of the result type (oneDNN ``reorder``). Between
+    unblocked layouts that differ only in where dims of size 1 go (``nhwc`` and ``nchw`` of a
+    1xCx1x1 tensor), no byte moves: a view that runs nothing (``is_view``)."""
 
     name = "dnn.reorder"
 
@@ -285,6 +287,19 @@ class ReorderOp(_UnaryOp):
 
     def verify_result_types(self) -> None:
         self.expect_element_type("result", self.result, self.src)
+
+    def is_view(self) -> bool:
+        """Whether the result holds src's bytes as they are (class docstring)."""
+        result = tensor_type(self.result)
+        return layout_of(tensor_type(self.src)).same_bytes(
+            layout_of(result), tuple(result.get_shape())
+        )
+
+
+def is_view(op: Operation) -> TypeGuard[ReshapeOp | TransposeOp | ReorderOp]:
+    """Whether `op` runs nothing, its result being its source's bytes seen with another type:
+    a dnn.reshape, or a dnn.transpose or dnn.reorder that moves no byte."""
+    return isinstance(op, ReshapeOp) or (isinstance(op, TransposeOp | ReorderOp) and op.is_view())
 
 
 @irdl_op_definition
