@@ -69,11 +69,15 @@ def _computed_after(s: SSAValue, x: SSAValue) -> bool:
 
 
 def _scaled_convolutions(mul: BinaryOp) -> list[Conv2DOp] | None:
-    """The readers of `mul`, when each is a one-group dnn.conv2d reading it as its source."""
+    """The readers of `mul`, when each is a one-group dnn.conv2d reading it as its source,
+    its weights of the product's element type."""
+    element = tensor_type(mul.result).get_element_type()
     readers = []
     for use in mul.result.uses:
         conv = use.operation
         if not isinstance(conv, Conv2DOp) or use.index != 0 or conv.groups.value.data != 1:
+            return None
+        if tensor_type(conv.wei).get_element_type() != element:
             return None
         readers.append(conv)
     return readers

@@ -125,3 +125,16 @@ func.func @negative_not_per_channel(%x: tensor<2x16x14x14xf32>, %w: tensor<8x16x
   %c = dnn.conv2d %x, %m : (tensor<2x16x14x14xf32>, tensor<8x16x1x1xf32>) -> tensor<2x8x14x14xf32>
   func.return %z, %u, %d, %c : tensor<2x8x14x14xf32>, tensor<2x8x14x14xf32>, tensor<2x16x12x12xf32>, tensor<2x8x14x14xf32>
 }
+
+// -----
+
+/// Weights of another element type than the factor: a mul of the two would not verify.
+// CHECK-LABEL: func.func @negative_weights_of_another_type
+// CHECK:         %y = dnn.binary mul %x, %s
+// CHECK-NEXT:    %z = dnn.conv2d %y, %w
+func.func @negative_weights_of_another_type(%x: tensor<1x16x14x14xf32>, %w: tensor<8x16x1x1xbf16>) -> tensor<1x8x14x14xf32> {
+  %s = dnn.reduce mean %x {axes = array<i64: 2, 3>} : (tensor<1x16x14x14xf32>) -> tensor<1x16x1x1xf32>
+  %y = dnn.binary mul %x, %s : (tensor<1x16x14x14xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x14x14xf32>
+  %z = dnn.conv2d %y, %w : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xbf16>) -> tensor<1x8x14x14xf32>
+  func.return %z : tensor<1x8x14x14xf32>
+}
