@@ -14,11 +14,14 @@ compute in bf16 where the CPU has it natively and the others report that they ca
 compiles the ONNX file as a user would: ``dnnc.compile(path)`` (dnn-optimize, then
 dnn-to-onednn).
 
-A first line naming the CPU, oneDNN version, effective ISA and precision; then one table:
-latency (the median over ``--rounds`` rounds of each worker's median, the rounds' range in
-brackets: every round runs every engine once, in turn) and peak RSS per engine, then each
-peer's latency as a ratio to dnnc's (> 1: dnnc is faster). ``--plot out.png`` also draws
-the latencies if matplotlib is installed.
+A first line naming the CPU, oneDNN version, effective ISA and precision, a second with the
+FMA peak (dnnc_testing.roofline, measured in a worker before and after the rounds: the
+higher of the two); then one table: latency (the median over ``--rounds`` rounds of each
+worker's median, the rounds' range in brackets: every round runs every engine once, in
+turn) and peak RSS per engine, then each peer's latency as a ratio to dnnc's (> 1: dnnc is
+faster), then the model's limit (its FLOPs over the peak; in bf16 over twice the peak, as
+the performance issue counts it) and dnnc's and the best peer's latency over it.
+``--plot out.png`` also draws the latencies if matplotlib is installed.
 
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
         [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16] [--plot latency.png]
@@ -42,6 +45,9 @@ import numpy as np
 
 from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, peak_rss_kib
 from dnnc_testing.timing import combine_rounds
+
+LIMIT_PEERS = ("onnxruntime", "openvino")
+"""The engines "best peer/limit" takes the best of (the performance issue's peers)."""
 
 
 def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
@@ -92,6 +98,15 @@ def measure(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def measure_peak(threads: int) -> tuple[float, str]:
+    """The f32 FMA peak (GFLOP/s) and what each matmul measured, in a worker process."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    command = [sys.executable, __file__, "--peak", "--threads", str(threads)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    gflops, measured = json.loads(done.stdout.strip().splitlines()[-1])
+    return gflops, measured
+
+
 def _latency(result: dict | str) -> str:
     """``median [lowest-highest]`` of the rounds' medians, in ms."""
     if isinstance(result, str):
@@ -100,14 +115,18 @@ def _latency(result: dict | str) -> str:
     return f"{result['ms']:.1f} [{low:.1f}-{high:.1f}]"
 
 
-def table(results: dict[str, dict[str, dict | str]]) -> str:
-    """The one table: latency and RSS per engine, peers' latency over dnnc's."""
+def table(results: dict[str, dict[str, dict | str]], limits: dict[str, float]) -> str:
+    """The one table: latency and RSS per engine, peers' latency over dnnc's, the limit (ms)
+    and dnnc's and the best peer's latency over it."""
     engines = list(next(iter(results.values())))
     header = [
         "model",
         *(f"{e} ms" for e in engines),
         *(f"{e} MiB" for e in engines),
         *(f"{e}/dnnc" for e in engines[1:]),
+        "limit ms",
+        "dnnc/limit",
+        "best peer/limit",
     ]
     rows = [header]
     for name, by_engine in results.items():
@@ -120,6 +139,11 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
             theirs = by_engine[engine]
             ok = isinstance(ours, dict) and isinstance(theirs, dict)
             cells.append(f"{theirs['ms'] / ours['ms']:.2f}" if ok else "-")
+        limit = limits[name]
+        peers = [r["ms"] for e, r in by_engine.items() if e in LIMIT_PEERS and isinstance(r, dict)]
+        cells.append(f"{limit:.2f}")
+        cells.append(f"{ours['ms'] / limit:.2f}" if isinstance(ours, dict) else "-")
+        cells.append(f"{min(peers) / limit:.2f}" if peers else "-")
         rows.append(cells)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = ["  ".join(cell.rjust(w) for cell, w in zip(row, widths)) for row in rows]
@@ -188,10 +212,16 @@ def main() -> None:
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
     )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
+    parser.add_argument("--peak", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
         path, name, engine = options.worker
         print(json.dumps(worker(Path(path), name, engine, options)))
+        return
+    from dnnc_testing import roofline  # not in the workers: its imports would count in their RSS
+
+    if options.peak:
+        print(json.dumps(roofline.peak()))
         return
     import dnnc
     import dnnc.target
@@ -214,6 +244,10 @@ def main() -> None:
     rounds: list[dict[str, dict[str, dict | str]]] = []
     with tempfile.TemporaryDirectory() as directory:
         models = list(build_all(options.models, directory))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gflop = {name: roofline.model_gflop(path) for name, path, _ in models}
+        before = measure_peak(options.threads)
         for _ in range(options.rounds):
             rounds.append(
                 {
@@ -221,10 +255,17 @@ def main() -> None:
                     for name, path, shape in models
                 }
             )
+        after = measure_peak(options.threads)
     results = {
         name: {e: combine_rounds(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
     }
-    print(table(results))
+    peak = max(before[0], after[0]) * (1 if options.precision == "f32" else 2)
+    print(
+        f"f32 FMA peak {before[0]:.0f} GFLOP/s before the rounds ({before[1]}), {after[0]:.0f} "
+        f"after ({after[1]}); the limits use {peak:.0f}"
+        + ("" if options.precision == "f32" else " (twice the higher: bf16)")
+    )
+    print(table(results, {name: g / peak * 1e3 for name, g in gflop.items()}))
     if options.plot:
         plot(results, options.plot)
 
