@@ -58,9 +58,14 @@ LOADED_FROM = {
 Runner = Callable[[np.ndarray], object]
 
 
+def _saved(path: Path, engine: str) -> Path:
+    """Where the -load `engine` keeps its compiled model of ``path`` (LOADED_FROM)."""
+    return path.with_suffix(LOADED_FROM[engine])
+
+
 def save_compiled(path: Path, engine: str, threads: int) -> None:
     """Let `engine` save its compiled model of ``path`` where LOADED_FROM says."""
-    saved = path.with_suffix(LOADED_FROM[engine])
+    saved = _saved(path, engine)
     if engine == "dnnc-load":
         import dnnc
 
@@ -79,26 +84,20 @@ def save_compiled(path: Path, engine: str, threads: int) -> None:
 def _openvino_cached(path: Path, threads: int) -> object:
     import openvino as ov
 
-    config = openvino_config(threads, "f32") | {"CACHE_DIR": str(path.with_suffix(".ov-cache"))}
+    config = openvino_config(threads, "f32") | {"CACHE_DIR": str(_saved(path, "openvino-load"))}
     return ov.Core().compile_model(str(path), "CPU", config)
 
 
 def _dnnc_load(path: Path, name: str, threads: int, precision: str) -> Runner:
     import dnnc
 
-    executable = dnnc.load(path.with_suffix(".dnnc"))
+    executable = dnnc.load(_saved(path, "dnnc-load"))
     return lambda x: executable.run([x])
 
 
 def _onnxruntime_load(path: Path, name: str, threads: int, precision: str) -> Runner:
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(
-        str(path.with_suffix(".ort")),
-        onnxruntime_options(threads),
-        providers=["CPUExecutionProvider"],
-    )
-    return lambda x: session.run(None, {INPUT_NAME: x})
+    # ONNX Runtime reads the ORT format by the file's suffix
+    return MODEL_RUNNERS["onnxruntime"](_saved(path, "onnxruntime-load"), name, threads, precision)
 
 
 def _openvino_load(path: Path, name: str, threads: int, precision: str) -> Runner:
