@@ -6,7 +6,8 @@ compares the "actual" and the "expected kernel type":
   included, ``#dnn.layout<nchw>``),
   else the operand's type as it was before this pass;
 - element type: the ``dnn.kernel`` data type for the operands the kernel computes with
-  (kernel_table.data_operands: first operand, weights, same-shaped operands), else unchanged;
+  (kernel_table.data_operands: first operand, weights, same-shaped operands, a depthwise
+  convolution's bias), else unchanged;
 - a func.return operand: the function's declared result type (plain, the caller's dtype).
 Results follow from the expected operand types by the dialect's rules (first operand's layout
 and element type; dnn.reorder keeps its layout, dnn.cast its element type), and where a

@@ -37,6 +37,21 @@ func.func @reorder_then_cast(%src: tensor<1x8x6x6xf32>, %wei: tensor<16x8x3x3xf3
 
 // -----
 
+/// A bf16 depthwise convolution reads its bias in bf16 as well (oneDNN 3.2's brdgmm_dw takes
+/// a bias only in the destination's type); a grouped convolution with four channels per
+/// group is not depthwise: its bias stays f32.
+// CHECK-LABEL: func.func @depthwise_bias_in_bf16
+// CHECK-DAG:     %[[B:.*]] = dnn.cast %bias {{.*}} : (tensor<8xf32>) -> tensor<8xbf16>
+// CHECK:         %d = dnn.conv2d %{{.*}}, %{{.*}}, %[[B]] {{.*}}groups = 8 : i64} : ({{.*}}, tensor<8xbf16>) -> tensor<1x8x6x6xbf16>
+// CHECK:         %g = dnn.conv2d %{{.*}}, %{{.*}}, %bias {{.*}}groups = 2 : i64} : ({{.*}}, tensor<8xf32>) -> tensor<1x8x6x6xbf16>
+func.func @depthwise_bias_in_bf16(%src: tensor<1x8x6x6xf32>, %dw: tensor<8x1x3x3xf32>, %grouped: tensor<8x4x3x3xf32>, %bias: tensor<8xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) {
+  %d = dnn.conv2d %src, %dw, %bias {dnn.kernel = #dnn.kernel<onednn, bf16>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = 8 : i64} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  %g = dnn.conv2d %src, %grouped, %bias {dnn.kernel = #dnn.kernel<onednn, bf16>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x8x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  func.return %d, %g : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
+}
+
+// -----
+
 /// Types already as expected: nothing is inserted.
 // CHECK-LABEL: func.func @negative_types_match
 // CHECK-NOT:     dnn.reorder

@@ -102,7 +102,7 @@ def test_bf16_within_tolerance(tmp_path: Path) -> None:
 def test_bf16_weights_are_cast_once_not_at_every_run(tmp_path: Path) -> None:
     """Weights read from a file (dnn.weight, as dnnc-import writes them) and assigned bf16 are
     cast when the executable is built: no step of a run reads a convolution's weights in f32
-    (MobileNetV2's spent 1.4 ms of 3.8 so; biases are read in f32 by design), and the result
+    (MobileNetV2's spent 1.4 ms of 3.8 so; biases but depthwise ones are read in f32 by design), and the result
     is bf16's."""
     if not computes_in(DataType.BF16):
         pytest.skip("no native bf16 here: dnn-assign-precision keeps f32")
