@@ -9,7 +9,8 @@ Rule: %y = dnn.<op> ... {dnn.kernel = #dnn.kernel<onednn, f32>}
 The kernel's data type is the "expected" type: dnn-insert-data-transforms then casts the
 operands the kernel computes with (first operand, weights, same-shaped operands, a depthwise
 convolution's bias: kernel_table.data_operands) and the results follow; other biases,
-normalization statistics and broadcast post-op arguments stay f32, as oneDNN reads them. Function arguments and results keep their types (casts at the edges).
+normalization statistics and broadcast post-op arguments stay f32, as oneDNN reads them.
+Function arguments and results keep their types (casts at the edges).
 
 Where the CPU does not compute natively in ``dtype`` (dnnc.target.computes_in: oneDNN's
 effective ISA has no bf16 instructions, or convolution, matmul or inner product has no real

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -43,6 +42,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core import shapes
+from dnnc.core.arrays import transposed
 from dnnc.core.diagnostics import DnncError, remark
 from dnnc.ir.dnn import ConstantOp, InnerProductOp, MatmulOp, ReshapeOp, WeightOp, shape_of
 from dnnc.ir.dnn.base import tensor_type
@@ -81,9 +81,9 @@ class DenseAsInnerProduct(RewritePattern):
         if probing and as_matmul is not None and not is_fallback(as_matmul):
             remark(op, f"matmul kept: oneDNN runs it with {as_matmul}")
             return  # a real matmul kernel: nothing to gain (and no weights transposed)
-        transposed = np.ascontiguousarray(source_value(weights).T)
+        rows = transposed(source_value(weights), (1, 0))
         element = tensor_type(op.rhs).get_element_type()
-        added: list[Operation] = [constant_op(transposed, TensorType(element, [n, k]), weights)]
+        added: list[Operation] = [constant_op(rows, TensorType(element, [n, k]), weights)]
         bias: list[SSAValue] = []
         if op.bias is not None and shape_of(op.bias) == (n,):
             bias = [op.bias]

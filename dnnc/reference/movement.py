@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from dnnc.core.arrays import transposed
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout, parse_layout
 from dnnc.reference.dtypes import as_f64, data_type, to_dtype
@@ -75,7 +76,7 @@ def transpose(src: np.ndarray, *, permutation: Sequence[int]) -> np.ndarray:
     """``dnn.transpose``: result dim i is src dim ``permutation[i]``."""
     if sorted(permutation) != list(range(src.ndim)):
         raise ValueError(f"transpose: {list(permutation)} is not a permutation of {src.ndim} dims")
-    return np.ascontiguousarray(np.transpose(src, permutation))
+    return transposed(src, permutation)
 
 
 def reorder(src: np.ndarray) -> np.ndarray:

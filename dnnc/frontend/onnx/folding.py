@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dnnc.core.arrays import transposed
 from dnnc.frontend.onnx.graph import Node
 
 Folder = Callable[..., np.ndarray | None]
@@ -43,7 +44,7 @@ def _identity(node: Node, data: np.ndarray) -> np.ndarray:
 
 def _transpose(node: Node, data: np.ndarray) -> np.ndarray:
     permutation = node.ints_attr("perm", list(range(data.ndim))[::-1])
-    return np.ascontiguousarray(np.transpose(data, permutation))
+    return transposed(data, permutation)
 
 
 def _unsqueeze(node: Node, data: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
