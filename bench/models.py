@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, peak_rss_kib
+from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, status_kib
 from dnnc_testing.timing import combine_rounds
 
 LIMIT_PEERS = ("onnxruntime", "openvino")
@@ -65,7 +65,7 @@ def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> d
         start = time.perf_counter()
         run(x)
         times.append(time.perf_counter() - start)
-    return {"ms": statistics.median(times) * 1e3, "rss_mib": peak_rss_kib() / 1024}
+    return {"ms": statistics.median(times) * 1e3, "rss_mib": status_kib("VmHWM") / 1024}
 
 
 def measure(

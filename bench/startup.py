@@ -14,7 +14,10 @@ a fresh worker process (this script with ``--worker``) measures, in order:
   ONNX Runtime saved in its ORT format; ``openvino-load``: ``compile_model`` with the
   ``CACHE_DIR`` that a first ``compile_model`` filled);
 - ``first ms``: the first inference;
-- ``peak MiB``: the process's peak resident set (VmHWM), Python and libraries included.
+- ``peak MiB``: the process's peak resident set (VmHWM), Python and libraries included;
+- ``anon MiB``: its resident anonymous memory after the first inference (RssAnon: heap,
+  arenas, weights read into memory), the part that does not depend on how much of the
+  libraries and memory-mapped files the page cache holds (dnnc_testing.engines.status_kib).
 
 The last lines divide dnnc's peak RSS by the lower of the peers' (the goal of the
 memory issue is <= 0.8) and dnnc's import + ready time by ONNX Runtime's, like for like:
@@ -42,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dnnc_testing.engines import INPUT_NAME, onnxruntime_options, openvino_config, peak_rss_kib
+from dnnc_testing.engines import INPUT_NAME, onnxruntime_options, openvino_config, status_kib
 from dnnc_testing.engines import RUNNERS as MODEL_RUNNERS
 from dnnc_testing.timing import combine_rounds
 
@@ -128,7 +131,8 @@ def worker(path: Path, name: str, engine: str, shape: list[int], threads: int) -
         "import_s": imported - start,
         "ready_s": ready - imported,
         "first_ms": (first - ready) * 1e3,
-        "peak_mib": peak_rss_kib() / 1024,
+        "peak_mib": status_kib("VmHWM") / 1024,
+        "anon_mib": status_kib("RssAnon") / 1024,
     }
 
 
@@ -155,11 +159,11 @@ def measure(path: Path, name: str, engine: str, shape: tuple[int, ...], threads:
 
 def table(results: dict[str, dict[str, dict | str]]) -> str:
     """One row per model and engine, then dnnc's ratios per model."""
-    rows = [["model", "engine", "import s", "ready s", "first ms", "peak MiB"]]
+    rows = [["model", "engine", "import s", "ready s", "first ms", "peak MiB", "anon MiB"]]
     for name, by_engine in results.items():
         for engine, r in by_engine.items():
             if isinstance(r, str):
-                rows.append([name, engine, "error: " + r, "", "", ""])
+                rows.append([name, engine, "error: " + r, "", "", "", ""])
                 continue
             rows.append(
                 [
@@ -169,6 +173,7 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
                     f"{r['ready_s']:.2f}",
                     f"{r['first_ms']:.1f}",
                     f"{r['peak_mib']:.0f}",
+                    f"{r['anon_mib']:.0f}",
                 ]
             )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -182,9 +187,9 @@ def table(results: dict[str, dict[str, dict | str]]) -> str:
             others = [r for e in peers if isinstance(r := by_engine[e], dict)]
             if not isinstance(measured, dict) or not others:
                 continue
-            lowest = min(r["peak_mib"] for r in others)
             line = f"{name}: {ours} peak RSS / lowest of {', '.join(peers)} = "
-            line += f"{measured['peak_mib'] / lowest:.2f}"
+            line += f"{measured['peak_mib'] / min(r['peak_mib'] for r in others):.2f}"
+            line += f" (anon: {measured['anon_mib'] / min(r['anon_mib'] for r in others):.2f})"
             ort = by_engine[peers[0]]
             if isinstance(ort, dict):
                 total = measured["import_s"] + measured["ready_s"]
