@@ -30,14 +30,21 @@ def round_to_bf16(x: np.ndarray) -> np.ndarray:
     """f32 values rounded to the nearest bf16 value (ties to even), returned as f32.
 
     The bit-level rule of oneDNN's ``float2bfloat16``: add ``0x7FFF`` plus the lowest kept
-    bit and truncate the low 16 bits; a NaN is kept and made quiet.
+    bit and truncate the low 16 bits; a NaN is kept and made quiet. Computed in one result
+    array (plus a NaN mask), not one temporary per step: casting a weight of 9 MiB to bf16
+    took 62 MiB more at its peak so (BERT layer compiled for bf16: 173 MiB peak RSS).
     """
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    lowest_kept = (bits >> np.uint32(16)) & np.uint32(1)
-    rounded = (bits + _ROUNDING_BIAS + lowest_kept) & _BF16_HIGH_MASK
-    quiet_nan = (bits | _QUIET_BIT) & _BF16_HIGH_MASK
-    result = np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint32)
-    return result.view(np.float32).reshape(np.shape(x))
+    f32 = np.ascontiguousarray(x, dtype=np.float32)
+    bits = f32.view(np.uint32)
+    rounded = np.right_shift(bits, np.uint32(16))
+    np.bitwise_and(rounded, np.uint32(1), out=rounded)  # the lowest kept bit
+    np.add(rounded, _ROUNDING_BIAS, out=rounded)
+    np.add(rounded, bits, out=rounded)
+    np.bitwise_and(rounded, _BF16_HIGH_MASK, out=rounded)
+    nan = np.isnan(f32)
+    if nan.any():
+        rounded[nan] = (bits[nan] | _QUIET_BIT) & _BF16_HIGH_MASK
+    return rounded.view(np.float32).reshape(np.shape(x))
 
 
 def data_type(dtype: DataType | str | np.dtype | type) -> DataType:
@@ -56,10 +63,10 @@ def to_dtype(values: np.ndarray, dtype: DataType | str | np.dtype | type) -> np.
     """float64 results converted to ``dtype`` with oneDNN's rounding (module docstring)."""
     target = data_type(dtype)
     if target in (DataType.F32, DataType.BF16, DataType.F16):
-        f32 = np.asarray(values).astype(np.float32)
+        f32 = np.asarray(values, dtype=np.float32)  # not a copy of f32 values
         if target is DataType.BF16:
             return round_to_bf16(f32).astype(ml_dtypes.bfloat16)
-        return f32.astype(target.numpy)
+        return f32.astype(target.numpy)  # a copy: the caller owns the result
     if target is DataType.BOOL:
         return np.asarray(values) != 0  # NaN is true, as in C and ONNX Runtime
     info = np.iinfo(target.numpy)
