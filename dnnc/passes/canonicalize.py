@@ -61,8 +61,11 @@ def _is_identity(permutation: Sequence[int]) -> bool:
 
 
 def _replace(rewriter: PatternRewriter, op: Operation, ops: list[Operation]) -> None:
-    """Replace `op` by `ops` (the last one's result replaces op's), keeping op's name."""
+    """Replace `op` by `ops` (the last one's result replaces op's), keeping op's name; each
+    new op takes op's location (an error or a profile line then names the source op)."""
     hint = op.results[0].name_hint
+    for new in ops:
+        new.location = op.location
     rewriter.replace(op, ops, [ops[-1].results[0]])
     for new in ops[:-1]:
         new.results[0].name_hint = None

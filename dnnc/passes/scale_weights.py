@@ -106,6 +106,7 @@ class ScaleWeightsNotInput(RewritePattern):
                 result_types=[conv.wei.type],
                 properties={"alg": BinaryAlgAttr(BinaryAlg.MUL)},
             )
+            scaled.location = op.location  # the multiply it moves
             rewriter.insert(scaled, InsertPoint.before(conv))
             conv.operands[1] = scaled.result
             rewriter.notify_op_modified(conv)

@@ -1,9 +1,13 @@
 // RUN: dnnc-opt %s -p dnn-canonicalize --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p dnn-canonicalize --split-input-file --mlir-print-debuginfo | filecheck %s --check-prefix=LOC
 
 /// Two transposes compose into one; transposes that undo each other vanish.
 // CHECK-LABEL: func.func @compose_transposes
 // CHECK-NEXT:    %t = dnn.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32>
 // CHECK-NEXT:    func.return %t, %x
+/// The composed transpose is where the outer one was (its location).
+// LOC-LABEL: func.func @compose_transposes
+// LOC:         %t = dnn.transpose %x {{.*}} loc("{{.*}}dnn-canonicalize.mlir":[[# @LINE + 3]]:3)
 func.func @compose_transposes(%x: tensor<2x3x4x5xf32>) -> (tensor<2x4x5x3xf32>, tensor<2x3x4x5xf32>) {
   %a = dnn.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x3x4x5xf32>) -> tensor<2x4x3x5xf32>
   %t = dnn.transpose %a {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x4x3x5xf32>) -> tensor<2x4x5x3xf32>

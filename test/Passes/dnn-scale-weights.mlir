@@ -1,4 +1,5 @@
 // RUN: dnnc-opt %s -p dnn-scale-weights --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p dnn-scale-weights --split-input-file --mlir-print-debuginfo | filecheck %s --check-prefix=LOC
 
 /// Squeeze-and-excitation: the factor %s, computed from %x, scales the 1x1 projection's
 /// weights (8x16) instead of the 16x14x14 activation; the convolution reads %x.
@@ -8,6 +9,9 @@
 // CHECK-NEXT:    %[[W:.*]] = dnn.binary mul %w, %s : (tensor<8x16x1x1xf32>, tensor<1x16x1x1xf32>) -> tensor<8x16x1x1xf32>
 // CHECK-NEXT:    %z = dnn.conv2d %x, %[[W]], %b : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
 // CHECK-NEXT:    func.return %z
+/// The weights' multiply is where the activation's was (its location).
+// LOC-LABEL: func.func @excitation
+// LOC:         dnn.binary mul %w, %s {{.*}} loc("{{.*}}dnn-scale-weights.mlir":[[# @LINE + 4]]:3)
 func.func @excitation(%x: tensor<1x16x14x14xf32>, %w: tensor<8x16x1x1xf32>, %b: tensor<8xf32>) -> tensor<1x8x14x14xf32> {
   %m = dnn.reduce mean %x {axes = array<i64: 2, 3>} : (tensor<1x16x14x14xf32>) -> tensor<1x16x1x1xf32>
   %s = dnn.eltwise sigmoid %m : tensor<1x16x1x1xf32>
