@@ -49,8 +49,9 @@ class OptimizePipeline(PipelinePass):
     Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then
     data movement in one form (dnn-canonicalize), then constants
     (batch_norm and per-channel binaries folded into weights, constant subgraphs
-    evaluated), and run-time per-channel factors of a convolution's input moved onto its
-    weights (dnn-scale-weights), so that fusion sees the simplified graph; then eltwise and
+    evaluated), run-time per-channel factors of a convolution's input moved onto its
+    weights (dnn-scale-weights) and the strides of 1x1 convolutions onto the producers of
+    what they read (dnn-hoist-strides), so that fusion sees the simplified graph; then eltwise and
     binary consumers
     become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
     become inner products. Then layouts, after fusion because post-op arguments need layouts
@@ -75,6 +76,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-canonicalize",
         "dnn-fold-constants",
         "dnn-scale-weights",
+        "dnn-hoist-strides",
         "dnn-fuse-post-ops",
         "dnn-dense-as-inner-product",
         "dnn-select-kernels",

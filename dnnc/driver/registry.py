@@ -41,6 +41,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-transpose-as-view": "dnnc.passes.transpose_as_view:TransposeAsViewPass",
     "dnn-fold-constants": "dnnc.passes.fold_constants:FoldConstantsPass",
     "dnn-scale-weights": "dnnc.passes.scale_weights:ScaleWeightsPass",
+    "dnn-hoist-strides": "dnnc.passes.hoist_strides:HoistStridesPass",
     "dnn-buffer-fusing": "dnnc.passes.buffer_fusing:BufferFusingPass",
     "dnn-inplace": "dnnc.passes.inplace:InplacePass",
 }

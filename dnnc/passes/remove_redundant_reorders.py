@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -64,7 +64,7 @@ from dnnc.ir.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.ir.dnn.base import tensor_type
+from dnnc.ir.dnn.base import retyped_op, tensor_type
 from dnnc.ir.types import data_type_of
 from dnnc.ir.weights import source_value
 from dnnc.passes.assign_layouts import moved_bytes
@@ -191,7 +191,7 @@ class FoldReorderIntoConstant(RewritePattern):
         source = op.src.owner
         if not isinstance(source, ConstantOp | WeightOp):
             return  # only sources can be packed before the first run
-        packed = _retyped_op(source, list(source.operands), op.result.type)
+        packed = retyped_op(source, list(source.operands), op.result.type)
         if isinstance(packed, ConstantOp) and isinstance(source, ConstantOp):
             packed.properties["value"] = DenseIntOrFPElementsAttr(op.result.type, source.value.data)
         rewriter.replace(op, packed, packed.results)
@@ -215,19 +215,6 @@ class FoldCastIntoConstant(RewritePattern):
         folded.results[0].name_hint = op.result.name_hint
         rewriter.replace(op, folded, folded.results)
         erase_dead_sources(rewriter, [source.results[0]])
-
-
-def _retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute) -> Operation:
-    """A copy of the one-result `op` on `operands` with `result_type`, at `op`'s location."""
-    new = type(op).create(
-        operands=operands,
-        result_types=[result_type],
-        properties=dict(op.properties),
-        attributes=dict(op.attributes),
-    )
-    new.location = op.location
-    new.results[0].name_hint = op.results[0].name_hint
-    return new
 
 
 def _typed_layouts(op: DnnOp) -> dict[str, object]:
@@ -302,7 +289,7 @@ class FoldReorderIntoProducer(RewritePattern):
             operands[index] = new_reorders[-1].result
         if added > saved:
             return  # moving the reorder up would move more bytes (e.g. above a strided pool)
-        moved = _retyped_op(producer, operands, retyped(here, encoding=there.encoding))
+        moved = retyped_op(producer, operands, retyped(here, encoding=there.encoding))
         if not (_verifies(moved) and _fast(self.probe, moved)):  # type: ignore[arg-type]
             moved.erase()
             return  # the dialect or oneDNN says no

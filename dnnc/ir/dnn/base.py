@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
@@ -77,6 +77,20 @@ def inferring(known: dict[SSAValue, shapes.Shape]) -> Iterator[dict[SSAValue, sh
         yield known
     finally:
         _inferred.reset(token)
+
+
+def retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute) -> Operation:
+    """A copy of the one-result `op` on `operands` with `result_type`, at `op`'s location and
+    with its result's name."""
+    new = type(op).create(
+        operands=operands,
+        result_types=[result_type],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    new.location = op.location
+    new.results[0].name_hint = op.results[0].name_hint
+    return new
 
 
 def tensor_type(value: SSAValue) -> TensorType:
