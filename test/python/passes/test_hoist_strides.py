@@ -11,7 +11,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 from torch import nn
@@ -19,15 +18,9 @@ from torch import nn
 import dnnc
 from dnnc.core.kinds import DataType
 from dnnc.driver.executables import AnyExecutable
-from dnnc.driver.pipelines import OptimizePipeline
 from dnnc.target import computes_in
+from dnnc_testing.differential import assert_agree, optimize_without
 from dnnc_testing.model_zoo import Bottleneck
-
-
-def _without(precision: str) -> str:
-    """dnn-optimize{precision=...}'s steps without dnn-hoist-strides."""
-    steps = OptimizePipeline(precision=precision).expand()
-    return ",".join(str(p.pipeline_pass_spec()) for p in steps if p.name != "dnn-hoist-strides")
 
 
 def _export(tmp_path: Path, shape: tuple[int, ...]) -> Path:
@@ -60,12 +53,7 @@ def test_hoisted_strides_compute_what_the_stage_does(
     shape = (1, 32, size, size)
     path = _export(tmp_path, shape)
     hoisted = dnnc.compile(path, f"dnn-optimize{{precision={precision}}}")
-    direct = dnnc.compile(path, _without(precision))
+    direct = dnnc.compile(path, optimize_without("dnn-hoist-strides", precision))
     assert (_pools(hoisted), _pools(direct)) == (1, 0)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    ours, theirs = hoisted.run({"x": x})[0], direct.run({"x": x})[0]
-    oracle = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
-    tolerance = 1e-5 if precision == "f32" else 2e-2
-    scale = np.abs(oracle).max()
-    np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance * scale)
-    np.testing.assert_allclose(ours, oracle, rtol=tolerance, atol=tolerance * scale)
+    assert_agree(path, hoisted, direct, {"x": x}, precision)

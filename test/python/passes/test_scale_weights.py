@@ -18,14 +18,8 @@ from torch import nn
 import dnnc
 from dnnc.core.kinds import DataType
 from dnnc.driver.executables import AnyExecutable
-from dnnc.driver.pipelines import OptimizePipeline
 from dnnc.target import computes_in
-
-
-def _without(precision: str) -> str:
-    """dnn-optimize{precision=...}'s steps without dnn-scale-weights."""
-    steps = OptimizePipeline(precision=precision).expand()
-    return ",".join(str(p.pipeline_pass_spec()) for p in steps if p.name != "dnn-scale-weights")
+from dnnc_testing.differential import assert_agree, optimize_without
 
 
 class SqueezeExcitation(nn.Module):
@@ -88,16 +82,11 @@ def test_scaled_weights_compute_what_the_block_does(tmp_path: Path, precision: s
     path = _export(tmp_path, shape, projected=8)
     optimize = f"dnn-optimize{{precision={precision}}}"
     scaled = dnnc.compile(path, optimize)
-    unscaled = dnnc.compile(path, _without(precision))
+    unscaled = dnnc.compile(path, optimize_without("dnn-scale-weights", precision))
     assert _activation_binaries(scaled, shape) == 0
     assert _activation_binaries(unscaled, shape) == 1
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
-    ours, theirs = scaled.run({"x": x})[0], unscaled.run({"x": x})[0]
-    oracle = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
-    tolerance = 1e-5 if precision == "f32" else 2e-2
-    scale = np.abs(oracle).max()
-    np.testing.assert_allclose(ours, theirs, rtol=tolerance, atol=tolerance * scale)
-    np.testing.assert_allclose(ours, oracle, rtol=tolerance, atol=tolerance * scale)
+    assert_agree(path, scaled, unscaled, {"x": x}, precision)
 
 
 def test_small_activation_keeps_its_multiply(tmp_path: Path) -> None:
