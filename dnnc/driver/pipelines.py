@@ -47,14 +47,13 @@ class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
     Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then
-    data movement in one form (dnn-canonicalize), then constants
-    (batch_norm and per-channel binaries folded into weights, constant subgraphs
-    evaluated), run-time per-channel factors of a convolution's input moved onto its
-    weights (dnn-scale-weights) and the strides of 1x1 convolutions onto the producers of
-    what they read (dnn-hoist-strides), so that fusion sees the simplified graph; then eltwise and
-    binary consumers
-    become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback
-    become inner products. Then layouts, after fusion because post-op arguments need layouts
+    data movement in one form (dnn-canonicalize), then constants (batch_norm and per-channel
+    binaries folded into weights, constant subgraphs evaluated), run-time per-channel
+    factors of a convolution's input moved onto its weights (dnn-scale-weights) and the
+    strides of 1x1 convolutions onto the producers of what they read (dnn-hoist-strides), so
+    that fusion sees the simplified graph; then eltwise and binary consumers become oneDNN
+    post-ops, and dense layers whose matmul oneDNN runs with its gemm fallback become inner
+    products. Then layouts, after fusion because post-op arguments need layouts
     too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a reader
     expects another layout, redundant ones removed, transposes around matmuls made views.
     Last the buffer sharing decisions, once every op, layout and post-op chain is final:
