@@ -244,6 +244,17 @@ def build(name: str, directory: str | Path, *, opset: int = 17, seed: int = 0) -
     return path
 
 
+def export(module: nn.Module, shape: tuple[int, ...], path: Path) -> Path:
+    """`module` in eval mode exported to `path` (TorchScript exporter, quietly) on a random
+    input of `shape` named ``x``, as the pass tests build their small graphs."""
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            module.eval(), (torch.randn(shape),), str(path), dynamo=False, input_names=["x"]
+        )
+    return path
+
+
 def build_all(
     names: Iterable[str], directory: str | Path
 ) -> Iterator[tuple[str, Path, tuple[int, ...]]]:

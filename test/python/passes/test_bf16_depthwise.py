@@ -6,7 +6,6 @@ keep an f32 bias."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,7 @@ import dnnc
 from dnnc.core.kinds import DataType
 from dnnc.driver.executables import AnyExecutable
 from dnnc.target import computes_in
+from dnnc_testing.model_zoo import export
 
 
 def _inverted_residual(channels: int, wide: int) -> nn.Module:
@@ -28,7 +28,7 @@ def _inverted_residual(channels: int, wide: int) -> nn.Module:
         nn.Conv2d(wide, wide, 3, padding=1, groups=wide),
         nn.ReLU6(),
         nn.Conv2d(wide, channels, 1),
-    ).eval()
+    )
 
 
 def _bias_types(executable: AnyExecutable) -> dict[str, str]:
@@ -47,16 +47,7 @@ def test_bf16_depthwise_reads_its_bias_in_bf16(tmp_path: Path) -> None:
         pytest.skip("this CPU has no native bf16 compute (dnn-assign-precision keeps f32)")
     shape = (1, 8, 14, 14)
     torch.manual_seed(0)
-    path = tmp_path / "inverted_residual.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
-        torch.onnx.export(
-            _inverted_residual(8, 32),
-            (torch.randn(shape),),
-            str(path),
-            dynamo=False,
-            input_names=["x"],
-        )
+    path = export(_inverted_residual(8, 32), shape, tmp_path / "inverted_residual.onnx")
     executable = dnnc.compile(path, "dnn-optimize{precision=bf16}")
     assert _bias_types(executable) == {"32x8x1x1": "f32", "32x1x3x3": "bf16", "8x32x1x1": "f32"}
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)

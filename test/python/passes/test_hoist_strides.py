@@ -7,7 +7,6 @@ residual input copied by one 1x1 pool), without it nothing is pooled."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +19,7 @@ from dnnc.core.kinds import DataType
 from dnnc.driver.executables import AnyExecutable
 from dnnc.target import computes_in
 from dnnc_testing.differential import assert_agree, optimize_without
-from dnnc_testing.model_zoo import Bottleneck
+from dnnc_testing.model_zoo import Bottleneck, export
 
 
 def _export(tmp_path: Path, shape: tuple[int, ...]) -> Path:
@@ -30,13 +29,7 @@ def _export(tmp_path: Path, shape: tuple[int, ...]) -> Path:
         if isinstance(module, nn.BatchNorm2d):
             module.running_mean.uniform_(-0.5, 0.5)
             module.running_var.uniform_(0.5, 1.5)
-    path = tmp_path / f"stage_{shape[2]}.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
-        torch.onnx.export(
-            blocks.eval(), (torch.randn(shape),), str(path), dynamo=False, input_names=["x"]
-        )
-    return path
+    return export(blocks, shape, tmp_path / f"stage_{shape[2]}.onnx")
 
 
 def _pools(executable: AnyExecutable) -> int:

@@ -4,7 +4,6 @@ dnn-propagate-special-values nothing is recovered and +inf still comes out as +i
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,22 +13,16 @@ import torch
 
 import dnnc
 from dnnc.core.diagnostics import InputError
-from dnnc.driver.pipelines import OptimizePipeline
+from dnnc_testing.differential import optimize_without
+from dnnc_testing.model_zoo import export
 
-WITHOUT = ",".join(s for s in OptimizePipeline.steps if s != "dnn-recover-swish")
-"""dnn-optimize without dnn-recover-swish."""
+WITHOUT = optimize_without("dnn-recover-swish", "f32")
 
 
 def _export(tmp_path: Path) -> Path:
     torch.manual_seed(0)
-    model = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.SiLU()).eval()
-    path = tmp_path / "conv_silu.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            model, (torch.randn(1, 8, 10, 10),), str(path), dynamo=False, input_names=["x"]
-        )
-    return path
+    model = torch.nn.Sequential(torch.nn.Conv2d(8, 16, 3, padding=1), torch.nn.SiLU())
+    return export(model, (1, 8, 10, 10), tmp_path / "conv_silu.onnx")
 
 
 def _onnxruntime(path: Path, x: np.ndarray) -> np.ndarray:

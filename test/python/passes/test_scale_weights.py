@@ -6,7 +6,6 @@ and a block whose activation is smaller than the weights keeps its multiply."""
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from dnnc.core.kinds import DataType
 from dnnc.driver.executables import AnyExecutable
 from dnnc.target import computes_in
 from dnnc_testing.differential import assert_agree, optimize_without
+from dnnc_testing.model_zoo import export
 
 
 class SqueezeExcitation(nn.Module):
@@ -48,17 +48,7 @@ def _block(channels: int, projected: int) -> nn.Module:
 
 def _export(tmp_path: Path, shape: tuple[int, ...], projected: int) -> Path:
     torch.manual_seed(0)
-    path = tmp_path / f"se_{shape[2]}.onnx"
-    with warnings.catch_warnings(), torch.no_grad():
-        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
-        torch.onnx.export(
-            _block(shape[1], projected),
-            (torch.randn(shape),),
-            str(path),
-            dynamo=False,
-            input_names=["x"],
-        )
-    return path
+    return export(_block(shape[1], projected), shape, tmp_path / f"se_{shape[2]}.onnx")
 
 
 def _activation_binaries(executable: AnyExecutable, shape: tuple[int, ...]) -> int:
