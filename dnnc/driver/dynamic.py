@@ -194,13 +194,17 @@ class DynamicExecutable(ShippedByRecipe):
         )
 
     def profile(
-        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+        self,
+        inputs: Mapping[str, object] | Sequence[object],
+        repeats: int = 10,
+        *,
+        alone: bool = False,
     ) -> list[StepTime]:
         """The step times of the plan of these inputs' shapes (as ``Executable.profile``)."""
         arrays = self._checked_inputs(inputs)
         with self._lock:
             executable = self.plan_for(tuple(a.shape for a in arrays))
-        return executable.profile(arrays, repeats)
+        return executable.profile(arrays, repeats, alone=alone)
 
     def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
         """The inputs in order, each of its declared element type and rank."""

@@ -131,12 +131,16 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
         return executable.run(tensors, as_dict=as_dict, output_names=output_names)
 
     def profile(
-        self, inputs: Mapping[str, object] | Sequence[object], repeats: int = 10
+        self,
+        inputs: Mapping[str, object] | Sequence[object],
+        repeats: int = 10,
+        *,
+        alone: bool = False,
     ) -> list[StepTime]:
         """The step times of the model compiled for these inputs (as ``Executable.profile``)."""
         arrays = ordered_inputs(inputs, [s.name for s in self.inputs], self.signature)
         executable, tensors = self._specialized(arrays)
-        return executable.profile(tensors, repeats)
+        return executable.profile(tensors, repeats, alone=alone)
 
     def memory_report(self) -> MemoryReport:
         """The bytes of every compiled model kept, summed (they share nothing but weights'

@@ -33,7 +33,7 @@ from __future__ import annotations
 import statistics
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -205,25 +205,31 @@ class Executable(ShippedByRecipe):
             return {spec.name: array for spec, array in zip(specs, outputs, strict=True)}
         return outputs
 
-    def profile(self, inputs: Inputs, repeats: int = 10) -> list[StepTime]:
+    def profile(self, inputs: Inputs, repeats: int = 10, *, alone: bool = False) -> list[StepTime]:
         """The median time of each step over ``repeats`` runs (after one warm-up run), each
-        step timed up to the end of its work (the stream is waited for after it)."""
+        step timed up to the end of its work (the stream is waited for after it). With
+        ``alone``, each step instead runs its warm-up and ``repeats`` runs back to back, after
+        the steps before it ran once: its operands and weights are as warm in the caches as
+        they get, so what a step takes in the network beyond that is waiting for the bytes
+        the other steps evicted (bench/memory_stalls.py)."""
         arrays = self._checked_inputs(inputs)
         times: list[list[float]] = [[] for _ in self.plan.steps]
         context = self._take_context()
         try:
             context.bind(arrays, self.outputs)
-            for repeat in range(repeats + 1):
+            if alone:
                 for step, samples in zip(context.steps, times, strict=True):
-                    start = time.perf_counter()
-                    step()
-                    context.stream.wait()
-                    if repeat:
-                        samples.append(time.perf_counter() - start)
+                    samples += _timed(step, context, repeats + 1)
+            else:
+                for _ in range(repeats + 1):
+                    for step, samples in zip(context.steps, times, strict=True):
+                        samples += _timed(step, context, 1)
         finally:
             self._return_context(context)
         infos = self.plan.step_infos
-        return [StepTime(info, statistics.median(s)) for info, s in zip(infos, times, strict=True)]
+        return [
+            StepTime(info, statistics.median(s[1:])) for info, s in zip(infos, times, strict=True)
+        ]
 
     def memory_report(self) -> MemoryReport:
         return MemoryReport(
@@ -233,3 +239,14 @@ class Executable(ShippedByRecipe):
             scratchpad_bytes=self.plan.scratchpad_bytes,
             constant_bytes=sum(self.plan.constant_sizes.values()),
         )
+
+
+def _timed(step: Callable[[], object], context: ExecutionContext, runs: int) -> list[float]:
+    """The seconds of each of `runs` runs of `step`, up to the end of its work."""
+    seconds = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        step()
+        context.stream.wait()
+        seconds.append(time.perf_counter() - start)
+    return seconds

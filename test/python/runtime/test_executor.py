@@ -4,6 +4,8 @@ caller arrays left untouched, poison_freed, profiling and the memory report."""
 
 from __future__ import annotations
 
+import functools
+
 import gc
 import weakref
 from pathlib import Path
@@ -316,6 +318,25 @@ def test_profile_and_memory_report() -> None:
     assert all(t.seconds > 0 for t in times)
     report = executable.memory_report()
     assert report.lower_bound_bytes <= report.planned_bytes == report.arena_bytes
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_profile_order(alone: bool) -> None:
+    """In the network every run calls the steps in order; alone, each step's runs are back
+    to back: the order of the calls shows which (each step recorded as it is called)."""
+    executable = dnnc.compile(GRAPHS["conv2d_bias_post_ops"], pipeline="")
+    context = executable._take_context()
+    calls: list[int] = []
+    context.steps = [
+        functools.partial(lambda i, step: (calls.append(i), step()), i, step)
+        for i, step in enumerate(context.steps)
+    ]
+    executable._return_context(context)
+    count = len(context.steps)
+    times = executable.profile(random_inputs(executable), repeats=2, alone=alone)
+    assert len(times) == count > 1
+    runs = [list(range(count))] * 3
+    assert calls == (sorted(sum(runs, [])) if alone else sum(runs, []))
 
 
 def test_function_must_be_named_when_several() -> None:
