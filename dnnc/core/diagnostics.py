@@ -8,8 +8,9 @@ mlir-opt would print:
       %1 = dnn.reorder %0 : ...
       ^
 
-Ops carry a `FileLineColLoc` of their first token (see `dnnc.ir.parse_module`), so a pass reports
-a problem with `raise error_at(op, "...")`.
+Ops carry a `FileLineColLoc` of their first token (see `dnnc.ir.parse_module`), or, imported
+from ONNX, a `NameLoc` of their node's name (printed `"/layer1/conv/Conv": error: ...`), so a
+pass reports a problem with `raise error_at(op, "...")`.
 
 Remarks say why a rewrite did or did not fire. A pass calls `remark(op, "...")`; nothing is
 recorded unless a caller is collecting (`with collect_remarks() as remarks:`), so remarks cost
@@ -22,6 +23,7 @@ Warnings (`warn`) tell the user that a request could not be honoured and what wa
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from collections.abc import Collection, Iterator
@@ -95,11 +97,29 @@ def source_snippet(text: str, line: int, col: int, length: int = 1) -> str:
     return f"{source}\n{' ' * (col - 1)}{'^' * width}"
 
 
+class NameLocation(Location):
+    """A place known by name only (MLIR's ``loc("name")``: the ONNX node an op was imported
+    from), line and column 0; printed as the quoted name."""
+
+    def __str__(self) -> str:
+        return json.dumps(self.file)
+
+
+def make_location(file: str, line: int, col: int) -> Location:
+    """A Location from its parts, a NameLocation when line and column are 0."""
+    if line == col == 0:
+        return NameLocation(file, 0, 0)
+    return Location(file, line, col)
+
+
 def op_location(op: Operation) -> Location | None:
-    """The file, line and column `op` was parsed from, or None if it has no such location."""
-    from xdsl.dialects.builtin import FileLineColLoc  # loaded with any op: no cost here
+    """The file, line and column `op` was parsed from, or the name of the ONNX node it was
+    imported from; None if it has neither."""
+    from xdsl.dialects.builtin import FileLineColLoc, NameLoc  # loaded with any op: no cost
 
     loc = op.location
+    if isinstance(loc, NameLoc):
+        return NameLocation(loc.desc.data, 0, 0)
     if not isinstance(loc, FileLineColLoc):
         return None
     return Location(loc.filename.data, loc.line.data, loc.column.data)

@@ -40,7 +40,7 @@ import numpy as np
 from xdsl.utils.lexer import Location
 
 from dnnc.core import kinds
-from dnnc.core.diagnostics import DnncError
+from dnnc.core.diagnostics import DnncError, make_location
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import parse_layout
 from dnnc.runtime.cache import PrimitiveCache
@@ -204,7 +204,7 @@ def _program(document: dict, path: Path) -> Program:
         return Operand(role, memory, Place(base, index, offset, root))
 
     def location(value: list | None) -> Location | None:
-        return None if value is None else Location(*value)
+        return None if value is None else make_location(*value)
 
     def spec(s: list) -> TensorSpec:
         return TensorSpec(s[0], tuple(s[1]), DataType(s[2]).numpy)

@@ -12,7 +12,9 @@ shapes, axes, pads) or as tensors; an array used as a tensor is materialized onc
 
 Result shapes come from dnnc.core.shapes (the dialect's own rules); each produced value is
 checked against the shape ONNX shape inference gave it, so a converter bug is reported at its
-node rather than as a wrong number later.
+node rather than as a wrong number later. Every op a node's conversion emits is located at the
+node (``loc("<node name>")``, MLIR's ``NameLoc``), the function and its return at the graph's
+name: errors after the import and profile lines name them.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     IntegerAttr,
     ModuleOp,
+    NameLoc,
+    NoneAttr,
     StringAttr,
     TensorType,
+    UnknownLoc,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -388,7 +393,10 @@ class Importer:
             if isinstance(value, np.ndarray):
                 value = self.materialize(self.graph.nodes[-1], value, name)
             results.append(value)
-        self.block.add_op(func.ReturnOp(*results))
+        graph = NameLoc(StringAttr(self.graph.graph.name or "graph"), NoneAttr())
+        returned = func.ReturnOp(*results)
+        returned.location = graph
+        self.block.add_op(returned)
         function = func.FuncOp(
             function_name,
             ([a.type for a in self.block.args], [r.type for r in results]),
@@ -401,6 +409,7 @@ class Importer:
             ),
             res_attrs=named(self.graph.output_names),
         )
+        function.location = graph
         return ModuleOp([function])
 
     def _forget(self, name: str) -> None:
@@ -445,7 +454,9 @@ class Importer:
         converter = converters.get(node.op_type)
         if converter is None:
             raise self.unsupported(node, converters)
+        last = self.block.last_op
         value = converter(self, node)
+        self._locate(last, node)
         values = value if isinstance(value, tuple) else (value,)
         for index, extra in enumerate(node.outputs[1:], start=1):
             if self.used(node, index) and index >= len(values):
@@ -463,6 +474,15 @@ class Importer:
         for name, produced in zip(node.outputs, values):
             if name:
                 self.values[name] = produced
+
+    def _locate(self, last: Operation | None, node: Node) -> None:
+        """Locate the ops emitted after `last` (from the first when None) at `node`."""
+        op = self.block.first_op if last is None else last.next_op
+        where = NameLoc(StringAttr(node.label), NoneAttr())
+        while op is not None:
+            if isinstance(op.location, UnknownLoc):
+                op.location = where
+            op = op.next_op
 
     def unsupported(self, node: Node, converters: dict[str, Converter]) -> ModelError:
         """The error for an op type the importer has no converter for."""

@@ -5,7 +5,6 @@ caller arrays left untouched, poison_freed, profiling and the memory report."""
 from __future__ import annotations
 
 import functools
-
 import gc
 import weakref
 from pathlib import Path
@@ -335,8 +334,8 @@ def test_profile_order(alone: bool) -> None:
     count = len(context.steps)
     times = executable.profile(random_inputs(executable), repeats=2, alone=alone)
     assert len(times) == count > 1
-    runs = [list(range(count))] * 3
-    assert calls == (sorted(sum(runs, [])) if alone else sum(runs, []))
+    in_turn = [step for _ in range(3) for step in range(count)]
+    assert calls == (sorted(in_turn) if alone else in_turn)
 
 
 def test_function_must_be_named_when_several() -> None:
