@@ -87,8 +87,8 @@ def report(name: str, rows: list[tuple], top: int) -> str:
     for step, n, a in sorted(rows, key=lambda r: r[2] - r[1])[:top]:
         lines.append(
             f"  {n * 1e6:7.0f} {a * 1e6:7.0f} {(n - a) * 1e6:+7.0f} "
-            f"{role_bytes(step, 'weights') / MIB:5.1f}  {step.kind} {step.implementation} "
-            + " ".join(step.operands)
+            f"{role_bytes(step, 'weights') / MIB:5.1f}  {step.location} {step.kind} "
+            f"{step.implementation} " + " ".join(step.operands)
         )
     return "\n".join(lines)
 
