@@ -4,7 +4,8 @@ torchvision's wheel on the package index is a CUDA build whose compiled operator
 nms, roi_align ...) do not load next to the CPU torch. The model definitions need none of
 them, but ``import torchvision`` registers fake kernels for ``torchvision::nms`` and ``qnms``,
 which fails unless their schemas exist: ``models()`` defines them first (schemas only, no
-kernels), once per process.
+kernels), once per process. transformers imports torchvision too (its image processors):
+``transformers()`` imports it after the same definitions.
 """
 
 from __future__ import annotations
@@ -28,3 +29,11 @@ def models() -> ModuleType:
     import torchvision
 
     return torchvision.models
+
+
+def transformers() -> ModuleType:
+    """The ``transformers`` package, importable beside the CPU build of torch."""
+    models()
+    import transformers
+
+    return transformers

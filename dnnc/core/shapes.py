@@ -499,6 +499,12 @@ def transpose_before_reshape(
     return first, after
 
 
+def cumsum(src: Shape, *, axis: int) -> Shape:
+    """Running sums along an axis: the shape is unchanged."""
+    normalize_axis(axis, len(src))
+    return src
+
+
 def top_k(src: Shape, *, k: int, axis: int = -1) -> tuple[Shape, Shape]:
     """The k largest (or smallest) along an axis: values and indices share one shape."""
     along = normalize_axis(axis, len(src))

@@ -43,6 +43,7 @@ CONSTANT_OPERANDS: dict[str, tuple[int, ...]] = {
     "Pad": (1, 2, 3),
     "Split": (1,),
     "TopK": (1,),
+    "CumSum": (1,),
     "Resize": (1, 2, 3),
     "Upsample": (1,),
     "ReduceSum": (1,),

@@ -42,6 +42,7 @@ from dnnc.reference.movement import (
 )
 from dnnc.reference.normalization import (
     batch_norm,
+    cumsum,
     layer_norm,
     log_softmax,
     lrn,
@@ -60,6 +61,7 @@ __all__ = [
     "compare",
     "concat",
     "conv2d",
+    "cumsum",
     "deconv2d",
     "eltwise",
     "expand",

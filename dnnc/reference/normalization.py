@@ -1,6 +1,8 @@
-"""Normalizations and reductions: batch_norm, layer_norm, lrn, softmax, log_softmax, reduce.
+"""Normalizations and reductions: batch_norm, layer_norm, lrn, softmax, log_softmax, reduce,
+cumsum.
 
-All compute in float64 and convert once to src's element type. Channels are dimension 1
+All compute in float64 and convert once to src's element type (cumsum adds integers in their
+own type). Channels are dimension 1
 for batch_norm and lrn; layer_norm normalizes over the last dimension with the population
 variance, as oneDNN does.
 """
@@ -141,6 +143,29 @@ def reduce(
     if ReduceKind(kind) in (ReduceKind.MAX, ReduceKind.MIN):
         options["initial"] = _extreme(src.dtype, lowest=ReduceKind(kind) is ReduceKind.MAX)
     return to_dtype(np.asarray(reduction(as_f64(src), **options)), src.dtype)
+
+
+def cumsum(
+    src: np.ndarray, *, axis: int, exclusive: bool = False, reverse: bool = False
+) -> np.ndarray:
+    """``dnn.cumsum``: running sums along ``axis`` (ONNX CumSum); ``exclusive`` shifts them by
+    one (the first is 0), ``reverse`` sums from the end. Integers add in their own type, so
+    they wrap on overflow as ONNX Runtime's do (float64 would round s64 sums past 2^53)."""
+    along = _normalized_axis(axis, src.ndim)
+    values = np.asarray(src) if src.dtype.kind in "iu" else as_f64(src)
+    values = np.flip(values, along) if reverse else values
+    sums = np.cumsum(values, axis=along, dtype=values.dtype)
+    if exclusive:
+        shifted = np.zeros_like(sums)
+        ahead = [slice(None)] * src.ndim
+        behind = [slice(None)] * src.ndim
+        ahead[along], behind[along] = slice(1, None), slice(None, -1)
+        shifted[tuple(ahead)] = sums[tuple(behind)]
+        sums = shifted
+    sums = np.flip(sums, along) if reverse else sums
+    if src.dtype.kind in "iu":
+        return np.ascontiguousarray(sums)
+    return to_dtype(sums, src.dtype)
 
 
 def _extreme(dtype: np.dtype, *, lowest: bool) -> float:

@@ -373,6 +373,24 @@ func.func @negative_reduce_axis_range(%src: tensor<2x10xf32>) -> tensor<2x1xf32>
 
 // -----
 
+/// A running sum's axis is in range.
+// CHECK: axis 2 is out of range for rank 2: expected -2..1
+func.func @negative_cumsum_axis_range(%src: tensor<2x10xi64>) -> tensor<2x10xi64> {
+  %y = dnn.cumsum %src {axis = 2 : i64} : (tensor<2x10xi64>) -> tensor<2x10xi64>
+  func.return %y : tensor<2x10xi64>
+}
+
+// -----
+
+/// A running sum keeps its operand's shape.
+// CHECK: result shape 2x9 does not match
+func.func @negative_cumsum_shape(%src: tensor<2x10xf32>) -> tensor<2x9xf32> {
+  %y = dnn.cumsum %src {axis = 1 : i64} : (tensor<2x10xf32>) -> tensor<2x9xf32>
+  func.return %y : tensor<2x9xf32>
+}
+
+// -----
+
 /// With keep_dims = false the reduced axes disappear.
 // CHECK: result shape 2x1 does not match the inferred shape 2
 func.func @negative_reduce_keep_dims_shape(%src: tensor<2x10xf32>) -> tensor<2x1xf32> {

@@ -188,6 +188,18 @@ func.func @reduce(%src: tensor<1x8x4x?xf32>) -> (tensor<1x8x1x1xf32>, tensor<8x4
 
 // -----
 
+/// Running sums: exclusive and reverse default to false and print only when true.
+// CHECK-LABEL: func.func @cumsum
+// CHECK-NEXT:    %y = dnn.cumsum %ids {axis = 1 : i64} : (tensor<2x?xi32>) -> tensor<2x?xi32>
+// CHECK-NEXT:    %z = dnn.cumsum %x {axis = -1 : i64, exclusive = true, reverse = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @cumsum(%ids: tensor<2x?xi32>, %x: tensor<2x3xf32>) -> (tensor<2x?xi32>, tensor<2x3xf32>) {
+  %y = dnn.cumsum %ids {axis = 1 : i64, exclusive = false, reverse = false} : (tensor<2x?xi32>) -> tensor<2x?xi32>
+  %z = dnn.cumsum %x {axis = -1 : i64, exclusive = true, reverse = true} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y, %z : tensor<2x?xi32>, tensor<2x3xf32>
+}
+
+// -----
+
 /// Eltwise with and without alpha/beta, on a blocked layout; a kernel-type attribute rides along.
 // CHECK-LABEL: func.func @eltwise
 // CHECK-NEXT:    %a = dnn.eltwise relu %src {dnn.kernel = #dnn.kernel<onednn, f32>} : tensor<1x16x4x4xf32, #dnn.layout<nChw16c>>

@@ -205,6 +205,16 @@ func.func @top_k(%src: tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
 
 // -----
 
+/// cumsum runs the reference kernel with every property, defaults included.
+// CHECK-LABEL: func.func @cumsum
+// CHECK:         onednn.reference cumsum ins(src = %ids : {{.*}}) outs(result = %result0 : !onednn.memory<2x8xi32>) {axis = 1 : i64, exclusive = false, reverse = true}
+func.func @cumsum(%ids: tensor<2x8xi32>) -> tensor<2x8xi32> {
+  %y = dnn.cumsum %ids {axis = 1 : i64, reverse = true} : (tensor<2x8xi32>) -> tensor<2x8xi32>
+  func.return %y : tensor<2x8xi32>
+}
+
+// -----
+
 /// Ops on i64 run reference kernels named like the op, roles named like its operands and
 /// results; an i64 input returned as a result is copied by the reference reorder.
 // CHECK-LABEL: func.func @i64_reference

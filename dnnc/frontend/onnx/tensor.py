@@ -1,5 +1,5 @@
 """Converters of the ONNX ops that move data or reduce it: Flatten, Reshape, Squeeze,
-Unsqueeze, Transpose, Concat, Slice, Reduce*, Shape.
+Unsqueeze, Transpose, Concat, Slice, Reduce*, CumSum, Shape.
 
 Their shape-like operands (target shapes, axes, starts / ends) must be known at import time;
 ``Shape`` of a statically shaped tensor is such a constant, so exporter-made shape
@@ -21,7 +21,7 @@ from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.ir.dnn import GatherElementsOp, GatherOp, shape_of
+from dnnc.ir.dnn import CumSumOp, GatherElementsOp, GatherOp, shape_of
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,
@@ -221,6 +221,21 @@ def convert_reduce(imp: Importer, node: Node) -> Value:
         axes = list(range(len(shape_of(src))))
     keep_dims = bool(node.attr("keepdims", 1))
     return reduce(imp, node, src, REDUCE[node.op_type], axes, keep_dims)
+
+
+def convert_cumsum(imp: Importer, node: Node) -> Value:
+    """CumSum -> dnn.cumsum along the axis of its second input (known at import time)."""
+    src = imp.tensor(node, 0)
+    axis = imp.require_const(node, 1, "the axis")
+    if axis.size != 1 or axis.dtype.kind not in "iu":
+        raise imp.error(node, f"the axis must be one integer, got {axis.tolist()}")
+    along = imp.infer(node, shapes.normalize_axis, int(axis.reshape(())), len(shape_of(src)))
+    properties = {
+        "axis": IntegerAttr(along, i64),
+        "exclusive": IntegerAttr.from_bool(bool(node.int_attr("exclusive", 0))),
+        "reverse": IntegerAttr.from_bool(bool(node.int_attr("reverse", 0))),
+    }
+    return imp.emit(CumSumOp.build(operands=[src], result_types=[src.type], properties=properties))
 
 
 def convert_size(imp: Importer, node: Node) -> Value:

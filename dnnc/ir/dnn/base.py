@@ -147,6 +147,8 @@ def f32_attr(value: float) -> FloatAttr[Float32Type]:
 
 TRUE = IntegerAttr.from_bool(True)
 """The ``true`` property value (default of boolean properties)."""
+FALSE = IntegerAttr.from_bool(False)
+"""The ``false`` property value."""
 
 
 def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:

@@ -47,7 +47,17 @@ from dnnc.ir.dnn.attributes import (
     PostOpAttr,
     ReduceKindAttr,
 )
-from dnnc.ir.dnn.base import TRUE, DnnOp, f32_attr, i64_array, int_of, ints, layout_of, shape_of
+from dnnc.ir.dnn.base import (
+    FALSE,
+    TRUE,
+    DnnOp,
+    f32_attr,
+    i64_array,
+    int_of,
+    ints,
+    layout_of,
+    shape_of,
+)
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
@@ -381,6 +391,28 @@ class ReduceOp(DnnOp):
 
 
 @irdl_op_definition
+class CumSumOp(DnnOp):
+    """Running sums along ``axis`` (ONNX CumSum): result[i] = src[0] + ... + src[i] on that
+    axis; ``exclusive`` leaves src[i] out (result[0] = 0), ``reverse`` sums from the end.
+    Integers wrap on overflow, floats accumulate in order (no oneDNN primitive: reference
+    kernel only)."""
+
+    name = "dnn.cumsum"
+    src = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    exclusive = prop_def(BoolAttr, FALSE)
+    reverse = prop_def(BoolAttr, FALSE)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src attr-dict `:` functional-type($src, $result)"
+
+    def verify_op(self) -> None:
+        inferred = shapes.cumsum(shape_of(self.src), axis=int_of(self.axis))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
 class EltwiseOp(DnnOp):
     """Element-wise function (oneDNN ``eltwise_forward``; algorithms and the meaning of
     ``alpha`` / ``beta`` as in docs/dialect.md): dst[i] = alg(src[i]; alpha, beta).
@@ -463,6 +495,7 @@ COMPUTE_OPS: tuple[type[DnnOp], ...] = (
     SoftmaxOp,
     LogSoftmaxOp,
     ReduceOp,
+    CumSumOp,
     EltwiseOp,
     BinaryOp,
     SumOp,

@@ -624,6 +624,33 @@ CASES = [
         X3,
         "dnn.eltwise",
     ),
+    # CumSum: every exclusive / reverse combination on floats; RoBERTa's position ids
+    # (cumsum of a padding mask, int32, then int64 arithmetic)
+    *(
+        Case(
+            f"cumsum_axis{axis}_exclusive{exclusive}_reverse{reverse}",
+            [node("CumSum", ["x", "a"], exclusive=exclusive, reverse=reverse)],
+            X3,
+            "dnn.cumsum",
+            {"a": ints(axis)},
+        )
+        for axis in (1, -1)
+        for exclusive in (0, 1)
+        for reverse in (0, 1)
+    ),
+    Case(
+        "cumsum_of_a_padding_mask",
+        [
+            helper.make_node("Not", ["pad"], ["keep"]),
+            helper.make_node("Cast", ["keep"], ["m"], to=TensorProto.INT32),
+            helper.make_node("CumSum", ["m", "a"], ["c"]),
+            helper.make_node("Mul", ["c", "m"], ["p"]),
+            helper.make_node("Cast", ["p"], ["y"], to=TensorProto.INT64),
+        ],
+        {"pad": np.array([[False] * 5 + [True] * 3, [False] * 8])},
+        "dnn.cumsum",
+        {"a": np.array(1, np.int32)},
+    ),
 ]
 
 
@@ -760,6 +787,19 @@ REFUSALS = [
         "'step' cannot be 0 for Slice",  # ONNX shape inference's words
         {"s": ints(7), "e": ints(0), "a": ints(2), "st": ints(0)},
     ),
+    Refusal(
+        "cumsum_run_time_axis",
+        [node("CumSum", ["x", "a"])],
+        {**X3, "a": ints(1)},
+        "input 1 (the axis) must be a constant",
+    ),
+    Refusal(
+        "cumsum_axis_out_of_range",
+        [node("CumSum", ["x", "a"])],
+        X3,
+        "axis 3 is out of range",
+        {"a": ints(3)},
+    ),
 ]
 
 
@@ -796,6 +836,17 @@ def test_a_gather_index_out_of_range_is_an_input_error() -> None:
         r"size 8 \(valid: -8 to 7\)",
     ):
         executable.run([np.array([0, 8], np.int64)])
+
+
+def test_cumsum_of_int64_is_exact() -> None:
+    """Integer running sums past 2^53, where float64 would round them: equal to ONNX
+    Runtime's, compiled and interpreted."""
+    inputs = {"x": np.array([[2**53, 1, 1, -3, 5]], np.int64)}
+    made = model([node("CumSum", ["x", "a"], reverse=1)], inputs, initializers={"a": ints(1)})
+    (want,) = run_onnxruntime(made, inputs)
+    module = import_onnx(made)
+    for (got,) in (run_dnnc(module, inputs), run_compiled(module, inputs)):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_conv_transpose_of_dynamic_batch_and_image_sizes() -> None:

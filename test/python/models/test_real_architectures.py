@@ -23,6 +23,7 @@ from torch import nn
 
 import dnnc
 from dnnc_testing.torchvision_models import models as torchvision_models
+from dnnc_testing.torchvision_models import transformers
 
 
 @dataclass(frozen=True)
@@ -99,10 +100,8 @@ class _Wav2Vec2(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        from transformers import Wav2Vec2Config, Wav2Vec2Model
-
         torch.manual_seed(0)
-        config = Wav2Vec2Config(
+        config = transformers().Wav2Vec2Config(
             hidden_size=32,
             num_hidden_layers=2,
             num_attention_heads=2,
@@ -114,7 +113,7 @@ class _Wav2Vec2(nn.Module):
             num_conv_pos_embeddings=16,
             num_conv_pos_embedding_groups=4,
         )
-        self.model = Wav2Vec2Model(config).eval()
+        self.model = transformers().Wav2Vec2Model(config).eval()
 
     def forward(self, audio: torch.Tensor) -> torch.Tensor:
         return self.model(audio).last_hidden_state
@@ -124,15 +123,15 @@ def _audio(batch: int) -> dict[str, np.ndarray]:
     return {"audio": np.random.default_rng(batch).standard_normal((batch, 1600)).astype(np.float32)}
 
 
-class _Bert(nn.Module):
-    """A 2-layer BERT encoder from a config, with its attention mask: last hidden state."""
+class _Encoder(nn.Module):
+    """A 2-layer transformers encoder from a config, with its attention mask: last hidden
+    state. ``family`` is the name of its classes: ``Bert``, or ``Roberta``, whose position ids
+    are a CumSum of the padding mask."""
 
-    def __init__(self) -> None:
+    def __init__(self, family: str) -> None:
         super().__init__()
-        from transformers import BertConfig, BertModel
-
         torch.manual_seed(0)
-        config = BertConfig(
+        config = getattr(transformers(), f"{family}Config")(
             vocab_size=100,
             hidden_size=32,
             num_hidden_layers=2,
@@ -141,10 +140,10 @@ class _Bert(nn.Module):
             max_position_embeddings=64,
             attn_implementation="eager",
         )
-        self.bert = BertModel(config).eval()
+        self.encoder = getattr(transformers(), f"{family}Model")(config).eval()
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        return self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
 
 def _tokens(batch: int) -> dict[str, np.ndarray]:
@@ -161,7 +160,8 @@ ARCHITECTURES = [
     ),
     Architecture("efficientnet_b0", _torchvision("efficientnet_b0"), _images(64), ("logits",)),
     Architecture("vit", _vit, _images(32), ("logits",)),
-    Architecture("bert", _Bert, _tokens, ("last_hidden_state",)),
+    Architecture("bert", lambda: _Encoder("Bert"), _tokens, ("last_hidden_state",)),
+    Architecture("roberta", lambda: _Encoder("Roberta"), _tokens, ("last_hidden_state",)),
     Architecture("lraspp_mobilenet_v3", _Segmentation, _images(64), ("out",)),
     Architecture("wav2vec2", _Wav2Vec2, _audio, ("last_hidden_state",)),
 ]
@@ -196,9 +196,12 @@ CASES = [
         marks=[pytest.mark.slow] if a.name == "efficientnet_b0" else [],
     )
     for a in ARCHITECTURES
-    for opset in {"vit": (14, 17), "lraspp_mobilenet_v3": (17,), "wav2vec2": (17,)}.get(
-        a.name, (13, 17)
-    )
+    for opset in {
+        "vit": (14, 17),
+        "lraspp_mobilenet_v3": (17,),
+        "wav2vec2": (17,),
+        "roberta": (17,),
+    }.get(a.name, (13, 17))
 ] + [
     pytest.param(a, 17, True, id=f"{a.name}-opset17-dynamic-batch")
     for a in ARCHITECTURES
