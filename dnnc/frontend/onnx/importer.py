@@ -388,15 +388,15 @@ class Importer:
                 if last_read[name] == index and name not in outputs:
                     self._forget(name)
         results: list[SSAValue] = []
+        last = self.block.last_op
         for name in self.graph.output_names:
             value = self.values[name]
             if isinstance(value, np.ndarray):
                 value = self.materialize(self.graph.nodes[-1], value, name)
             results.append(value)
-        graph = NameLoc(StringAttr(self.graph.graph.name or "graph"), NoneAttr())
-        returned = func.ReturnOp(*results)
-        returned.location = graph
-        self.block.add_op(returned)
+        self.block.add_op(func.ReturnOp(*results))
+        graph = _name_loc(self.graph.graph.name or "graph")
+        self._locate(last, graph)  # constant outputs and the return
         function = func.FuncOp(
             function_name,
             ([a.type for a in self.block.args], [r.type for r in results]),
@@ -456,7 +456,7 @@ class Importer:
             raise self.unsupported(node, converters)
         last = self.block.last_op
         value = converter(self, node)
-        self._locate(last, node)
+        self._locate(last, _name_loc(node.label))
         values = value if isinstance(value, tuple) else (value,)
         for index, extra in enumerate(node.outputs[1:], start=1):
             if self.used(node, index) and index >= len(values):
@@ -475,10 +475,9 @@ class Importer:
             if name:
                 self.values[name] = produced
 
-    def _locate(self, last: Operation | None, node: Node) -> None:
-        """Locate the ops emitted after `last` (from the first when None) at `node`."""
+    def _locate(self, last: Operation | None, where: NameLoc) -> None:
+        """Locate the ops emitted after `last` (from the first when None) at `where`."""
         op = self.block.first_op if last is None else last.next_op
-        where = NameLoc(StringAttr(node.label), NoneAttr())
         while op is not None:
             if isinstance(op.location, UnknownLoc):
                 op.location = where
@@ -508,6 +507,11 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def _name_loc(name: str) -> NameLoc:
+    """``loc("name")``: where an op imported from a node (or the graph) is."""
+    return NameLoc(StringAttr(name), NoneAttr())
 
 
 def _bytes_of(array: np.ndarray) -> bytes:

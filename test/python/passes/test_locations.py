@@ -69,12 +69,16 @@ def _onnx_model(path: Path) -> Path:
         helper.make_node("GlobalAveragePool", ["r"], ["p"], name=NODES[2]),
         helper.make_node("Flatten", ["p"], ["f"]),  # unnamed: located by its index
         helper.make_node("Gemm", ["f", "fc_w"], ["y"], name=NODES[3]),
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),  # a constant output
     ]
     graph = helper.make_graph(
         nodes,
         "g",
         [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 3, 8, 8])],
-        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4])],
+        [
+            helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4]),
+            helper.make_tensor_value_info("s", onnx.TensorProto.INT64, [4]),
+        ],
         [numpy_helper.from_array(array, name) for name, array in weights.items()],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
@@ -82,8 +86,9 @@ def _onnx_model(path: Path) -> Path:
 
 
 def test_onnx_ops_are_located_at_their_nodes(tmp_path: Path) -> None:
-    """An op imported from ONNX is at its node's name (``loc("stem:0")``) through the passes,
-    the lowering, the profile and a saved model; an error names the node."""
+    """An op imported from ONNX is at its node's name (``loc("stem:0")``; a constant output
+    and the return at the graph's) through the passes, the lowering, the profile and a saved
+    model; an error names the node."""
     path = _onnx_model(tmp_path / "m.onnx")
     names = {*NODES, "#3 (unnamed)", "g"}
     module = dnnc.import_onnx(path)
