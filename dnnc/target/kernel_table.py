@@ -275,13 +275,12 @@ class Probe:
         from dnnc.ir.values import attribute_value
 
         data_type = data_type or compute_type(op)
-        follows = set(data_operands(op)) | set(op.results)
+        elements = operand_data_types(op, data_type)
         descs = {}
         for role, index in [*roles_of(op), ("dst", -1)]:
             value = op.results[0] if index < 0 else op.operands[index]
-            type_ = tensor_type(value)
-            shape = tuple(type_.get_shape())
-            element = data_type if value in follows else data_type_of(type_.get_element_type())
+            shape = tuple(tensor_type(value).get_shape())
+            element = data_type if index < 0 else elements[index]
             layout = layouts.get(role, plain_layout(len(shape)))
             descs[role] = (
                 MemoryDesc.any(shape, element)
@@ -337,3 +336,26 @@ def data_operands(op: DnnOp) -> list[SSAValue]:
             and tensor_type(v).get_element_type() == element  # not gather's indices
         )
     ]
+
+
+F32_ROLES = frozenset({"bias", "mean", "variance", "scale", "shift"})
+"""Roles oneDNN reads in f32 whatever its kernel computes in (a depthwise convolution's bias
+excepted: data_operands); so are post-op arguments (``post_arg_<i>``) that are not data."""
+
+
+def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
+    """The element type oneDNN's kernel of `op`, computing in `data_type`, reads each operand
+    in: the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
+    parameter or post-op argument (F32_ROLES: a reduced-precision model's) in f32, as oneDNN
+    reads them (an f32 convolution with an f16 bias has no implementation); the rest as they
+    are (a concat's other inputs, a binary's broadcast operand, integers)."""
+    computed = set(data_operands(op))
+    types = [
+        data_type if v in computed else data_type_of(tensor_type(v).get_element_type())
+        for v in op.operands
+    ]
+    for role, index in roles_of(op):
+        auxiliary = role in F32_ROLES or role.startswith("post_arg_")
+        if auxiliary and op.operands[index] not in computed and types[index] in REDUCED_FLOATS:
+            types[index] = DataType.F32
+    return types

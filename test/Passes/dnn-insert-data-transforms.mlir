@@ -52,6 +52,24 @@ func.func @depthwise_bias_in_bf16(%src: tensor<1x8x6x6xf32>, %dw: tensor<8x1x3x3
 
 // -----
 
+/// An f16 model's convolution on an f32 kernel: the bias is cast to f32 as well (oneDNN
+/// has no f32 convolution with an f16 bias); a layer norm's f16 scale and shift likewise
+/// (oneDNN reads them in f32); a reference kernel's operands stay as they are.
+// CHECK-LABEL: func.func @f16_model_on_f32_kernels
+// CHECK-DAG:     %[[B:.*]] = dnn.cast %bias {{.*}} : (tensor<8xf16>) -> tensor<8xf32>
+// CHECK-DAG:     %[[S:.*]] = dnn.cast %scale {{.*}} : (tensor<6xf16>) -> tensor<6xf32>
+// CHECK:         %c = dnn.conv2d %{{.*}}, %{{.*}}, %[[B]] {{.*}} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+// CHECK:         %n = dnn.layer_norm %c scale(%[[S]] : tensor<6xf32>) shift(%[[S]] : tensor<6xf32>) {{.*}} : tensor<1x8x6x6xf32>
+// CHECK:         %s = dnn.cumsum %scale {{.*}} : (tensor<6xf16>) -> tensor<6xf16>
+func.func @f16_model_on_f32_kernels(%src: tensor<1x4x6x6xf16>, %w: tensor<8x4x3x3xf16>, %bias: tensor<8xf16>, %scale: tensor<6xf16>) -> (tensor<1x8x6x6xf16>, tensor<6xf16>) {
+  %c = dnn.conv2d %src, %w, %bias {dnn.kernel = #dnn.kernel<onednn, f32>, pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x4x6x6xf16>, tensor<8x4x3x3xf16>, tensor<8xf16>) -> tensor<1x8x6x6xf16>
+  %n = dnn.layer_norm %c scale(%scale : tensor<6xf16>) shift(%scale : tensor<6xf16>) {dnn.kernel = #dnn.kernel<onednn, f32>} : tensor<1x8x6x6xf16>
+  %s = dnn.cumsum %scale {dnn.kernel = #dnn.kernel<reference, f16>, axis = 0 : i64} : (tensor<6xf16>) -> tensor<6xf16>
+  func.return %n, %s : tensor<1x8x6x6xf16>, tensor<6xf16>
+}
+
+// -----
+
 /// Types already as expected: nothing is inserted.
 // CHECK-LABEL: func.func @negative_types_match
 // CHECK-NOT:     dnn.reorder

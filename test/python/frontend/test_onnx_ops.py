@@ -838,6 +838,49 @@ def test_a_gather_index_out_of_range_is_an_input_error() -> None:
         executable.run([np.array([0, 8], np.int64)])
 
 
+def test_a_float16_model_agrees_with_onnx_runtime() -> None:
+    """A model stored in float16 (weights, biases, normalization parameters, the input), as
+    converters write them: oneDNN computes it in f32 where it has no f16 kernel, and then
+    reads every operand in f32, biases and layer-norm parameters included (an f16 bias on an
+    f32 convolution had no oneDNN implementation: the compile failed). Within float16's
+    precision of ONNX Runtime's result."""
+
+    def half(*shape: int) -> np.ndarray:
+        return (rand(*shape) / 2).astype(np.float16)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"]),
+        helper.make_node("BatchNormalization", ["r", "s", "t", "m", "v"], ["n"]),
+        helper.make_node("GlobalAveragePool", ["n"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("Gemm", ["f", "fc_w", "fc_b"], ["g"]),
+        helper.make_node("MatMul", ["g", "mm_w"], ["h"]),
+        helper.make_node("Add", ["h", "mm_b"], ["a"]),
+        helper.make_node("LayerNormalization", ["a", "ln_s", "ln_b"], ["y"]),
+    ]
+    initializers = {
+        "w": half(8, 4, 3, 3),
+        "b": half(8),
+        "s": half(8),
+        "t": half(8),
+        "m": half(8),
+        "v": (np.abs(rand(8)) + 0.5).astype(np.float16),
+        "fc_w": half(8, 16),
+        "fc_b": half(16),
+        "mm_w": half(16, 12),
+        "mm_b": half(12),
+        "ln_s": half(12),
+        "ln_b": half(12),
+    }
+    inputs = {"x": rand(2, 4, 6, 6).astype(np.float16)}
+    made = model(nodes, inputs, initializers=initializers)
+    (want,) = run_onnxruntime(made, inputs)
+    (got,) = run_compiled(import_onnx(made), inputs)
+    assert got.dtype == np.float16 and want.std() > 0.1
+    np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), atol=2e-2)
+
+
 def test_cumsum_of_int64_is_exact() -> None:
     """Integer running sums past 2^53, where float64 would round them: equal to ONNX
     Runtime's, compiled and interpreted."""
