@@ -1,4 +1,5 @@
-"""dnnc-opt: parse a .mlir file, run a pass pipeline, print the result (like mlir-opt).
+"""dnnc-opt: parse a .mlir file (or import an .onnx model), run a pass pipeline, print the
+result (like mlir-opt).
 
 Dialects and passes come from `dnnc.ir.dialects` and `dnnc.driver.registry` only. Every user
 mistake (unreadable or malformed input, unknown op or pass, bad pass option, IR that does not
@@ -7,18 +8,21 @@ verify) is one diagnostic on stderr, `file:line:col: error: ...` or `error: ...`
 Reading aids: `--print-ir-after-all` dumps elide constants of more than 16 elements (MLIR's
 `dense_resource<__elided__>`; `--print-constants-in-full` keeps them), `--view-graph out.svg`
 draws the resulting graph (dnnc.tools.graph_picture), `--list-passes` describes every pass and
-its options from the pass docstrings.
+its options from the pass docstrings. An input file ending in `.onnx` is imported as
+`dnnc-import` would (weights inline, each op at its node: `--mlir-print-debuginfo` shows it).
 """
 
 import argparse
+import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from dnnc.api import load_module
 from dnnc.core.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.driver.registry import get_all_passes
@@ -169,13 +173,19 @@ class DnncOptMain(xDSLOptMain):
         if self.args.list_passes:
             sys.stdout.write(pass_reference())
             return
+        path: str | None = self.args.input_file
+        if path is not None and path.endswith(".onnx"):
+            self._write_output(self._process(lambda: load_module(path)[0]))
+            return
         text, filename = self._read_input()
         pieces = split_input(text) if self.args.split_input_file else [(text, 0)]
         outputs: list[str] = []
         failed = False
         for piece, line_offset in pieces:
             try:
-                outputs.append(self._process(piece, filename, line_offset))
+                outputs.append(
+                    self._process(functools.partial(self._parsed, piece, filename, line_offset))
+                )
             except DnncError as error:
                 message = str(error.with_source(text))
                 if self.args.verify_diagnostics:
@@ -194,15 +204,20 @@ class DnncOptMain(xDSLOptMain):
             return sys.stdin.read(), "<stdin>"
         return read_source(path), path
 
-    def _process(self, text: str, filename: str, line_offset: int) -> str:
-        """Parse, verify and transform one piece of input; return the printed result."""
+    def _parsed(self, text: str, filename: str, line_offset: int) -> ModuleOp:
+        """One piece of input text, parsed and verified."""
+        module = parse_module(text, filename, self.ctx, line_offset=line_offset)
+        verify_module(module)
+        return module
+
+    def _process(self, load: Callable[[], ModuleOp]) -> str:
+        """Load (parse or import) and transform one piece of input; return the printed result."""
         with ExitStack() as stack:
             remarks: list[Remark] = []
             if self.args.remarks is not None:
                 remarks = stack.enter_context(collect_remarks(self.remark_passes))
             try:
-                module = parse_module(text, filename, self.ctx, line_offset=line_offset)
-                verify_module(module)
+                module = load()
                 after_pass = self._print_after_pass if self.args.print_ir_after_all else None
                 run_passes(self.ctx, module, self.passes, after_pass=after_pass)
                 if self.args.view_graph:

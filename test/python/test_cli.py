@@ -5,7 +5,9 @@ The command line itself is tested by the lit tests in test/CLI."""
 from dataclasses import dataclass
 from pathlib import Path
 
+import onnx
 import pytest
+from onnx import helper
 from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32, i64
@@ -244,3 +246,21 @@ def test_cli_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     source.write_text(GOOD.replace("i32\n}", "i64\n}"))
     assert _run([str(source)]) == 1
     assert _run([str(source), "--verify-diagnostics"]) == 0
+
+
+def test_cli_imports_an_onnx_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dnnc-opt model.onnx -p ...` imports the model (it read the file as text and failed on
+    its first non-UTF-8 byte); --mlir-print-debuginfo shows each op's node; an import error is
+    one diagnostic and exit status 1."""
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="act:0")]
+    x = helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 3])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y])), path)
+    assert _run([str(path), "-p", "dnn-optimize", "--mlir-print-debuginfo"]) == 0
+    assert "dnn.eltwise relu %x {dnn.kernel" in (out := capsys.readouterr().out)
+    assert 'loc("act:0")' in out
+    nodes[0] = helper.make_node("Hardmax", ["x"], ["y"], name="hm")
+    onnx.save(helper.make_model(helper.make_graph(nodes, "g", [x], [y])), path)
+    assert _run([str(path)]) == 1
+    assert "error: unsupported ONNX op 'Hardmax' (node 'hm'" in capsys.readouterr().err
