@@ -7,9 +7,9 @@ compares the "actual" and the "expected kernel type":
   else the operand's type as it was before this pass;
 - element type: the ``dnn.kernel`` data type for the operands the kernel computes with
   (kernel_table.data_operands: first operand, weights, same-shaped operands, a depthwise
-  convolution's bias); for a oneDNN kernel, f32 for a bf16/f16 bias, normalization
-  parameter or post-op argument of a reduced-precision model, which oneDNN reads in f32
-  (kernel_table.operand_data_types); else unchanged;
+  convolution's bias); f32 for a bf16/f16 bias, normalization parameter or post-op argument
+  of a reduced-precision model, which oneDNN reads in f32 (kernel_table.operand_data_types);
+  else unchanged;
 - a func.return operand: the function's declared result type (plain, the caller's dtype).
 Results follow from the expected operand types by the dialect's rules (first operand's layout
 and element type; dnn.reorder keeps its layout, dnn.cast its element type), and where a
@@ -62,7 +62,7 @@ from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.types import data_type_of, element_type_of
 from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
 from dnnc.passes.buffer_classes import is_dnn_function
-from dnnc.target.kernel_table import KERNEL, data_operands, kernel_of, operand_data_types
+from dnnc.target.kernel_table import KERNEL, kernel_of, operand_data_types
 
 
 def retyped(
@@ -103,14 +103,8 @@ def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
     kernel = kernel_of(op)
     if kernel is None:
         return actual
-    if kernel.library.data is KernelLibrary.ONEDNN:
-        elements = operand_data_types(op, kernel.data_type.data)  # type: ignore[arg-type]
-        return [retyped(t, element=element_type_of(e)) for t, e in zip(actual, elements)]
-    element = element_type_of(kernel.data_type.data)
-    computed = set(data_operands(op))  # type: ignore[arg-type]
-    return [
-        retyped(t, element=element) if v in computed else t for v, t in zip(op.operands, actual)
-    ]
+    elements = operand_data_types(op, kernel.data_type.data)  # type: ignore[arg-type]
+    return [retyped(t, element=element_type_of(e)) for t, e in zip(actual, elements)]
 
 
 def _encoding(entry: Attribute) -> Attribute:

@@ -344,8 +344,8 @@ excepted: data_operands); so are post-op arguments (``post_arg_<i>``) that are n
 
 
 def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
-    """The element type oneDNN's kernel of `op`, computing in `data_type`, reads each operand
-    in: the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
+    """The element type the kernel of `op`, computing in `data_type`, reads each operand in:
+    the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
     parameter or post-op argument (F32_ROLES: a reduced-precision model's) in f32, as oneDNN
     reads them (an f32 convolution with an f16 bias has no implementation); the rest as they
     are (a concat's other inputs, a binary's broadcast operand, integers)."""
