@@ -34,6 +34,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.core.diagnostics import DnncError, ModelError
+from dnnc.dialects.dnn import WeightOp
+from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.executables import AnyExecutable
@@ -44,8 +46,6 @@ from dnnc.driver.onnx_shapes import (
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.frontend.onnx import import_onnx, read_model
-from dnnc.ir.dnn import WeightOp
-from dnnc.ir.onednn import is_lowered
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.ir.weights import weight_path
 from dnnc.lowering.specialize import is_dynamic

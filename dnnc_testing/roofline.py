@@ -22,8 +22,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 import dnnc
+from dnnc.dialects.dnn import Conv2DOp, Deconv2DOp, InnerProductOp, MatmulOp, shape_of
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.ir.dnn import Conv2DOp, Deconv2DOp, InnerProductOp, MatmulOp, shape_of
 from dnnc.ir.text import make_context
 
 PEAK_SHAPES = ("3136x64x256", "1024x1024x1024", "2048x2048x2048")

@@ -48,12 +48,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError
+from dnnc.dialects.dnn import shape_of
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.driver.pipelines import run_passes
-from dnnc.ir.dnn import shape_of
-from dnnc.ir.dnn.base import tensor_type
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.text import make_context
-from dnnc.ir.types import data_type_of
 from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
 from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.constants import PackedConstants

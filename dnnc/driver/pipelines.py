@@ -21,8 +21,8 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_xdsl_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from dnnc.core.diagnostics import DnncError, running_pass
+from dnnc.dialects.onednn import is_lowered
 from dnnc.driver.registry import get_all_passes
-from dnnc.ir.onednn import is_lowered
 from dnnc.ir.text import verify_module
 from dnnc.passes.assign_precision import LOWER_PRECISIONS
 

@@ -1,4 +1,4 @@
-"""The one place where dnnc's passes and named pipelines are listed (dialects: `dnnc.ir.dialects`).
+"""The one place where dnnc's passes and named pipelines are listed (dialects: `dnnc.dialects`).
 
 Factories are lazy (like xDSL's `get_all_passes()`): a module is imported only when its pass is
 used. Adding a pass is one line, `"<name>": "<module>:<Class>"`, in `_DNNC_PASSES`;
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 from xdsl.transforms import get_all_passes as get_xdsl_passes
 
-from dnnc.ir.dialects import load_target
+from dnnc.dialects import load_target
 
 PassFactory = Callable[[], type[ModulePass]]
 

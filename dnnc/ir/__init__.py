@@ -1,6 +1,6 @@
-"""Layer 2, `ir`: the `dnn` and `onednn` dialects and what is needed to read and write them.
+"""Layer 3, `ir`: what is needed to read and write the dialects of `dnnc.dialects`.
 
-The dialects (`dnn/`, `onednn`), their element types (`types`), the model's own names (`names`),
-parsing/printing/verification (`text`), the dialect list (`dialects`) and the payloads of weight
-and constant ops (`weights`). See docs/architecture.md.
+The model's own names (`names`), parsing/printing/verification (`text`), the payloads of weight
+and constant ops (`weights`), SSA value helpers (`values`) and decision attributes
+(`decisions`). See docs/architecture.md.
 """

@@ -7,7 +7,7 @@ from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation
 
 from dnnc.core.diagnostics import error_at
-from dnnc.ir.dnn.base import ints
+from dnnc.dialects.dnn.base import ints
 
 INPLACE = "dnn.inplace"
 """The in-place request attribute (written by the in-place pass)."""

@@ -28,7 +28,7 @@ from xdsl.utils.lexer import Location
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location, source_snippet
-from dnnc.ir.dialects import get_all_dialects
+from dnnc.dialects import get_all_dialects
 
 # xDSL 0.74's string-literal pattern, '"(?:[^"\\\n\v\f]+|\\(...))*"', nests a quantifier in a
 # quantifier: on a string left unterminated before the end of its line, the regex engine tries

@@ -14,7 +14,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute
 
 from dnnc.core.diagnostics import DnncError
-from dnnc.ir.dnn import PostOpAttr
+from dnnc.dialects.dnn import PostOpAttr
 
 
 def attribute_value(attr: Attribute) -> object:

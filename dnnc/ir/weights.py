@@ -30,8 +30,8 @@ from xdsl.dialects.builtin import (
 
 from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn import ConstantOp, WeightOp
+from dnnc.dialects.types import data_type_of
 
 
 def numpy_dtype(type_: TensorType) -> np.dtype:

@@ -31,8 +31,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import error_at
-from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     ConcatOp,
     ConstantOp,
     DnnOp,
@@ -41,10 +40,9 @@ from dnnc.ir.dnn import (
     WeightOp,
     is_view,
 )
-from dnnc.ir.dnn.base import ints
-from dnnc.ir.names import input_names, output_names
-from dnnc.ir.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
-from dnnc.ir.onednn import (
+from dnnc.dialects.dnn.base import ints
+from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
+from dnnc.dialects.onednn import (
     INPUT_NAMES,
     OUTPUT_NAMES,
     ArenaViewOp,
@@ -53,8 +51,10 @@ from dnnc.ir.onednn import (
     ReferenceOp,
     SubviewOp,
 )
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
-from dnnc.ir.onednn import ReshapeOp as MemoryReshapeOp
+from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
+from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
+from dnnc.ir.names import input_names, output_names
 from dnnc.ir.weights import release_payload
 from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 from dnnc.passes.buffer_classes import (

@@ -34,8 +34,8 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.arena import ArenaPlan, Lifetime, plan_arena
 from dnnc.core.diagnostics import remark
+from dnnc.dialects.dnn.base import i64_array
 from dnnc.ir.decisions import INPLACE, inplace_requests
-from dnnc.ir.dnn.base import i64_array
 from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,

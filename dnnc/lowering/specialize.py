@@ -3,7 +3,7 @@ input shapes, and fused post-ops those shapes make invalid split off again.
 
 ``specialize(function, input_shapes)``
     A clone of ``function`` in which every tensor type is static. Each op's verifier runs as
-    shape inference (``dnnc.ir.dnn.base.inferring``): the same dnnc.core.shapes functions
+    shape inference (``dnnc.dialects.dnn.base.inferring``): the same dnnc.core.shapes functions
     and checks as verification, now with every size known, so an input that breaks a
     constraint (a channel mismatch, a window larger than the padded image, a broadcast that
     does not fit) is a DnncError at that op naming the dimension. The inputs themselves must
@@ -38,7 +38,7 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BinaryAlgAttr,
     BinaryOp,
     DnnOp,
@@ -48,7 +48,7 @@ from dnnc.ir.dnn import (
     SumOp,
     shape_of,
 )
-from dnnc.ir.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
 from dnnc.ir.names import input_name
 from dnnc.passes.fuse_post_ops import post_op_attr
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind

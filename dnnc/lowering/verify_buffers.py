@@ -27,7 +27,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError, error_at, location_of
-from dnnc.ir.onednn import (
+from dnnc.dialects.onednn import (
     INPUT_NAMES,
     ArenaViewOp,
     ConstantOp,

@@ -61,7 +61,7 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import DnncError, remark
 from dnnc.core.layouts import Layout, plain_layout
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     CastOp,
     ConcatOp,
     ConstantOp,
@@ -72,8 +72,8 @@ from dnnc.ir.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.target.kernel_table import (
     LayoutRule,

@@ -44,7 +44,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from dnnc.core.diagnostics import DnncError, remark, warn
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
+from dnnc.dialects.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
 from dnnc.target import computes_in, effective_isa, onednn_version
 from dnnc.target.kernel_table import (
     KEEP_F32,

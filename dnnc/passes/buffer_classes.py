@@ -33,8 +33,7 @@ from xdsl.ir import Operation, SSAValue
 
 from dnnc.core.diagnostics import error_at, location_of
 from dnnc.core.kinds import takes_argument
-from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE, inplace_requests
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
     ConstantOp,
@@ -45,8 +44,9 @@ from dnnc.ir.dnn import (
     is_view,
     layout_of,
 )
-from dnnc.ir.dnn.base import int_of, ints
-from dnnc.ir.onednn import MemoryType
+from dnnc.dialects.dnn.base import int_of, ints
+from dnnc.dialects.onednn import MemoryType
+from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE, inplace_requests
 from dnnc.passes.regions import concat_offsets, region_offset
 from dnnc.target.post_op_rules import COMMUTATIVE
 

@@ -37,9 +37,9 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
+from dnnc.dialects.dnn import ConcatOp, SliceOp
+from dnnc.dialects.dnn.base import i64_array
 from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE
-from dnnc.ir.dnn import ConcatOp, SliceOp
-from dnnc.ir.dnn.base import i64_array
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
     is_dnn_function,

@@ -41,9 +41,9 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg
-from dnnc.ir.dnn import BinaryOp, MatmulOp, ReshapeOp, TransposeOp, shape_of
-from dnnc.ir.dnn.attributes import BinaryAlgAttr
-from dnnc.ir.dnn.base import i64_array, ints, tensor_type
+from dnnc.dialects.dnn import BinaryOp, MatmulOp, ReshapeOp, TransposeOp, shape_of
+from dnnc.dialects.dnn.attributes import BinaryAlgAttr
+from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
 
 
 def _transpose(src: SSAValue, permutation: Sequence[int], type_: TensorType) -> TransposeOp:

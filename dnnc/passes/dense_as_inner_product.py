@@ -44,8 +44,8 @@ from xdsl.pattern_rewriter import (
 from dnnc.core import shapes
 from dnnc.core.arrays import transposed
 from dnnc.core.diagnostics import DnncError, remark
-from dnnc.ir.dnn import ConstantOp, InnerProductOp, MatmulOp, ReshapeOp, WeightOp, shape_of
-from dnnc.ir.dnn.base import tensor_type
+from dnnc.dialects.dnn import ConstantOp, InnerProductOp, MatmulOp, ReshapeOp, WeightOp, shape_of
+from dnnc.dialects.dnn.base import tensor_type
 from dnnc.ir.weights import source_value
 from dnnc.passes.fold_constants import constant_op, erase_dead_sources
 from dnnc.target.kernel_calls import pinned_to_reference

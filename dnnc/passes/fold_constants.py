@@ -60,7 +60,7 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import error_at, location_of
 from dnnc.core.kinds import BinaryAlg, DataType
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
     ConstantOp,
@@ -72,8 +72,8 @@ from dnnc.ir.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import release_payload, source_value
 from dnnc.passes.buffer_classes import describe
 from dnnc.passes.fuse_post_ops import Decisions

@@ -66,7 +66,7 @@ from xdsl.pattern_rewriter import (
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError, location_of, remark
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BinaryOp,
     BinaryPostOpAttr,
     DnnOp,
@@ -78,7 +78,7 @@ from dnnc.ir.dnn import (
     SumPostOpAttr,
     shape_of,
 )
-from dnnc.ir.dnn.base import f32_attr, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import f32_attr, post_ops_of, tensor_type
 from dnnc.passes.buffer_classes import describe
 from dnnc.target.kernel_calls import kernel_call, pinned_to_reference
 from dnnc.target.post_op_rules import (

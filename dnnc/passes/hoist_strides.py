@@ -50,9 +50,9 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import PoolKind
-from dnnc.ir.dnn import BinaryOp, Conv2DOp, EltwiseOp, PoolOp, shape_of
-from dnnc.ir.dnn.attributes import PoolKindAttr
-from dnnc.ir.dnn.base import i64_array, ints, retyped_op, tensor_type
+from dnnc.dialects.dnn import BinaryOp, Conv2DOp, EltwiseOp, PoolOp, shape_of
+from dnnc.dialects.dnn.attributes import PoolKindAttr
+from dnnc.dialects.dnn.base import i64_array, ints, retyped_op, tensor_type
 
 Strides = tuple[int, int]
 

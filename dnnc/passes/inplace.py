@@ -43,8 +43,7 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, SumPostOp, takes_argument
-from dnnc.ir.decisions import INPLACE
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
     BinaryPostOpAttr,
@@ -60,7 +59,8 @@ from dnnc.ir.dnn import (
     SumOp,
     SumPostOpAttr,
 )
-from dnnc.ir.dnn.base import i64_array, shape_of
+from dnnc.dialects.dnn.base import i64_array, shape_of
+from dnnc.ir.decisions import INPLACE
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
     describe,

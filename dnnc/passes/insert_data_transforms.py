@@ -46,7 +46,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import Rewriter
 
 from dnnc.core.diagnostics import remark
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
     DnnOp,
@@ -58,8 +58,8 @@ from dnnc.ir.dnn import (
     is_view,
     layout_of,
 )
-from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.types import data_type_of, element_type_of
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
 from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.target.kernel_table import KERNEL, kernel_of, operand_data_types

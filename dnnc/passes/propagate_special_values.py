@@ -45,10 +45,10 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import EltwiseAlg
-from dnnc.ir.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
-from dnnc.ir.dnn.attributes import EltwiseAlgAttr
-from dnnc.ir.dnn.base import f32_attr, tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
+from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr, tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.ir.values import attribute_value
 from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of, pinned_to_reference
 from dnnc.target.special_values import kernel_masks, post_op_masks

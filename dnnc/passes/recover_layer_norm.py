@@ -32,7 +32,7 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, ReduceKind
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BinaryOp,
     ConstantOp,
     EltwiseOp,
@@ -41,7 +41,7 @@ from dnnc.ir.dnn import (
     ReshapeOp,
     shape_of,
 )
-from dnnc.ir.dnn.base import f32_attr, int_of, ints, tensor_type
+from dnnc.dialects.dnn.base import f32_attr, int_of, ints, tensor_type
 from dnnc.ir.weights import constant_value
 from dnnc.passes.recover_gelu import (
     NoMatch,

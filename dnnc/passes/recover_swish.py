@@ -31,9 +31,9 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg
-from dnnc.ir.dnn import BinaryOp, EltwiseOp
-from dnnc.ir.dnn.attributes import EltwiseAlgAttr
-from dnnc.ir.dnn.base import f32_attr
+from dnnc.dialects.dnn import BinaryOp, EltwiseOp
+from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr
 from dnnc.passes.propagate_special_values import recover_unless_propagating
 from dnnc.passes.recover_gelu import NoMatch, binary_user, need, other_operand
 

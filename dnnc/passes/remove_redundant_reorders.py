@@ -55,7 +55,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.diagnostics import DnncError, remark
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
     DnnOp,
@@ -64,8 +64,8 @@ from dnnc.ir.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.ir.dnn.base import retyped_op, tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.base import retyped_op, tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import source_value
 from dnnc.passes.assign_layouts import moved_bytes
 from dnnc.passes.buffer_classes import is_dnn_function

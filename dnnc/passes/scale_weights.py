@@ -42,9 +42,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import BinaryAlg
-from dnnc.ir.dnn import BinaryOp, ConstantOp, Conv2DOp, WeightOp, shape_of
-from dnnc.ir.dnn.attributes import BinaryAlgAttr
-from dnnc.ir.dnn.base import tensor_type
+from dnnc.dialects.dnn import BinaryOp, ConstantOp, Conv2DOp, WeightOp, shape_of
+from dnnc.dialects.dnn.attributes import BinaryAlgAttr
+from dnnc.dialects.dnn.base import tensor_type
 
 
 def _per_channel(x: SSAValue, s: SSAValue) -> bool:

@@ -38,9 +38,9 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import DnnOp, KernelAttr, KernelLibrary
-from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn import DnnOp, KernelAttr, KernelLibrary
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.target import computes_in, effective_isa
 from dnnc.target.kernel_table import (
     DATA_MOVEMENT_KINDS,

@@ -47,9 +47,9 @@ from xdsl.rewriter import Rewriter
 from dnnc.core.diagnostics import remark
 from dnnc.core.layouts import Layout
 from dnnc.core.shapes import inverse_permutation
-from dnnc.ir.dnn import LayoutAttr, MatmulOp, TransposeOp, layout_of
-from dnnc.ir.dnn.base import ints, tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn import LayoutAttr, MatmulOp, TransposeOp, layout_of
+from dnnc.dialects.dnn.base import ints, tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.passes.buffer_classes import is_dnn_function
 from dnnc.passes.insert_data_transforms import retyped
 from dnnc.target.kernel_table import Probe, is_fallback, roles_of

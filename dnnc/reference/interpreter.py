@@ -29,7 +29,7 @@ from dnnc import reference
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError, error_at
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
     DnnOp,
@@ -37,9 +37,9 @@ from dnnc.ir.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.ir.dnn.compute import COMPUTE_OPS
-from dnnc.ir.dnn.data import DATA_OPS
-from dnnc.ir.dnn.logic import LOGIC_OPS
+from dnnc.dialects.dnn.compute import COMPUTE_OPS
+from dnnc.dialects.dnn.data import DATA_OPS
+from dnnc.dialects.dnn.logic import LOGIC_OPS
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import numpy_dtype, source_value
 

@@ -24,8 +24,8 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location
-from dnnc.ir.dnn import ConstantOp, WeightOp
-from dnnc.ir.onednn import (
+from dnnc.dialects.dnn import ConstantOp, WeightOp
+from dnnc.dialects.onednn import (
     ARENA_BYTES,
     INPUT_NAMES,
     OUTPUT_NAMES,
@@ -37,7 +37,7 @@ from dnnc.ir.onednn import (
     ReshapeOp,
     SubviewOp,
 )
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
+from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import release_payload, source_value, weight_path
 from dnnc.runtime.io_binding import TensorSpec

@@ -28,9 +28,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import VarOperandDef
 
 from dnnc.core.kinds import BinaryAlg, DataType
-from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
-from dnnc.ir.decisions import inplace_requests
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
     CastOp,
@@ -56,8 +54,10 @@ from dnnc.ir.dnn import (
     TransposeOp,
     shape_of,
 )
-from dnnc.ir.dnn.base import i64_array, ints, tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
+from dnnc.dialects.types import data_type_of
+from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
+from dnnc.ir.decisions import inplace_requests
 from dnnc.target.post_op_rules import COMMUTATIVE
 
 Extra = Callable[[DnnOp], dict[str, Attribute]]

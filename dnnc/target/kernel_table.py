@@ -31,7 +31,7 @@ from xdsl.ir import Operation, SSAValue
 
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout, plain_layout
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
     CastOp,
@@ -59,8 +59,8 @@ from dnnc.ir.dnn import (
     WeightOp,
     is_view,
 )
-from dnnc.ir.dnn.base import tensor_type
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.types import data_type_of
 from dnnc.target import implementation
 from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of
 

@@ -32,8 +32,16 @@ from enum import StrEnum
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PostOp
+from dnnc.dialects.dnn import (
+    BinaryOp,
+    Conv2DOp,
+    Deconv2DOp,
+    DnnOp,
+    InnerProductOp,
+    MatmulOp,
+    PoolOp,
+)
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
-from dnnc.ir.dnn import BinaryOp, Conv2DOp, Deconv2DOp, DnnOp, InnerProductOp, MatmulOp, PoolOp
 
 ONEDNN_MAX_POST_OPS = 32
 """oneDNN's hard limit on the length of a post-op chain."""

@@ -21,10 +21,10 @@ from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, Module
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from dnnc.core.diagnostics import DnncError
+from dnnc.dialects.dnn import ConstantOp, WeightOp, layout_of
+from dnnc.dialects.onednn import ArenaViewOp, KernelCallOp, MemoryType, ReshapeOp, SubviewOp
+from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE
-from dnnc.ir.dnn import ConstantOp, WeightOp, layout_of
-from dnnc.ir.onednn import ArenaViewOp, KernelCallOp, MemoryType, ReshapeOp, SubviewOp
-from dnnc.ir.onednn import ConstantOp as MemoryConstantOp
 
 _SOURCES = (ConstantOp, WeightOp, MemoryConstantOp)
 _ALIASES = (ReshapeOp, SubviewOp)

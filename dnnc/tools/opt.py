@@ -1,7 +1,7 @@
 """dnnc-opt: parse a .mlir file (or import an .onnx model), run a pass pipeline, print the
 result (like mlir-opt).
 
-Dialects and passes come from `dnnc.ir.dialects` and `dnnc.driver.registry` only. Every user
+Dialects and passes come from `dnnc.dialects` and `dnnc.driver.registry` only. Every user
 mistake (unreadable or malformed input, unknown op or pass, bad pass option, IR that does not
 verify) is one diagnostic on stderr, `file:line:col: error: ...` or `error: ...`, and exit status 1.
 
@@ -24,9 +24,9 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from dnnc.api import load_module
 from dnnc.core.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
+from dnnc.dialects import get_all_dialects
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.driver.registry import get_all_passes
-from dnnc.ir.dialects import get_all_dialects
 from dnnc.ir.text import (
     DUMP_ELISION_LIMIT,
     parse_module,

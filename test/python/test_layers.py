@@ -11,20 +11,33 @@ PACKAGE = Path(__file__).resolve().parents[2] / "dnnc"
 
 MAY_IMPORT: dict[str, frozenset[str]] = {
     "core": frozenset(),
-    "ir": frozenset({"core"}),
+    "dialects": frozenset({"core"}),
+    "ir": frozenset({"core", "dialects"}),
     "dnnl": frozenset({"core"}),
-    "target": frozenset({"core", "ir", "dnnl"}),
-    "reference": frozenset({"core", "ir"}),
-    "frontend": frozenset({"core", "ir"}),
-    "passes": frozenset({"core", "ir", "target", "reference"}),
-    "lowering": frozenset({"core", "ir", "target", "reference", "passes"}),
-    "runtime": frozenset({"core", "ir", "dnnl", "target", "reference"}),
+    "target": frozenset({"core", "dialects", "ir", "dnnl"}),
+    "reference": frozenset({"core", "dialects", "ir"}),
+    "frontend": frozenset({"core", "dialects", "ir"}),
+    "passes": frozenset({"core", "dialects", "ir", "target", "reference"}),
+    "lowering": frozenset({"core", "dialects", "ir", "target", "reference", "passes"}),
+    "runtime": frozenset({"core", "dialects", "ir", "dnnl", "target", "reference"}),
     "driver": frozenset(
-        {"core", "ir", "dnnl", "target", "reference", "frontend", "passes", "lowering", "runtime"}
+        {
+            "core",
+            "dialects",
+            "ir",
+            "dnnl",
+            "target",
+            "reference",
+            "frontend",
+            "passes",
+            "lowering",
+            "runtime",
+        }
     ),
     "api": frozenset(
         {
             "core",
+            "dialects",
             "ir",
             "dnnl",
             "target",

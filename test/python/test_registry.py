@@ -8,9 +8,9 @@ from pathlib import Path
 from xdsl.ir import Dialect
 from xdsl.transforms import get_all_passes as get_xdsl_passes
 
+from dnnc.dialects import get_all_dialects
 from dnnc.driver.pipelines import PipelinePass, expand_pipelines, parse_pipeline
 from dnnc.driver.registry import get_all_passes, get_dnnc_passes, get_pipelines
-from dnnc.ir.dialects import get_all_dialects
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import parse_layout
-from dnnc.ir.dnn import LayoutAttr
-from dnnc.ir.types import data_type_of, element_type_of
+from dnnc.dialects.dnn import LayoutAttr
+from dnnc.dialects.types import data_type_of, element_type_of
 
 
 def test_layout_attr_letter_form_must_be_spelled_by_name() -> None:

@@ -19,10 +19,10 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import ReduceKind
+from dnnc.dialects.dnn import MatmulOp, shape_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.ir.dnn import MatmulOp, shape_of
 
 
 def _labels(

@@ -16,6 +16,8 @@ from xdsl.dialects.builtin import AnyFloat
 from xdsl.ir import SSAValue
 
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+from dnnc.dialects.dnn import CastOp, shape_of
+from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import (
     VALUE_TYPE_NAMES,
@@ -24,8 +26,6 @@ from dnnc.frontend.onnx.importer import (
     element_of,
     make_tensor_type,
 )
-from dnnc.ir.dnn import CastOp, shape_of
-from dnnc.ir.types import data_type_of, element_type_of
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
 

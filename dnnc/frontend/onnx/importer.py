@@ -45,9 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
-from dnnc.frontend.onnx.folding import FOLDERS
-from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
     ConstantOp,
@@ -58,10 +56,12 @@ from dnnc.ir.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.ir.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
-from dnnc.ir.dnn.base import f32_attr, i64_array
+from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.dialects.types import element_type_of
+from dnnc.frontend.onnx.folding import FOLDERS
+from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
 from dnnc.ir.names import named
-from dnnc.ir.types import element_type_of
 
 Value = SSAValue | np.ndarray
 """An ONNX value during import: known now (an array) or computed at run time (SSA)."""

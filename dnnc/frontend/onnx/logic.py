@@ -1,5 +1,5 @@
 """Converters of the ONNX ops attention masks are built from: comparisons, Boolean logic,
-Where, Expand, IsNaN and IsInf (dnnc/ir/dnn/logic.py)."""
+Where, Expand, IsNaN and IsInf (dnnc/dialects/dnn/logic.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import CompareAlg, LogicalAlg
+from dnnc.dialects.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
+from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
+from dnnc.dialects.dnn.base import i64_array
+from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
-from dnnc.ir.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
-from dnnc.ir.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
-from dnnc.ir.dnn.base import i64_array
-from dnnc.ir.types import data_type_of
 
 COMPARE: dict[str, CompareAlg] = {
     "Equal": CompareAlg.EQ,

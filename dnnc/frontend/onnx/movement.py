@@ -14,12 +14,12 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg
+from dnnc.dialects.dnn import GatherOp, ResizeOp, TopKOp, shape_of
+from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.dialects.dnn.data import COORDINATE_MODES, NEAREST_MODES, RESIZE_MODES
+from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
-from dnnc.ir.dnn import GatherOp, ResizeOp, TopKOp, shape_of
-from dnnc.ir.dnn.base import f32_attr, i64_array
-from dnnc.ir.dnn.data import COORDINATE_MODES, NEAREST_MODES, RESIZE_MODES
-from dnnc.ir.types import data_type_of
 
 
 def _axis(imp: Importer, node: Node, rank: int, default: int) -> int:

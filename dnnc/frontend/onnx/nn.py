@@ -18,9 +18,7 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
-from dnnc.frontend.onnx.graph import Node
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
-from dnnc.ir.dnn import (
+from dnnc.dialects.dnn import (
     BatchNormOp,
     Conv2DOp,
     Deconv2DOp,
@@ -34,9 +32,11 @@ from dnnc.ir.dnn import (
     SoftmaxOp,
     shape_of,
 )
-from dnnc.ir.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
-from dnnc.ir.dnn.base import f32_attr, i64_array
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
+from dnnc.dialects.dnn.base import f32_attr, i64_array
+from dnnc.dialects.types import data_type_of
+from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 
 Pads = tuple[list[int], list[int]]
 

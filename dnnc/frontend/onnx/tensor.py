@@ -17,11 +17,11 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
+from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherOp, shape_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
-from dnnc.ir.dnn import CumSumOp, GatherElementsOp, GatherOp, shape_of
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,

@@ -12,11 +12,11 @@ import pytest
 from onnx import helper, numpy_helper
 
 from dnnc.core.diagnostics import ModelError
+from dnnc.dialects.dnn import ConstantOp
 from dnnc.frontend.onnx import CONVERTERS, import_onnx
 from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
 from dnnc.frontend.onnx.importer import Importer, _bytes_of
 from dnnc.frontend.onnx.wire import read_detached
-from dnnc.ir.dnn import ConstantOp
 
 RNG = np.random.default_rng(0)
 

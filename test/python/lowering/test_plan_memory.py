@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from dnnc.core.arena import align
 from dnnc.core.diagnostics import DnncError, collect_remarks
+from dnnc.dialects.dnn.base import i64_array, ints
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.ir.dnn.base import i64_array, ints
 from dnnc.ir.text import make_context, parse_module
 from dnnc.passes.buffer_classes import memory_type
 

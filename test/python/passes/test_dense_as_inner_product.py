@@ -11,8 +11,8 @@ import numpy as np
 
 import dnnc
 from dnnc.api import find_function, load_module
+from dnnc.dialects.dnn import InnerProductOp, MatmulOp
 from dnnc.driver.pipelines import OptimizePipeline, parse_pipeline, run_passes
-from dnnc.ir.dnn import InnerProductOp, MatmulOp
 from dnnc.ir.text import make_context
 from dnnc.target.kernel_table import Probe, is_fallback
 from dnnc_testing.graphs import bert_feed_forward, write

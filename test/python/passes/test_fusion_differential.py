@@ -25,8 +25,8 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.kinds import DataType
+from dnnc.dialects.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.ir.dnn import BatchNormOp, BinaryOp, CastOp, DnnOp, EltwiseOp, ReorderOp
 from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.target import implementation

@@ -13,10 +13,10 @@ import pytest
 
 import dnnc
 from dnnc.api import find_function, load_module
+from dnnc.dialects.dnn import Conv2DOp, LayoutAttr
 from dnnc.dnnl.objects import PrimitiveDesc
 from dnnc.dnnl.primitives.base import PrimitiveHandler
 from dnnc.driver.pipelines import OptimizePipeline, parse_pipeline, run_passes
-from dnnc.ir.dnn import Conv2DOp, LayoutAttr
 from dnnc.ir.text import make_context
 from dnnc.passes import assign_layouts
 from dnnc.target import timings

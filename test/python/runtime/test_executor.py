@@ -16,9 +16,9 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
+from dnnc.dialects.dnn import ConstantOp
 from dnnc.dnnl.objects import PrimitiveDesc
 from dnnc.driver.pipelines import parse_pipeline, run_passes
-from dnnc.ir.dnn import ConstantOp
 from dnnc.ir.text import make_context
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.cache import PrimitiveCache
@@ -429,7 +429,7 @@ def test_large_constants_are_keyed_by_a_digest_not_by_the_ir() -> None:
     entry, different ones never do); a small one by its value."""
     from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
 
-    from dnnc.ir.dnn import ConstantOp
+    from dnnc.dialects.dnn import ConstantOp
     from dnnc.runtime.lowered import DIGEST_BYTES, constant_key
 
     def constant(values: np.ndarray) -> ConstantOp:

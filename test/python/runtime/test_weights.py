@@ -12,7 +12,7 @@ import numpy as np
 
 import dnnc
 from dnnc.api import find_function, load_module
-from dnnc.ir.dnn import WeightOp
+from dnnc.dialects.dnn import WeightOp
 from dnnc.ir.weights import load_weight
 
 GRAPH = """

@@ -44,7 +44,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout, LayoutError, parse_layout, plain_layout
-from dnnc.ir.types import data_type_of
+from dnnc.dialects.types import data_type_of
 
 ARENA_BYTES = "onednn.arena_bytes"
 """The function attribute of a lowered function: the size of its arena. A function that

@@ -22,8 +22,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType
-from dnnc.ir.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
-from dnnc.ir.dnn.base import DnnOp, ints, shape_of, tensor_type
+from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
+from dnnc.dialects.dnn.base import DnnOp, ints, shape_of, tensor_type
 
 
 class _BooleanBinaryOp(DnnOp):

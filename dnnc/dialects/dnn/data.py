@@ -43,7 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout
-from dnnc.ir.dnn.base import TRUE, DnnOp, int_of, ints, layout_of, shape_of, tensor_type
+from dnnc.dialects.dnn.base import TRUE, DnnOp, int_of, ints, layout_of, shape_of, tensor_type
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 

@@ -1,4 +1,5 @@
-"""The dialects dnnc parses and prints: xDSL's own plus `dnn` and `onednn`.
+"""Layer 2, `dialects`: the `dnn` and `onednn` dialects, their element types (`types`), and the
+dialect list dnnc parses and prints with: xDSL's own plus `dnn` and `onednn`.
 
 Factories are lazy (like xDSL's `get_all_dialects()`): a dialect module is imported only when a
 parser meets one of its ops. Adding a dialect is one line in `_DIALECTS`."""
@@ -10,8 +11,8 @@ from xdsl.dialects import get_all_dialects as get_xdsl_dialects
 from xdsl.ir import Dialect
 
 _DIALECTS: dict[str, str] = {
-    "dnn": "dnnc.ir.dnn:DNN",
-    "onednn": "dnnc.ir.onednn:ONEDNN",
+    "dnn": "dnnc.dialects.dnn:DNN",
+    "onednn": "dnnc.dialects.onednn:ONEDNN",
 }
 """dnnc's dialects: name -> `module:Dialect`."""
 

@@ -7,7 +7,7 @@ primitive each) and ``data`` (data movement and sources).
 
 from xdsl.ir import Dialect
 
-from dnnc.ir.dnn.attributes import (
+from dnnc.dialects.dnn.attributes import (
     ATTRIBUTES,
     BinaryAlgAttr,
     BinaryPostOpAttr,
@@ -24,8 +24,8 @@ from dnnc.ir.dnn.attributes import (
     ReduceKindAttr,
     SumPostOpAttr,
 )
-from dnnc.ir.dnn.base import DnnOp, layout_of, shape_of
-from dnnc.ir.dnn.compute import (
+from dnnc.dialects.dnn.base import DnnOp, layout_of, shape_of
+from dnnc.dialects.dnn.compute import (
     COMPUTE_OPS,
     BatchNormOp,
     BinaryOp,
@@ -43,7 +43,7 @@ from dnnc.ir.dnn.compute import (
     SoftmaxOp,
     SumOp,
 )
-from dnnc.ir.dnn.data import (
+from dnnc.dialects.dnn.data import (
     DATA_OPS,
     CastOp,
     ConcatOp,
@@ -59,7 +59,7 @@ from dnnc.ir.dnn.data import (
     WeightOp,
     is_view,
 )
-from dnnc.ir.dnn.logic import (
+from dnnc.dialects.dnn.logic import (
     LOGIC_OPS,
     CompareOp,
     ExpandOp,

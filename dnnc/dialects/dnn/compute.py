@@ -39,7 +39,7 @@ from xdsl.traits import Pure
 
 from dnnc.core import shapes
 from dnnc.core.layouts import Layout
-from dnnc.ir.dnn.attributes import (
+from dnnc.dialects.dnn.attributes import (
     BinaryAlgAttr,
     EltwiseAlgAttr,
     LrnKindAttr,
@@ -47,7 +47,7 @@ from dnnc.ir.dnn.attributes import (
     PostOpAttr,
     ReduceKindAttr,
 )
-from dnnc.ir.dnn.base import (
+from dnnc.dialects.dnn.base import (
     FALSE,
     TRUE,
     DnnOp,

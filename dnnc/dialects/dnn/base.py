@@ -40,8 +40,8 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.core.layouts import Layout, plain_layout
-from dnnc.ir.dnn.attributes import LayoutAttr, PostOpAttr
-from dnnc.ir.types import DATA_TYPES, element_type_of
+from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
+from dnnc.dialects.types import DATA_TYPES, element_type_of
 
 MAX_TENSOR_BYTES = 2**47
 """The largest tensor dnn accepts: 128 TiB, the user address space of x86-64 CPUs."""
