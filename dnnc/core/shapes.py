@@ -451,6 +451,30 @@ def gather_elements(src: Shape, indices: Shape, *, axis: int) -> Shape:
     return tuple(indices)
 
 
+def gather_nd(src: Shape, indices: Shape, *, batch_dims: int) -> Shape:
+    """The indices' dimensions but the last, then src's beyond the first ``batch_dims`` and
+    the ``indices[-1]`` it indexes (ONNX GatherND): the last indices dimension must be static
+    and at most src's rank less ``batch_dims``, the first ``batch_dims`` of both equal."""
+    if not 0 <= batch_dims < min(len(src), len(indices)):
+        raise ShapeError(
+            f"batch_dims {batch_dims} must be below the ranks of src {format_shape(src)} and "
+            f"indices {format_shape(indices)}"
+        )
+    depth = indices[-1]
+    if depth == DYNAMIC or not 1 <= depth <= len(src) - batch_dims:
+        raise ShapeError(
+            f"indices {format_shape(indices)} must end in a static dimension from 1 to "
+            f"{len(src) - batch_dims} (src {format_shape(src)}, batch_dims {batch_dims})"
+        )
+    for dim in range(batch_dims):
+        if DYNAMIC not in (src[dim], indices[dim]) and src[dim] != indices[dim]:
+            raise ShapeError(
+                f"src {format_shape(src)} and indices {format_shape(indices)} differ on batch "
+                f"axis {dim}"
+            )
+    return tuple(indices[:-1]) + tuple(src[batch_dims + depth :])
+
+
 def transpose(src: Shape, *, permutation: Sequence[int]) -> Shape:
     """Result dimension i is src dimension permutation[i]."""
     if sorted(permutation) != list(range(len(src))):

@@ -12,6 +12,7 @@ Only ``sum`` computes (in float64); the others move values exactly, in src's ele
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -147,6 +148,21 @@ def gather_elements(src: np.ndarray, indices: np.ndarray, *, axis: int = 0) -> n
         for dim, n in enumerate(picked.shape)
     )  # the src entries the indices' other coordinates reach
     return np.take_along_axis(src[region], picked, axis=along)
+
+
+def gather_nd(src: np.ndarray, indices: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
+    """``dnn.gather_nd``: the slices of ``src`` each row of ``indices`` names after the first
+    ``batch_dims`` axes, which both share (ONNX GatherND; negative indices count from the end).
+    ValueError naming the first index out of range."""
+    depth = indices.shape[-1]
+    batch = math.prod(src.shape[:batch_dims])
+    rows = np.asarray(indices).reshape(batch, -1, depth)
+    coordinates = [
+        _in_range(rows[..., j], src.shape[batch_dims + j], batch_dims + j) for j in range(depth)
+    ]
+    flat = src.reshape(batch, *src.shape[batch_dims:])
+    picked = flat[(np.arange(batch)[:, None], *coordinates)]
+    return picked.reshape(*indices.shape[:-1], *src.shape[batch_dims + depth :])
 
 
 def expand(src: np.ndarray, *, shape: Sequence[int]) -> np.ndarray:

@@ -197,6 +197,33 @@ class GatherElementsOp(_IndexedPick):
     INFER_SHAPE = staticmethod(shapes.gather_elements)
 
 
+@irdl_op_definition
+class GatherNDOp(DnnOp):
+    """Slices of ``src`` picked by index tuples (ONNX GatherND): with ``batch_dims`` b and
+    indices ending in k, result[i..., j...] = src[i[:b]..., indices[i...], j...], each
+    ``indices`` row (i32 or i64) naming k coordinates after the b batch axes. No oneDNN
+    primitive: reference kernel only; a negative index counts from the end, one out of range
+    is a run-time error."""
+
+    name = "dnn.gather_nd"
+    src = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    batch_dims = prop_def(IntegerAttr[I64], IntegerAttr(0, i64))
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def verify_op(self) -> None:
+        element = tensor_type(self.indices).get_element_type()
+        if element not in (i32, i64):
+            raise VerifyException(f"indices have element type {element}, expected i32 or i64")
+        inferred = shapes.gather_nd(
+            shape_of(self.src), shape_of(self.indices), batch_dims=int_of(self.batch_dims)
+        )
+        self.expect_result_shape(self.result, inferred)
+
+
 RESIZE_MODES = ("nearest", "linear", "cubic")
 COORDINATE_MODES = (
     "half_pixel",
@@ -384,6 +411,7 @@ DATA_OPS: tuple[type[DnnOp], ...] = (
     TransposeOp,
     GatherOp,
     GatherElementsOp,
+    GatherNDOp,
     ResizeOp,
     TopKOp,
     ReorderOp,

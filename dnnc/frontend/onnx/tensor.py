@@ -17,7 +17,7 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
-from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherOp, shape_of
+from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherNDOp, GatherOp, shape_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
@@ -139,6 +139,24 @@ def convert_gather(imp: Importer, node: Node) -> Value:
             operands=[src, indices],
             result_types=[make_tensor_type(element_of(src), shape)],
             properties={"axis": IntegerAttr(axis, i64)},
+        )
+    )
+
+
+def convert_gather_nd(imp: Importer, node: Node) -> Value:
+    """GatherND -> dnn.gather_nd (its ``batch_dims``); constant indices become an inline
+    constant (transformers' attention masks pick their rows so, from torch's dynamo
+    exporter)."""
+    src, indices = imp.tensor(node, 0), imp.tensor(node, 1)
+    batch_dims = node.int_attr("batch_dims", 0)
+    shape = imp.infer(
+        node, shapes.gather_nd, shape_of(src), shape_of(indices), batch_dims=batch_dims
+    )
+    return imp.emit(
+        GatherNDOp.build(
+            operands=[src, indices],
+            result_types=[make_tensor_type(element_of(src), shape)],
+            properties={"batch_dims": IntegerAttr(batch_dims, i64)},
         )
     )
 

@@ -35,6 +35,7 @@ INCLUDED_OPS = (
     "and",
     "equal",
     "expand",
+    "gathernd",
     "greater",
     "greater_equal",
     "isinf",

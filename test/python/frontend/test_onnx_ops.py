@@ -579,6 +579,19 @@ CASES = [
         "dnn.gather_elements",
         {"i": np.array([[2, 0, 1, -1], [0, 0, 2, 1]], np.int64)},
     ),
+    Case(  # a boolean mask's rows picked by constant indices, as the dynamo exporter writes
+        "gather_nd_constant_indices",
+        [node("GatherND", ["x", "i"])],
+        {"x": rand(3, 4, 2)},
+        "dnn.gather_nd",
+        {"i": np.array([[[2, -1]], [[0, 1]]], np.int64)},
+    ),
+    Case(
+        "gather_nd_batch_dims_run_time_indices",
+        [node("GatherND", ["x", "i"], batch_dims=1)],
+        {"x": rand(2, 3, 4), "i": np.array([[[2, 3], [0, -4]], [[1, 1], [-1, 0]]], np.int64)},
+        "dnn.gather_nd",
+    ),
     # LRN, Sum, Mean
     Case("lrn", [node("LRN", ["x"], size=5, alpha=2e-4, beta=0.6, bias=1.5)], X4, "dnn.lrn"),
     Case(
@@ -821,6 +834,13 @@ def test_a_gather_elements_index_out_of_range_is_an_input_error() -> None:
     made.graph.input[1].CopyFrom(value_info("i", np.zeros((2, 1), np.int64)))
     with pytest.raises(DnncError, match="index 3 is out of range for axis 1 of size 3"):
         run_compiled(import_onnx(made), {"x": rand(2, 3), "i": np.array([[1], [3]], np.int64)})
+
+
+def test_a_gather_nd_index_out_of_range_is_an_input_error() -> None:
+    made = model([node("GatherND", ["x", "i"])], {"x": rand(2, 3), "i": ints(0, 1)})
+    made.graph.input[1].CopyFrom(value_info("i", np.zeros((1, 2), np.int64)))
+    with pytest.raises(DnncError, match="index 3 is out of range for axis 1 of size 3"):
+        run_compiled(import_onnx(made), {"x": rand(2, 3), "i": np.array([[1, 3]], np.int64)})
 
 
 def test_a_gather_index_out_of_range_is_an_input_error() -> None:

@@ -1,6 +1,9 @@
 """Real architectures (torchvision with weights=None, Hugging Face transformers from a config
-object: nothing is downloaded), exported with torch.onnx.export at opsets 13 and 17, compiled
-by dnnc and checked against ONNX Runtime output by output name.
+object: nothing is downloaded), exported with torch.onnx.export by both of torch's exporters:
+the TorchScript one (``dynamo=False``) at opsets 13 and 17, and the default one (dynamo, its
+own opset; what ``torch.onnx.export(model, args, path)`` gives a new user), with the sequence
+axis of the text models dynamic. Each is compiled by dnnc and checked against ONNX Runtime
+output by output name.
 
 Weights are random but the outputs are made O(1) and checked to be (a relative tolerance on
 outputs near 1e-9 would test nothing): BatchNorm statistics come from a batch of the inputs
@@ -30,13 +33,16 @@ from dnnc_testing.torchvision_models import transformers
 class Architecture:
     name: str
     build: Callable[[], nn.Module]
-    inputs: Callable[[int], dict[str, np.ndarray]]
-    """Example inputs for a batch size, by input name."""
+    inputs: Callable[[int, int], dict[str, np.ndarray]]
+    """Example inputs for a batch size and a sequence length (which image and audio models
+    ignore), by input name."""
     outputs: tuple[str, ...]
+    sequence: bool = False
+    """Whether axis 1 of every input is a sequence (dynamic in the dynamo export)."""
 
 
-def _images(size: int) -> Callable[[int], dict[str, np.ndarray]]:
-    return lambda batch: {
+def _images(size: int) -> Callable[[int, int], dict[str, np.ndarray]]:
+    return lambda batch, length=0: {
         "pixels": np.random.default_rng(batch)
         .standard_normal((batch, 3, size, size))
         .astype(np.float32)
@@ -61,7 +67,7 @@ def _torchvision(name: str, **kwargs: object) -> Callable[[], nn.Module]:
     def build() -> nn.Module:
         torch.manual_seed(0)
         model = getattr(torchvision_models(), name)(weights=None, **kwargs)
-        return _calibrated(model, _images(64)(8))
+        return _calibrated(model, _images(64)(8, 0))
 
     return build
 
@@ -77,7 +83,7 @@ def _vit() -> nn.Module:
         mlp_dim=64,
         num_classes=10,
     )
-    return _calibrated(model, _images(32)(2))
+    return _calibrated(model, _images(32)(2, 0))
 
 
 class _Segmentation(nn.Module):
@@ -89,7 +95,7 @@ class _Segmentation(nn.Module):
         model = torchvision_models().segmentation.lraspp_mobilenet_v3_large(
             weights=None, weights_backbone=None, num_classes=5
         )
-        self.model = _calibrated(model, _images(64)(4))
+        self.model = _calibrated(model, _images(64)(4, 0))
 
     def forward(self, pixels: torch.Tensor) -> torch.Tensor:
         return self.model(pixels)["out"]
@@ -119,26 +125,33 @@ class _Wav2Vec2(nn.Module):
         return self.model(audio).last_hidden_state
 
 
-def _audio(batch: int) -> dict[str, np.ndarray]:
+def _audio(batch: int, length: int = 0) -> dict[str, np.ndarray]:
     return {"audio": np.random.default_rng(batch).standard_normal((batch, 1600)).astype(np.float32)}
 
 
 class _Encoder(nn.Module):
-    """A 2-layer transformers encoder from a config, with its attention mask: last hidden
-    state. ``family`` is the name of its classes: ``Bert``, or ``Roberta``, whose position ids
-    are a CumSum of the padding mask."""
+    """A 2-layer transformers model from a config, with its attention mask: last hidden
+    state. ``family`` is the name of its classes: ``Bert``, ``Roberta`` (whose position ids
+    are a CumSum of the padding mask), ``DistilBert`` (its own names for the sizes) or
+    ``Llama`` (a decoder: RMSNorm, rotary positions, SiLU gates, a causal mask, here two
+    query heads sharing one key/value head)."""
 
-    def __init__(self, family: str) -> None:
+    def __init__(self, family: str, **sizes: object) -> None:
         super().__init__()
         torch.manual_seed(0)
         config = getattr(transformers(), f"{family}Config")(
             vocab_size=100,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
             max_position_embeddings=64,
             attn_implementation="eager",
+            **(
+                sizes
+                or dict(
+                    hidden_size=32,
+                    num_hidden_layers=2,
+                    num_attention_heads=2,
+                    intermediate_size=64,
+                )
+            ),
         )
         self.encoder = getattr(transformers(), f"{family}Model")(config).eval()
 
@@ -146,11 +159,25 @@ class _Encoder(nn.Module):
         return self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
 
-def _tokens(batch: int) -> dict[str, np.ndarray]:
+def _tokens(batch: int, length: int = 16) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(batch)
-    mask = np.ones((batch, 16), np.int64)
-    mask[:, 12:] = 0  # padding at the end, as a tokenizer writes it
-    return {"input_ids": rng.integers(0, 100, (batch, 16)).astype(np.int64), "attention_mask": mask}
+    mask = np.ones((batch, length), np.int64)
+    mask[:, length * 3 // 4 :] = 0  # padding at the end, as a tokenizer writes it
+    return {
+        "input_ids": rng.integers(0, 100, (batch, length)).astype(np.int64),
+        "attention_mask": mask,
+    }
+
+
+_DISTILBERT = dict(dim=32, n_layers=2, n_heads=2, hidden_dim=64)
+_LLAMA = dict(
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    num_key_value_heads=1,
+    intermediate_size=64,
+    use_cache=False,
+)
 
 
 ARCHITECTURES = [
@@ -160,28 +187,52 @@ ARCHITECTURES = [
     ),
     Architecture("efficientnet_b0", _torchvision("efficientnet_b0"), _images(64), ("logits",)),
     Architecture("vit", _vit, _images(32), ("logits",)),
-    Architecture("bert", lambda: _Encoder("Bert"), _tokens, ("last_hidden_state",)),
-    Architecture("roberta", lambda: _Encoder("Roberta"), _tokens, ("last_hidden_state",)),
+    Architecture("bert", lambda: _Encoder("Bert"), _tokens, ("last_hidden_state",), True),
+    Architecture("roberta", lambda: _Encoder("Roberta"), _tokens, ("last_hidden_state",), True),
+    Architecture(
+        "distilbert",
+        lambda: _Encoder("DistilBert", **_DISTILBERT),
+        _tokens,
+        ("last_hidden_state",),
+        True,
+    ),
+    Architecture(
+        "llama", lambda: _Encoder("Llama", **_LLAMA), _tokens, ("last_hidden_state",), True
+    ),
     Architecture("lraspp_mobilenet_v3", _Segmentation, _images(64), ("out",)),
     Architecture("wav2vec2", _Wav2Vec2, _audio, ("last_hidden_state",)),
 ]
 # torch exports scaled_dot_product_attention (ViT) from opset 14 on: the ViT takes 14 and 17.
 
+DEFAULT_EXPORTER = None
+"""The opset of a case exported by torch's default (dynamo) exporter: the one it picks."""
 
-def export(architecture: Architecture, opset: int, dynamic: bool) -> Callable[[Path], None]:
+
+def export(architecture: Architecture, opset: int | None, dynamic: bool) -> Callable[[Path], None]:
+    """Write the architecture's ONNX export: with the TorchScript exporter at ``opset``
+    (``dynamic``: the batch axis), or with the default one (``opset`` DEFAULT_EXPORTER;
+    ``dynamic``: the sequence axis)."""
+
     def write(path: Path) -> None:
         model = architecture.build()
-        example = architecture.inputs(2)
+        example = architecture.inputs(2, 16)
+        args = tuple(torch.from_numpy(a) for a in example.values())
+        names = {"input_names": list(example), "output_names": list(architecture.outputs)}
+        if opset is DEFAULT_EXPORTER:
+            sequence = {name: {1: torch.export.Dim("sequence")} for name in example}
+            torch.onnx.export(
+                model, args, str(path), dynamic_shapes=sequence if dynamic else None, **names
+            )
+            return
         axes = {name: {0: "batch"} for name in (*example, *architecture.outputs)}
         torch.onnx.export(
             model,
-            tuple(torch.from_numpy(a) for a in example.values()),
+            args,
             str(path),
             opset_version=opset,
             dynamo=False,
-            input_names=list(example),
-            output_names=list(architecture.outputs),
             dynamic_axes=axes if dynamic else None,
+            **names,
         )
 
     return write
@@ -201,6 +252,8 @@ CASES = [
         "lraspp_mobilenet_v3": (17,),
         "wav2vec2": (17,),
         "roberta": (17,),
+        "distilbert": (17,),
+        "llama": (17,),
     }.get(a.name, (13, 17))
 ] + [
     pytest.param(a, 17, True, id=f"{a.name}-opset17-dynamic-batch")
@@ -210,12 +263,26 @@ CASES = [
 """BERT with a dynamic batch computes its reshapes from Shape: dnnc.compile gives a
 ShapeSpecializedExecutable, which compiles it per batch size."""
 
+DEFAULT_EXPORTER_CASES = [
+    pytest.param(
+        a,
+        DEFAULT_EXPORTER,
+        a.sequence,
+        id=f"{a.name}-dynamo{'-dynamic-sequence' if a.sequence else ''}",
+        marks=[pytest.mark.slow] if a.name == "efficientnet_b0" else [],
+    )
+    for a in ARCHITECTURES
+]
+"""Every architecture through torch's default exporter, the text models with a dynamic
+sequence axis (checked at two lengths)."""
 
-@pytest.mark.parametrize(("architecture", "opset", "dynamic"), CASES)
+
+@pytest.mark.parametrize(("architecture", "opset", "dynamic"), CASES + DEFAULT_EXPORTER_CASES)
 def test_dnnc_agrees_with_onnx_runtime(
-    architecture: Architecture, opset: int, dynamic: bool, exported: Exported
+    architecture: Architecture, opset: int | None, dynamic: bool, exported: Exported
 ) -> None:
-    key = f"{architecture.name}-{opset}{'-dynamic' if dynamic else ''}"
+    exporter = "dynamo" if opset is DEFAULT_EXPORTER else opset
+    key = f"{architecture.name}-{exporter}{'-dynamic' if dynamic else ''}"
     path = exported.get(key, export(architecture, opset, dynamic))
     start = time.perf_counter()
     executable = dnnc.compile(path)
@@ -223,8 +290,14 @@ def test_dnnc_agrees_with_onnx_runtime(
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     assert [s.name for s in executable.outputs] == [o.name for o in session.get_outputs()]
     worst = 0.0
-    for batch in (1, 3) if dynamic else (2,):
-        feeds = architecture.inputs(batch)
+    if not dynamic:
+        sizes = [(2, 16)]
+    elif opset is DEFAULT_EXPORTER:
+        sizes = [(2, 16), (2, 7)]  # sequence lengths
+    else:
+        sizes = [(1, 16), (3, 16)]  # batch sizes
+    for batch, length in sizes:
+        feeds = architecture.inputs(batch, length)
         want = dict(zip(architecture.outputs, session.run(list(architecture.outputs), feeds)))
         got = executable.run(feeds, as_dict=True)
         for name, expected in want.items():
