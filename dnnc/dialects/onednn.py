@@ -53,6 +53,9 @@ INPUT_NAMES = "onednn.inputs"
 """The function attribute of a lowered function: the model's name of each input argument."""
 OUTPUT_NAMES = "onednn.outputs"
 """The function attribute of a lowered function: the model's name of each output argument."""
+GUARDS = "onednn.guards"
+"""The function attribute of a lowered function: per input argument, a dictionary from each
+special value the executor refuses in it to why (dnn-guard-special-values)."""
 
 
 def is_lowered(function: Operation) -> bool:

@@ -109,7 +109,9 @@ class ToOnednnPipeline(PipelinePass):
     starts by legalizing for this CPU: every op without a kernel gets one this CPU runs
     (dnn-select-kernels keeps the choices already made) and the casts that kernel needs
     (dnn-insert-data-transforms; nothing to do after `dnn-optimize`), so that whatever ran
-    before, a bf16 graph runs on a CPU without bf16 kernels. The buffer check ends the
+    before, a bf16 graph runs on a CPU without bf16 kernels. Then, every kernel known, the
+    inputs whose special values can reach a kernel that drops them are chosen for the
+    executor's check (dnn-guard-special-values). The buffer check ends the
     pipeline, so no lowered module reaches the runtime unchecked.
     """
 
@@ -117,6 +119,7 @@ class ToOnednnPipeline(PipelinePass):
     steps = (
         "dnn-select-kernels",
         "dnn-insert-data-transforms",
+        "dnn-guard-special-values",
         "dnn-plan-memory",
         "convert-dnn-to-onednn",
         "onednn-verify-buffers",

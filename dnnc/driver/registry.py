@@ -29,6 +29,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-propagate-special-values": (
         "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
     ),
+    "dnn-guard-special-values": "dnnc.passes.guard_special_values:GuardSpecialValuesPass",
     "dnn-dense-as-inner-product": "dnnc.passes.dense_as_inner_product:DenseAsInnerProductPass",
     "dnn-select-kernels": "dnnc.passes.select_kernels:SelectKernelsPass",
     "dnn-assign-precision": "dnnc.passes.assign_precision:AssignPrecisionPass",

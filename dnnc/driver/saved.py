@@ -59,7 +59,7 @@ from dnnc.runtime.program import (
 )
 from dnnc.target import effective_isa, onednn_version
 
-FORMAT = 2
+FORMAT = 3
 """The version of the directory layout; a directory of another version is refused."""
 
 MANIFEST, PROGRAM, CONSTANTS = "manifest.json", "program.json", "constants.npz"
@@ -140,6 +140,7 @@ def _write(program: Program, executable: Executable, path: Path) -> None:
         "outputs": [_spec(s) for s in program.outputs],
         "arena_bytes": program.arena_bytes,
         "arena_roots": [list(r) for r in program.arena_roots],
+        "guards": list(program.guards),
         "location": _location(program.location),
         "constants": list(arrays),
         "calls": calls,
@@ -229,6 +230,7 @@ def _program(document: dict, path: Path) -> Program:
         calls,
         tuple(Constant((str(path), name)) for name in document["constants"]),
         tuple((lo, hi) for lo, hi in document["arena_roots"]),
+        tuple(document["guards"]),
         location(document["location"]),
     )
 

@@ -1,4 +1,5 @@
-"""The discardable attributes in which passes record buffer decisions for the lowering.
+"""The discardable attributes in which passes record decisions for the lowering: buffers, and
+which inputs the executable checks for special values.
 
 The in-place pass writes `dnn.inplace`, dnn-buffer-fusing `dnn.implicit_concat` and
 `dnn.implicit_slice`; buffer classes, kernel calls and the lowering read them."""
@@ -15,6 +16,9 @@ IMPLICIT_CONCAT = "dnn.implicit_concat"
 """On a dnn.concat: byte offsets of the inputs in the result (written by dnn-buffer-fusing)."""
 IMPLICIT_SLICE = "dnn.implicit_slice"
 """On a dnn.slice: byte offset of the result in the source (written by dnn-buffer-fusing)."""
+SPECIAL_VALUE_GUARDS = "dnn.special_value_guards"
+"""On a function: per argument, the special values to refuse and why (written by
+dnn-guard-special-values, carried by convert-dnn-to-onednn to the executor)."""
 
 
 def inplace_requests(op: Operation) -> list[int]:

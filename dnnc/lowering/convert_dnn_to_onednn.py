@@ -3,7 +3,8 @@
 Rule: func.func @f(%x: tensor<A>) -> tensor<B> { dnn ops; func.return %y }   [planned]
       ==> func.func @f(%x: !onednn.memory<A>, %result0: !onednn.memory<B>)
               attributes {onednn.arena_bytes = N, onednn.inputs = ["x"],
-                          onednn.outputs = ["result0"]} { ...; func.return }
+                          onednn.outputs = ["result0"], onednn.guards = [{...}]}
+              { ...; func.return }
       Each tensor value becomes a memory: arguments stay arguments; `dnn.constant` /
       `dnn.weight` stay (they hold the data) wrapped by `onednn.constant`; a value with arena
       offset k is `onednn.arena_view k`; a class written into a caller's output array is that
@@ -16,7 +17,9 @@ Rule: func.func @f(%x: tensor<A>) -> tensor<B> { dnn ops; func.return %y }   [pl
       (dnnc.target.kernel_calls). Copies (reorder primitives) fill a result that is not
       written directly (an argument, a constant, a class returned twice) and the destination
       of a `#dnn.sum` post-op that does not already share its argument's buffer.
-Pre:  dnn-plan-memory ran (`dnn.arena_bytes`, `dnn.arena_offsets`); static tensor types.
+      `dnn.special_value_guards` becomes `onednn.guards` (one dictionary per input).
+Pre:  dnn-plan-memory ran (`dnn.arena_bytes`, `dnn.arena_offsets`) and
+      dnn-guard-special-values (`dnn.special_value_guards`); static tensor types.
 Post: no dnn op but constants and weights; onednn-verify-buffers accepts the function.
 """
 
@@ -43,6 +46,7 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.base import ints
 from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
 from dnnc.dialects.onednn import (
+    GUARDS,
     INPUT_NAMES,
     OUTPUT_NAMES,
     ArenaViewOp,
@@ -53,7 +57,12 @@ from dnnc.dialects.onednn import (
 )
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
-from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, inplace_requests
+from dnnc.ir.decisions import (
+    IMPLICIT_CONCAT,
+    IMPLICIT_SLICE,
+    SPECIAL_VALUE_GUARDS,
+    inplace_requests,
+)
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.weights import release_payload
 from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
@@ -238,6 +247,11 @@ def lower_function(function: func.FuncOp) -> None:
         raise error_at(
             refusal.op, f"has an unplanned dnn.inplace ({refusal.reason}): run dnn-plan-memory"
         )
+    if SPECIAL_VALUE_GUARDS not in function.attributes:
+        raise error_at(
+            function,
+            f"@{name} has no {SPECIAL_VALUE_GUARDS}: run dnn-guard-special-values first",
+        )
     inputs, outputs = input_names(function), output_names(function)
     lowering = _FunctionLowering(function, classes)
     for op in function.body.block.ops:
@@ -257,6 +271,7 @@ def lower_function(function: func.FuncOp) -> None:
     attributes.pop(LOWER_BOUND_BYTES, None)
     attributes[INPUT_NAMES] = ArrayAttr([StringAttr(n) for n in inputs])
     attributes[OUTPUT_NAMES] = ArrayAttr([StringAttr(n) for n in outputs])
+    attributes[GUARDS] = attributes.pop(SPECIAL_VALUE_GUARDS)
 
 
 @dataclass(frozen=True)

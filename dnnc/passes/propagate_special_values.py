@@ -15,9 +15,9 @@ Rules:
 
 What it costs: the pinned ops run numpy kernels, about an order of magnitude slower than
 oneDNN's (what a model spends in softmax and clip, mostly); relu as elu is a few percent on a
-CNN (ResNet-50: 5%). dnnc.compile's default pipeline leaves it out; an executable whose
-kernels drop special values refuses inputs that hold NaN or infinities instead, naming this
-pass (dnnc.runtime.executor).
+CNN (ResNet-50: 5%). dnnc.compile's default pipeline leaves it out; an executable refuses
+instead an input holding a special value that can reach a kernel dropping it
+(dnn-guard-special-values decides which, dnnc.runtime.executor refuses), naming this pass.
 
 Pre:  the IR verifies; no post-ops fused yet (a remark names a fused post-op that drops special
       values: the pass does not split it back out).
@@ -91,15 +91,14 @@ class PinToReference(RewritePattern):
             return  # RelaxReluToElu's case
         call = kernel_call(op)
         params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
-        reason = kernel_masks(call.kind, params)
-        if reason is None:
-            fused = post_op_masks(params.get("post_ops", ()))
-            if fused is not None:
-                remark(op, f"keeps a fused post-op that drops special values: {fused}")
+        masking = kernel_masks(call.kind, params)
+        if masking is None:
+            for fused in post_op_masks(params.get("post_ops", ()))[:1]:
+                remark(op, f"keeps a fused post-op that drops special values: {fused.how}")
             return
         data_type = data_type_of(tensor_type(op.operands[0]).get_element_type())
         op.attributes[KERNEL] = KernelAttr(KernelLibrary.REFERENCE, data_type)
-        remark(op, f"runs its reference kernel: oneDNN's differs on special values, {reason}")
+        remark(op, f"runs its reference kernel: oneDNN's differs on special values, {masking.how}")
         rewriter.notify_op_modified(op)
 
 

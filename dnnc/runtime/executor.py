@@ -10,10 +10,11 @@ many as ever ran at once), so any number of threads may call ``run`` on one Exec
 gets its own bytes. The first context is made at build time, so a single caller never
 allocates one in ``run``.
 
-``run`` validates the inputs against the signature (dnnc.runtime.io_binding) and, when a step's
-oneDNN kernel drops NaN or infinities (the plan's ``special_value_masks``), refuses an input
-holding one, naming the step and the pipeline that computes them as ONNX does (rather than
-return a silently wrong answer); it then binds the caller's
+``run`` validates the inputs against the signature (dnnc.runtime.io_binding) and refuses an
+input holding a special value that the compiler found can reach a oneDNN kernel dropping it
+(the Program's ``guards``, from dnn-guard-special-values), naming that kernel and the pipeline
+that computes them as ONNX does (rather than return a silently wrong answer); it then binds
+the caller's
 arrays zero copy, allocates and binds the output arrays, calls the steps in order on the
 context's stream, waits, and returns the outputs. Inputs are never written (the lowering
 guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed`` fills the bytes
@@ -45,7 +46,7 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.context import ExecutionContext
 from dnnc.runtime.io_binding import (
     Inputs,
-    check_finite,
+    check_special,
     chosen_outputs,
     input_error,
     ordered_inputs,
@@ -105,6 +106,8 @@ class Executable(ShippedByRecipe):
                 f"{arena.nbytes}"
             )
         self.name = self.plan.name
+        self.guards = program.guards
+        """Per input, the special values refused in it, with why."""
         self.inputs = self.plan.inputs
         self.outputs = self.plan.outputs
         self._input_names = tuple(spec.name for spec in self.inputs)
@@ -190,7 +193,7 @@ class Executable(ShippedByRecipe):
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice."""
         chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
-        check_finite(self.inputs, arrays, self.plan.special_value_masks, self.name)
+        check_special(self.inputs, arrays, self.guards)
         context = self._take_context()
         try:
             outputs = context.bind(arrays, self.outputs)

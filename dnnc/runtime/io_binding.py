@@ -9,13 +9,13 @@ anything that does not fit.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 from dnnc.core.diagnostics import InputError
-from dnnc.core.kinds import DataType
 
 Inputs = Mapping[str, object] | Sequence[object]
 """What `run` takes: arrays by input name, or in signature order."""
@@ -74,31 +74,50 @@ def chosen_outputs(specs: Sequence[TensorSpec], names: Sequence[str] | None) -> 
     return [index[name] for name in names]
 
 
-_FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
-
 SPECIAL_VALUES_PIPELINE = "dnn-propagate-special-values,dnn-optimize"
 """The pipeline that computes NaN and infinities as ONNX Runtime does."""
 
 
-def check_finite(
-    specs: Sequence[TensorSpec], arrays: Sequence[np.ndarray], masks: Sequence[str], name: str
+def _special(array: np.ndarray, kinds: Collection[str]) -> tuple[str, np.ndarray] | None:
+    """The first of ``kinds`` (``nan``, ``+inf``, ``-inf``, ``subnormal``) that the float
+    ``array`` holds and where, or None."""
+    if "subnormal" in kinds:
+        magnitude = np.abs(array.astype(np.float32))
+        tiny = float(ml_dtypes.finfo(array.dtype).smallest_normal)
+        found = np.argwhere((magnitude < tiny) & (magnitude > 0))
+        if found.size:
+            return "subnormal", found[0]
+    if math.isfinite(array.min()) and math.isfinite(array.max()):
+        return None  # two reductions, no array allocated: the common case stays cheap
+    tests: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "nan": np.isnan,
+        "+inf": np.isposinf,
+        "-inf": np.isneginf,
+    }
+    for kind, test in tests.items():
+        if kind in kinds:
+            found = np.argwhere(test(array))
+            if found.size:
+                return kind, found[0]
+    return None
+
+
+def check_special(
+    specs: Sequence[TensorSpec], arrays: Sequence[np.ndarray], guards: Sequence[Mapping[str, str]]
 ) -> None:
-    """InputError for the first floating-point input holding NaN or an infinity when the
-    kernels of function ``name`` drop them (``masks``: where and how); nothing otherwise."""
-    if not masks:
-        return
-    for spec, array in zip(specs, arrays, strict=True):
-        if array.size == 0 or DataType.of_numpy(array.dtype) not in _FLOATS:
+    """InputError for the first input holding a special value it is guarded against
+    (``guards``, per input: kind -> why); nothing otherwise."""
+    for spec, array, guarded in zip(specs, arrays, guards, strict=True):
+        if not guarded or array.size == 0:
+            continue  # guards are on floating-point inputs only
+        found = _special(array, guarded)
+        if found is None:
             continue
-        if math.isfinite(array.min()) and math.isfinite(array.max()):
-            continue  # two reductions, no array allocated: the common case stays cheap
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
-        more = f" and {len(masks) - 1} more" if len(masks) > 1 else ""
+        kind, where = found
         raise InputError(
-            f"input '{spec.name}' holds {array[where]} at index {list(where)}: the oneDNN "
-            f"kernels of @{name} would not carry it as ONNX does ({masks[0]}{more}); "
-            f"compile with the pipeline '{SPECIAL_VALUES_PIPELINE}' to compute NaN and "
-            "infinities as ONNX Runtime does"
+            f"input '{spec.name}' holds {array[tuple(where)]} at index {where.tolist()}: "
+            f"{guarded[kind]}; compile with the pipeline '{SPECIAL_VALUES_PIPELINE}' to compute "
+            "NaN and infinities as ONNX Runtime does"
         )
 
 

@@ -20,13 +20,14 @@ from collections.abc import Callable
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.ir import BlockArgument, SSAValue
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location
 from dnnc.dialects.dnn import ConstantOp, WeightOp
 from dnnc.dialects.onednn import (
     ARENA_BYTES,
+    GUARDS,
     INPUT_NAMES,
     OUTPUT_NAMES,
     ArenaViewOp,
@@ -47,6 +48,7 @@ from dnnc.runtime.program import (
     CONSTANT,
     Call,
     Constant,
+    Guards,
     MemorySpec,
     Operand,
     Place,
@@ -172,6 +174,7 @@ class _Reader:
             tuple(calls),
             tuple(self.sources),
             tuple(self.roots),
+            _guards(function, len(inputs)),
             op_location(function),
         )
         for index, memories in program.bound_constants().items():
@@ -215,6 +218,19 @@ class _Reader:
             op.name,
             op_location(op),
         )
+
+
+def _guards(function: func.FuncOp, count: int) -> tuple[Guards, ...]:
+    """The `onednn.guards` of a lowered function's ``count`` inputs."""
+    guards = function.attributes.get(GUARDS)
+    entries = guards.data if isinstance(guards, ArrayAttr) else ()
+    if len(entries) != count or not all(isinstance(e, DictionaryAttr) for e in entries):
+        raise error_at(function, f"has no {GUARDS} for its inputs: run the lowering first")
+    return tuple(
+        {kind: why.data for kind, why in entry.data.items() if isinstance(why, StringAttr)}
+        for entry in entries
+        if isinstance(entry, DictionaryAttr)
+    )
 
 
 def _spec(function: str, name: str, arg: BlockArgument) -> TensorSpec:

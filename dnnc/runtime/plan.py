@@ -8,8 +8,6 @@
   argument, a constant);
 * what the reports need: each step's `StepInfo`, the scratchpad size, the arena's lower
   bound, and the arena ranges `poison_freed` fills after each step;
-* the steps whose oneDNN kernel drops NaN or infinities (dnnc.target.special_values), for
-  the executor's refusal of such inputs.
 
 Neither the plan nor this module touches the IR: a saved model builds its plan without xDSL.
 """
@@ -30,7 +28,6 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
-from dnnc.target.special_values import primitive_masks
 
 
 def aligned_bytes(size: int) -> np.ndarray:
@@ -107,9 +104,6 @@ class Plan:
     constant_sizes: dict[object, int] = field(default_factory=dict)
     """Bytes of each constant array the plan holds, by id (an array it binds) or source key
     (a loaded array, for a reordered constant): a shared one counts once."""
-    special_value_masks: list[str] = field(default_factory=list)
-    """``<kind> at <location>: <how>`` of each step whose oneDNN kernel drops NaN or
-    infinities (dnnc.target.special_values.primitive_masks)."""
 
 
 def desc_of(memory: MemorySpec) -> MemoryDesc:
@@ -216,9 +210,6 @@ class _PlanBuilder:
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise call.error(f"({call.kind}) {error}") from error
-        masks = primitive_masks(call.kind, handler.params)
-        if masks is not None:
-            self.plan.special_value_masks.append(f"{call.kind} at {call.where}: {masks}")
         bindings = tuple(
             Binding(
                 ids[o.role],

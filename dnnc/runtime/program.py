@@ -42,6 +42,10 @@ class MemorySpec:
         return f"{dims}{self.data_type.mlir}{layout}"
 
 
+Guards = dict[str, str]
+"""The special values (``nan``, ``+inf``, ``-inf``, ``subnormal``) refused in one input, each
+with why (dnnc.runtime.io_binding.check_special)."""
+
 ARENA, ARGUMENT, CONSTANT = "arena", "argument", "constant"
 """The bases a Place may have."""
 
@@ -113,6 +117,8 @@ class Program:
     constants: tuple[Constant, ...]
     arena_roots: tuple[tuple[int, int], ...]
     """The (start, end) bytes of each arena root (`Place.root`)."""
+    guards: tuple[Guards, ...]
+    """Per input, the special values the executor refuses in it (`onednn.guards`)."""
     location: Location | None = None
     """Where the function is: errors about the whole function blame it."""
 

@@ -1,5 +1,5 @@
 // RUN: not dnnc-opt %s --split-input-file -p convert-dnn-to-onednn 2>&1 | filecheck %s --check-prefix=NOPLAN
-// RUN: not dnnc-opt %s --split-input-file -p dnn-plan-memory,convert-dnn-to-onednn 2>&1 | filecheck %s
+// RUN: not dnnc-opt %s --split-input-file -p dnn-guard-special-values,dnn-plan-memory,convert-dnn-to-onednn 2>&1 | filecheck %s
 // CHECK-NOT: Traceback
 // NOPLAN-NOT: Traceback
 
@@ -48,5 +48,14 @@ func.func @negative_dynamic_intermediate(%x: tensor<2x64xf32>) -> tensor<2x64xf3
 // NOPLAN: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 2]]:3: error: 'dnn.eltwise' op has an unplanned dnn.inplace (operand 0 (%x) lives in a function argument, which is read-only): run dnn-plan-memory
 func.func @negative_unplanned_inplace(%x: tensor<64xf32>) -> tensor<64xf32> attributes {dnn.arena_bytes = 0 : i64} {
   %a = dnn.eltwise relu %x {dnn.inplace = array<i64: 0>, dnn.arena_offsets = array<i64: -1>} : tensor<64xf32>
+  func.return %a : tensor<64xf32>
+}
+
+// -----
+
+/// Without dnn-guard-special-values the executor would not know which inputs to check.
+// NOPLAN: convert-dnn-to-onednn-errors.mlir:[[# @LINE + 1]]:1: error: 'func.func' op @no_guards has no dnn.special_value_guards: run dnn-guard-special-values first
+func.func @no_guards(%x: tensor<64xf32>) -> tensor<64xf32> attributes {dnn.arena_bytes = 256 : i64} {
+  %a = dnn.eltwise relu %x {dnn.arena_offsets = array<i64: 0>} : tensor<64xf32>
   func.return %a : tensor<64xf32>
 }

@@ -1,9 +1,9 @@
-// RUN: dnnc-opt %s --split-input-file -p dnn-plan-memory,convert-dnn-to-onednn,onednn-verify-buffers | filecheck %s
+// RUN: dnnc-opt %s --split-input-file -p dnn-guard-special-values,dnn-plan-memory,convert-dnn-to-onednn,onednn-verify-buffers | filecheck %s
 
 /// The full lowered form: memories for inputs then results, constants wrapped, arena views,
 /// one primitive per op, parameters named as the dnn properties, no returned values.
 // CHECK-LABEL: func.func @conv_bias_relu(%src: !onednn.memory<1x3x10x10xf32>, %result0: !onednn.memory<1x4x8x8xf32>)
-// CHECK-SAME:    attributes {onednn.arena_bytes = 1024 : i64, onednn.inputs = ["src"], onednn.outputs = ["result0"]}
+// CHECK-SAME:    attributes {onednn.arena_bytes = 1024 : i64, onednn.inputs = ["src"], onednn.outputs = ["result0"], onednn.guards = [{"+inf" = "nan reaches dnn.conv2d at {{.*}}its clip post-op: clip(NaN) = its lower bound", "-inf" = {{.*}}, nan = {{.*}}}]}
 // CHECK-NEXT:    %wei = dnn.weight "w.npz", "conv.wei" : tensor<4x3x3x3xf32>
 // CHECK-NEXT:    %[[W:.*]] = onednn.constant %wei : tensor<4x3x3x3xf32> -> !onednn.memory<4x3x3x3xf32>
 // CHECK-NEXT:    %bias = dnn.constant dense<5.000000e-01> : tensor<4xf32>

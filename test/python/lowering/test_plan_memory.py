@@ -203,5 +203,7 @@ def test_checker_catches_overlapping_live_values() -> None:
         check_no_overlap(arena_values(function))
     with pytest.raises(DnncError, match="were overwritten by"):
         run_passes(
-            make_context(), module, parse_pipeline("convert-dnn-to-onednn,onednn-verify-buffers")
+            make_context(),
+            module,
+            parse_pipeline("dnn-guard-special-values,convert-dnn-to-onednn,onednn-verify-buffers"),
         )

@@ -1,0 +1,126 @@
+"""dnn-guard-special-values end to end: ONNX models that clean their inputs (or do not) run
+in the default pipeline with NaN and infinities in their input, each either refused with an
+InputError naming the exact pipeline or agreeing with ONNX Runtime; which of the two is pinned
+per model and kind, and the exact pipeline agrees on every one.
+
+The analysis itself (which flows stop where, the remarks) is pinned by
+test/Passes/dnn-guard-special-values.mlir.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import dnnc
+from dnnc.core.diagnostics import InputError
+from dnnc.runtime.io_binding import SPECIAL_VALUES_PIPELINE
+
+KINDS = {"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}
+
+_CLEAN_NAN = [
+    helper.make_node("IsNaN", ["x"], ["is_nan"]),
+    helper.make_node("Where", ["is_nan", "zero", "x"], ["clean"]),
+]
+_HEAD = [
+    helper.make_node("MatMul", ["clean", "w"], ["m"]),
+    helper.make_node("Relu", ["m"], ["y"]),
+]
+MODELS: dict[str, tuple[list[onnx.NodeProto], set[str]]] = {
+    # the issue's model: no NaN reaches the relu, an infinity can (inf - inf in the matmul)
+    "nan_cleaned": (_CLEAN_NAN + _HEAD, {"+inf", "-inf"}),
+    "nan_and_inf_cleaned": (
+        [
+            helper.make_node("IsNaN", ["x"], ["is_nan"]),
+            helper.make_node("IsInf", ["x"], ["is_inf"]),
+            helper.make_node("Or", ["is_nan", "is_inf"], ["missing"]),
+            helper.make_node("Where", ["missing", "zero", "x"], ["clean"]),
+            *_HEAD,
+        ],
+        set(),
+    ),
+    "nan_cleaned_then_clipped": (
+        [
+            *_CLEAN_NAN[:1],
+            helper.make_node("Where", ["is_nan", "zero", "x"], ["kept"]),
+            helper.make_node("Clip", ["kept", "low", "high"], ["clean"]),
+            *_HEAD,
+        ],
+        set(),
+    ),
+    # refused today and still: nothing cleans the NaN the relu drops
+    "not_cleaned": ([helper.make_node("Identity", ["x"], ["clean"]), *_HEAD], set(KINDS)),
+    # Where(IsNaN(x), x, 0) keeps x only where it is NaN: its infinities never reach the relu
+    "where_keeps_the_nan": (
+        [*_CLEAN_NAN[:1], helper.make_node("Where", ["is_nan", "x", "zero"], ["clean"]), *_HEAD],
+        {"nan"},
+    ),
+    "inf_cleaned_relu": (
+        [
+            helper.make_node("IsInf", ["x"], ["is_inf"]),
+            helper.make_node("Where", ["is_inf", "zero", "x"], ["clean"]),
+            helper.make_node("Relu", ["clean"], ["y"]),
+        ],
+        {"nan"},
+    ),
+}
+"""Each model and the kinds of special value in ``x`` the default executable refuses."""
+
+
+def build(nodes: list[onnx.NodeProto]) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    constants = {
+        "w": rng.standard_normal((8, 4)).astype(np.float32),
+        "zero": np.zeros((), np.float32),
+        "low": np.array(-10.0, np.float32),
+        "high": np.array(10.0, np.float32),
+    }
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(a, n) for n, a in constants.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def holding(kind: str) -> np.ndarray:
+    x = np.random.default_rng(1).standard_normal((3, 8)).astype(np.float32)
+    x[0, 2] = x[0, 5] = x[1, 5] = x[2, 0] = KINDS[kind]  # two in a row: inf - inf in a matmul
+    return x
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_refused_exactly_where_a_special_value_reaches_a_dropping_kernel(name: str) -> None:
+    nodes, refused = MODELS[name]
+    model = build(nodes)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    default = dnnc.compile(model)
+    exact = dnnc.compile(model, SPECIAL_VALUES_PIPELINE)
+    for kind in KINDS:
+        x = holding(kind)
+        (expected,) = session.run(None, {"x": x})
+        np.testing.assert_allclose(exact.run({"x": x})[0], expected, rtol=1e-5, atol=1e-5)
+        if kind in refused:
+            with pytest.raises(InputError, match=f"input 'x' holds {x[0, 2]} at index \\[0, 2\\]"):
+                default.run({"x": x})
+        else:
+            got = default.run({"x": x})[0]
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=kind)
+    assert any(np.isnan(session.run(None, {"x": holding(k)})[0]).any() for k in refused) or (
+        not refused
+    ), "a refused kind must make ONNX Runtime's answer hold NaN, or the refusal tests nothing"
+
+
+def test_the_refusal_names_the_kernel_and_the_exact_pipeline() -> None:
+    """The NaN-cleaning model refuses an infinity, saying where the NaN it becomes is dropped."""
+    executable = dnnc.compile(build(MODELS["nan_cleaned"][0]))
+    with pytest.raises(InputError) as caught:
+        executable.run({"x": holding("+inf")})
+    message = str(caught.value)
+    assert "nan reaches dnn." in message and "relu(NaN) = 0" in message
+    assert SPECIAL_VALUES_PIPELINE in message
