@@ -20,10 +20,11 @@ ONNX's reference do (ONNX Runtime's result depends on where the NaN lies: its ve
 the second operand).
 
 Each entry names the special values (`Special`) the kernel mishandles, so that an input is
-guarded only against those that can reach it (dnn-guard-special-values): measured with
-oneDNN 3.2 on [nan, +inf, -inf] among finite values under AVX-512 and AVX2, a kernel keeps
-the kinds it does not list; where the two ISAs differ (gelu_erf drops +inf on AVX-512 only)
-or this documentation says more than was measured (gelu_tanh, swish), the kind is listed.
+guarded only against those that can reach it (dnn-guard-special-values). A kernel keeps the
+kinds it does not list, measured with oneDNN 3.2 under AVX-512 and AVX2 and checked on every
+test run (test/python/passes/test_guard_special_values.py); where the two ISAs differ
+(gelu_erf drops +inf on AVX-512 only) or the notes above say more than was seen (gelu_tanh,
+swish), the kind is listed.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """dnn-guard-special-values end to end: ONNX models that clean their inputs (or do not) run
 in the default pipeline with NaN and infinities in their input, each either refused with an
 InputError naming the exact pipeline or agreeing with ONNX Runtime; which of the two is pinned
-per model and kind, and the exact pipeline agrees on every one.
+per model and kind, and the exact pipeline agrees on every one. And the table the analysis
+reads (dnnc.target.special_values: the kinds each oneDNN kernel mishandles) holds on this CPU:
+a one-kernel function refuses the kinds listed and agrees with the reference interpreter on
+the others.
 
 The analysis itself (which flows stop where, the remarks) is pinned by
 test/Passes/dnn-guard-special-values.mlir.
@@ -16,7 +19,10 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import dnnc
+from dnnc.api import find_function
 from dnnc.core.diagnostics import InputError
+from dnnc.ir.text import parse_module
+from dnnc.reference.interpreter import interpret
 from dnnc.runtime.io_binding import SPECIAL_VALUES_PIPELINE
 
 KINDS = {"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}
@@ -124,3 +130,58 @@ def test_the_refusal_names_the_kernel_and_the_exact_pipeline() -> None:
     message = str(caught.value)
     assert "nan reaches dnn." in message and "relu(NaN) = 0" in message
     assert SPECIAL_VALUES_PIPELINE in message
+
+
+KERNELS = {
+    **{
+        alg: f"dnn.eltwise {alg} %x {{alpha = {alpha} : f32, beta = {beta} : f32}} : T"
+        for alg, alpha, beta in (
+            ("relu", 0.0, 0.0),
+            ("clip", -1.0, 2.0),
+            ("relu6", 0.0, 0.0),
+            ("hardsigmoid", 0.2, 0.5),
+            ("exp", 0.0, 0.0),
+            ("log", 0.0, 0.0),
+            ("gelu_erf", 0.0, 0.0),
+            ("gelu_tanh", 0.0, 0.0),
+            ("swish", 1.0, 0.0),
+        )
+    },
+    "softmax": "dnn.softmax %x {axis = 3 : i64} : T",
+    "log_softmax": "dnn.log_softmax %x {axis = 3 : i64} : T",
+    "lrn": "dnn.lrn across_channels %x {size = 3 : i64} : T",
+    "max_pool": (
+        "dnn.pool max %x {kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>} : (T) -> T"
+    ),
+    "max": "dnn.binary max %x, %x2 : (T, T) -> T",
+    "min": "dnn.binary min %x2, %x : (T, T) -> T",
+}
+"""A function of each kernel dnnc.target.special_values lists (``T`` its tensor type)."""
+SPECIALS = {**KINDS, "subnormal": 1e-40}
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_a_kernel_is_guarded_only_against_the_kinds_it_mishandles(kernel: str) -> None:
+    """What special_values says a oneDNN kernel keeps, it keeps on this CPU: per kind, the
+    default executable of the one-op function refuses the kind or agrees with the reference
+    interpreter (and refuses at least one kind, or the kernel is not listed right)."""
+    tensor = "tensor<1x4x2x8xf32>"
+    text = (
+        f"func.func @f(%x: {tensor}, %x2: {tensor}) -> {tensor} {{\n"
+        f"  %y = {KERNELS[kernel].replace('T', tensor)}\n  func.return %y : {tensor}\n}}"
+    )
+    executable = dnnc.compile(text)
+    finite = np.linspace(-3, 3, 64, dtype=np.float32).reshape(1, 4, 2, 8)
+    refused = set()
+    for kind, value in SPECIALS.items():
+        x = finite.copy()
+        x.reshape(-1)[[3, 9, 10, 40]] = value
+        inputs = [x, finite[..., ::-1].copy()]
+        try:
+            (got,) = executable.run(inputs)
+        except InputError:
+            refused.add(kind)
+            continue
+        (expected,) = interpret(find_function(parse_module(text, "f.mlir")), inputs)
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6, err_msg=kind)
+    assert refused
