@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 from dnnc.dialects.dnn import CastOp, shape_of
 from dnnc.dialects.types import data_type_of, element_type_of
-from dnnc.frontend.onnx.graph import Node, dtype_name
+from dnnc.frontend.onnx.graph import Node, dtype_name, one_element
 from dnnc.frontend.onnx.importer import (
     VALUE_TYPE_NAMES,
     Importer,
@@ -122,7 +122,8 @@ def convert_clip(imp: Importer, node: Node) -> Value:
                 low, high = (-_FLOAT_MAX, math.inf) if index == 1 else (-math.inf, _FLOAT_MAX)
                 src = imp.eltwise(src, EltwiseAlg.CLIP, low, high)
         return src
-    constants = {index: float(imp.require_const(node, index, "bound")) for index in present}
+    names = {1: "min", 2: "max"}
+    constants = {index: float(imp.scalar(node, index, names[index])) for index in present}
     high = constants.get(2, _FLOAT_MAX)
     low = min(constants.get(1, -_FLOAT_MAX), high)
     return imp.eltwise(src, EltwiseAlg.CLIP, low, high)
@@ -134,8 +135,9 @@ def convert_pow(imp: Importer, node: Node) -> Value:
     known at run time) -> binary pow (the reference kernel), the exponent cast to the base's
     element type as ONNX's result has it."""
     exponent = imp.const(node, 1)
+    value = None if exponent is None else one_element(exponent)
     base = imp.tensor(node, 0)
-    if exponent is None or exponent.size != 1:
+    if value is None:
         power = imp.tensor(node, 1, len(shape_of(base)))
         if element_of(power) != element_of(base):
             power = imp.emit(
@@ -145,14 +147,13 @@ def convert_pow(imp: Importer, node: Node) -> Value:
                 )
             )
         return imp.binary(node, BinaryAlg.POW, base, power)
-    value = float(exponent.reshape(()))
     if value == 1.0:
         return base
     if value == 2.0:
         return imp.eltwise(base, EltwiseAlg.SQUARE)
     if value == 0.5:
         return imp.eltwise(base, EltwiseAlg.SQRT)
-    return imp.eltwise(base, EltwiseAlg.POW, 1.0, value)
+    return imp.eltwise(base, EltwiseAlg.POW, 1.0, float(value))
 
 
 def convert_cast(imp: Importer, node: Node) -> Value:

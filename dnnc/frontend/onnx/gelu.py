@@ -17,20 +17,16 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from onnx import helper
 
-from dnnc.frontend.onnx.graph import Graph, Node
+from dnnc.frontend.onnx.graph import Graph, Node, one_element
 
 
 def _is_scalar(graph: Graph, name: str, expected: float) -> bool:
     """Whether ``name`` is a one-element constant close to ``expected``."""
-    value = graph.constant(name)
-    return (
-        value is not None
-        and value.size == 1
-        and math.isclose(float(np.asarray(value, np.float64).reshape(())), expected, rel_tol=1e-4)
-    )
+    array = graph.constant(name)
+    value = None if array is None else one_element(array)
+    return value is not None and math.isclose(float(value), expected, rel_tol=1e-4)
 
 
 def _other(node: Node, name: str) -> str | None:

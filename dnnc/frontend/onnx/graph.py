@@ -186,6 +186,14 @@ class Graph:
         return users[0]
 
 
+def one_element(array: np.ndarray) -> np.generic | None:
+    """The number a one-element array holds, whichever form it takes (a 0-d tensor, a
+    shape-[1] tensor, any shape of 1s); None when it holds another number of elements. The one
+    place the ONNX frontend reads an operand as a scalar (``Importer.scalar`` raises where
+    one is required)."""
+    return array.reshape(-1)[0] if array.size == 1 else None
+
+
 def constant_node_value(node: Node) -> np.ndarray:
     """The value of a ``Constant`` node, whichever attribute holds it."""
     for name in ("value", "value_float", "value_floats", "value_int", "value_ints"):

@@ -60,7 +60,7 @@ from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.folding import FOLDERS
-from dnnc.frontend.onnx.graph import Graph, Node, dtype_name
+from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
 from dnnc.ir.names import named
 
 Value = SSAValue | np.ndarray
@@ -156,6 +156,21 @@ class Importer:
         if value is None:
             raise self.error(
                 node, f"input {index} ({what}) must be a constant: it is computed at run time"
+            )
+        return value
+
+    def scalar(self, node: Node, index: int, what: str) -> np.generic:
+        """Input ``index`` as one number, known at import time: a 0-d or a shape-[1] tensor
+        (``graph.one_element``; attributes of older opsets became such inputs when
+        graph.load_graph upgraded the model). An error naming ``what`` when it is computed at
+        run time or does not hold exactly one element."""
+        array = self.require_const(node, index, what)
+        value = one_element(array)
+        if value is None:
+            raise self.error(
+                node,
+                f"input {index} ({what}) must hold one element (a 0-d or a [1] tensor), got "
+                f"shape {list(array.shape)}",
             )
         return value
 

@@ -135,7 +135,7 @@ def convert_pad(imp: Importer, node: Node) -> Value:
         raise imp.error(node, f"pads {pads} must hold a begin and an end for each of {axes}")
     value = 0.0
     if imp.has_input(node, 2):
-        value = float(imp.require_const(node, 2, "constant_value").reshape(-1)[0])
+        value = float(imp.scalar(node, 2, "constant_value"))
     result = src
     for index, axis in enumerate(axes):
         before, after = pads[index], pads[index + len(axes)]
@@ -246,7 +246,7 @@ def convert_top_k(imp: Importer, node: Node) -> tuple[Value, Value]:
     """TopK (K a constant input from opset 10) -> dnn.top_k."""
     src = imp.tensor(node, 0)
     axis = _axis(imp, node, len(shape_of(src)), -1)
-    (k,) = _ints(imp, node, 1, "K")
+    k = int(imp.scalar(node, 1, "K"))
     largest = bool(node.int_attr("largest", 1))
     return top_k(imp, node, src, k, axis, largest, bool(node.int_attr("sorted", 1)))
 

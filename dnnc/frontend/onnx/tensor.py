@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
 from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherNDOp, GatherOp, shape_of
-from dnnc.frontend.onnx.graph import Node
+from dnnc.frontend.onnx.graph import Node, one_element
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
@@ -118,14 +118,15 @@ def convert_transpose(imp: Importer, node: Node) -> Value:
 def convert_gather(imp: Importer, node: Node) -> Value:
     """Gather -> dnn.gather (embedding lookups, index selects), GatherElements ->
     dnn.gather_elements; constant indices become an inline constant, negative ones count from
-    the end. A Gather of one constant index of a static shape (attention's q / k / v taken from
-    one packed projection, a class token) is dnn.slice + dnn.reshape: a view or a strided
-    copy, not an index lookup."""
+    the end. A Gather of one constant index (0-d, or [1] keeping the axis) of a static shape
+    (attention's q / k / v taken from one packed projection, a class token) is dnn.slice +
+    dnn.reshape: a view or a strided copy, not an index lookup."""
     src = imp.tensor(node, 0)
     axis = imp.infer(node, shapes.normalize_axis, node.int_attr("axis", 0), len(shape_of(src)))
     picked = imp.const(node, 1)
-    if node.op_type == "Gather" and picked is not None and picked.ndim == 0:
-        selected = _select(imp, node, src, int(picked), axis)
+    index = None if picked is None else one_element(picked)
+    if node.op_type == "Gather" and picked is not None and index is not None:
+        selected = _select(imp, node, src, int(index), picked.shape, axis)
         if selected is not None:
             return selected
     indices = imp.tensor(node, 1)
@@ -161,9 +162,12 @@ def convert_gather_nd(imp: Importer, node: Node) -> Value:
     )
 
 
-def _select(imp: Importer, node: Node, src: SSAValue, index: int, axis: int) -> Value | None:
-    """``src[..., index, ...]`` along ``axis`` as slice + reshape (None for a dynamic shape);
-    an index out of range is the error ONNX makes it."""
+def _select(
+    imp: Importer, node: Node, src: SSAValue, index: int, kept: shapes.Shape, axis: int
+) -> Value | None:
+    """``src[..., index, ...]`` along ``axis`` as slice + reshape, the axis replaced by the
+    index tensor's shape ``kept`` (() or (1,)); None for a dynamic shape. An index out of
+    range is the error ONNX makes it."""
     shape = shape_of(src)
     if shapes.DYNAMIC in shape:
         return None  # the reshape would need run-time sizes: dnn.gather handles them
@@ -174,7 +178,7 @@ def _select(imp: Importer, node: Node, src: SSAValue, index: int, axis: int) -> 
     start = index % shape[axis]
     begin = [start if d == axis else 0 for d in range(len(shape))]
     end = [start + 1 if d == axis else extent for d, extent in enumerate(shape)]
-    return imp.reshape(imp.slice(node, src, begin, end), [*shape[:axis], *shape[axis + 1 :]])
+    return imp.reshape(imp.slice(node, src, begin, end), [*shape[:axis], *kept, *shape[axis + 1 :]])
 
 
 def convert_concat(imp: Importer, node: Node) -> Value:
@@ -244,10 +248,10 @@ def convert_reduce(imp: Importer, node: Node) -> Value:
 def convert_cumsum(imp: Importer, node: Node) -> Value:
     """CumSum -> dnn.cumsum along the axis of its second input (known at import time)."""
     src = imp.tensor(node, 0)
-    axis = imp.require_const(node, 1, "the axis")
-    if axis.size != 1 or axis.dtype.kind not in "iu":
-        raise imp.error(node, f"the axis must be one integer, got {axis.tolist()}")
-    along = imp.infer(node, shapes.normalize_axis, int(axis.reshape(())), len(shape_of(src)))
+    axis = imp.scalar(node, 1, "the axis")
+    if not isinstance(axis, np.integer):
+        raise imp.error(node, f"input 1 (the axis) must be an integer, got {axis.dtype} {axis}")
+    along = imp.infer(node, shapes.normalize_axis, int(axis), len(shape_of(src)))
     properties = {
         "axis": IntegerAttr(along, i64),
         "exclusive": IntegerAttr.from_bool(bool(node.int_attr("exclusive", 0))),

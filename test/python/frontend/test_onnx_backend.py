@@ -3,7 +3,11 @@ the importer supports; every excluded test says why."""
 
 from __future__ import annotations
 
+import re
+
 import onnx.backend.test
+import onnx.backend.test.loader
+from onnx.backend.test.case.test_case import TestCase
 
 from dnnc.onnx_backend import DnncBackend
 
@@ -284,9 +288,22 @@ EXCLUDED["CastLike between the element types of an excluded Cast case (the same 
 )
 
 
-backend_test = onnx.backend.test.BackendTest(DnncBackend, __name__)
-backend_test.include(rf"^test_({'|'.join(INCLUDED_OPS)})(_.*)?_cpu$")
+INCLUDED = re.compile(rf"^test_({'|'.join(INCLUDED_OPS)})(_.*)?$")
+"""The names (``test_<stem>...``, without the device suffix) of the included node tests."""
 excluded = [f"test_{name}" for names in EXCLUDED.values() for name in names]
+
+
+def node_test_cases() -> list[TestCase]:
+    """The onnx package's node test cases this suite runs (included, not excluded)."""
+    return [
+        case
+        for case in onnx.backend.test.loader.load_model_tests(kind="node")
+        if INCLUDED.match(case.name) and case.name not in excluded
+    ]
+
+
+backend_test = onnx.backend.test.BackendTest(DnncBackend, __name__)
+backend_test.include(INCLUDED.pattern.removesuffix("$") + "_cpu$")
 for name in excluded:
     backend_test.exclude(rf"^{name}_cpu$")
 globals().update(backend_test.test_cases)
