@@ -63,9 +63,14 @@ Source = Loadable | bytes
 
 
 def _is_path(source: str | os.PathLike[str]) -> bool:
+    """Whether ``source`` names a file rather than holding IR text: a path object, or one line
+    that ends in .mlir, names a file, or has no ``{`` (a module has a body: a directory or a
+    missing file is then reported as such, not as unparsable IR)."""
     if isinstance(source, os.PathLike):
         return True
-    return "\n" not in source and (source.endswith(".mlir") or Path(source).is_file())
+    return "\n" not in source and (
+        source.endswith(".mlir") or "{" not in source or Path(source).is_file()
+    )
 
 
 def load_module(source: Loadable) -> tuple[ModuleOp, str | None]:

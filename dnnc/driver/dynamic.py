@@ -60,7 +60,7 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
 from dnnc.runtime.lowered import program_of
-from dnnc.runtime.plan import aligned_bytes
+from dnnc.runtime.plan import aligned_bytes, check_fits
 from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
 
@@ -255,6 +255,7 @@ class DynamicExecutable(ShippedByRecipe):
                 f"max_arena_bytes={cap}"
             )
         if size > self._arena.nbytes:
+            check_fits(f"@{self.name} for these input shapes", {"arena": size})
             for plan in self._plans.values():
                 plan.executable = None  # bound to the buffer about to be replaced
             self._arena = aligned_bytes(size)

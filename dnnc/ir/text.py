@@ -121,6 +121,10 @@ def read_source(path: str | os.PathLike[str]) -> str:
     try:
         with open(path, encoding="utf-8") as file:
             return file.read()
+    except IsADirectoryError:
+        raise DnncError(
+            f"'{path}' is a directory: the input is a file (.mlir IR text, or an .onnx model)"
+        ) from None
     except OSError as error:
         raise DnncError(f"could not open input file '{path}': {error.strerror}") from None
     except UnicodeDecodeError as error:

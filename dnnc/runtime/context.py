@@ -25,6 +25,7 @@ from dnnc.runtime.plan import (
     Step,
     Storage,
     aligned_bytes,
+    check_fits,
 )
 from dnnc.runtime.program import MemorySpec
 
@@ -39,6 +40,16 @@ class ExecutionContext:
     """What one run owns (module docstring): arena, scratchpad, stream, bound steps."""
 
     def __init__(self, plan: Plan, engine: Engine, arena: np.ndarray | None = None) -> None:
+        signature = f"@{plan.name}({', '.join(map(str, plan.inputs))})"
+        check_fits(
+            f"a run of {signature}",
+            {
+                "arena": plan.planned_bytes if arena is None else 0,
+                "scratchpad": plan.scratchpad_bytes,
+                "inputs": sum(spec.nbytes for spec in plan.inputs),
+                "outputs": sum(spec.nbytes for spec in plan.outputs),
+            },
+        )
         self.engine = engine
         self.arena = aligned_bytes(plan.planned_bytes) if arena is None else arena
         self.scratchpad = aligned_bytes(plan.scratchpad_bytes)

@@ -33,6 +33,11 @@ class TensorSpec:
         dims = ", ".join("?" if d < 0 else str(d) for d in self.shape)
         return f"{self.name}: {self.dtype}[{dims}]"
 
+    @property
+    def nbytes(self) -> int:
+        """The bytes of a static tensor of this spec."""
+        return math.prod(self.shape) * np.dtype(self.dtype).itemsize
+
 
 def ordered_inputs(
     inputs: Inputs, names: Sequence[str], signature: Callable[[], str]

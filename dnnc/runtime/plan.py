@@ -15,12 +15,13 @@ Neither the plan nor this module touches the IR: a saved model builds its plan w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dnnc.core.arena import ALIGNMENT, Lifetime, lower_bound
+from dnnc.core.diagnostics import DnncError
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.runtime.cache import PrimitiveCache
@@ -28,6 +29,25 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
+from dnnc.target.host import memory_bytes
+
+
+def check_fits(what: str, parts: Mapping[str, int]) -> None:
+    """A DnncError, before anything is allocated, when the bytes of ``parts`` (arena,
+    scratchpad, inputs, outputs) add up to more than the host's physical memory: the
+    run-time counterpart of the verifiers' refusal of a tensor no CPU can address (numpy
+    would otherwise fail in the middle of a run with its own MemoryError)."""
+    total, available = sum(parts.values()), memory_bytes()
+    if total > available:
+        listed = ", ".join(f"{name} {_gib(size)}" for name, size in parts.items() if size)
+        raise DnncError(
+            f"{what} needs {_gib(total)} ({listed}), more than the {_gib(available)} of "
+            "physical memory this machine has"
+        )
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.1f} GiB"
 
 
 def aligned_bytes(size: int) -> np.ndarray:

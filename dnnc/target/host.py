@@ -140,3 +140,10 @@ def target_info() -> TargetInfo:
             kind: {dt.value: implementation(kind, dt) for dt in types} for kind in PROBED_KINDS
         },
     )
+
+
+@cache
+def memory_bytes() -> int:
+    """The host's physical memory in bytes: what one run's arena, scratchpad, inputs and
+    outputs must fit in (dnnc.runtime.plan.check_fits)."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

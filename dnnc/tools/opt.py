@@ -75,7 +75,9 @@ class DnncOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """dnnc-opt's own flags; xdsl-opt's are not offered, so none is silently ignored."""
-        arg_parser.add_argument("input_file", nargs="?", help="input .mlir file (default: stdin)")
+        arg_parser.add_argument(
+            "input_file", nargs="?", help="input .mlir file or .onnx model (default: stdin)"
+        )
         arg_parser.add_argument("-o", "--output-file", help="output file (default: stdout)")
         arg_parser.add_argument(
             "-p",

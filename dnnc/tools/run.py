@@ -1,6 +1,6 @@
-"""dnnc-run: compile a .mlir file with dnnc.compile and run it on oneDNN.
+"""dnnc-run: compile a .mlir file or an .onnx model with dnnc.compile and run it on oneDNN.
 
-    dnnc-run model.mlir [--function f] [--pipeline dnn-optimize]
+    dnnc-run model.mlir|model.onnx [--function f] [--pipeline dnn-optimize]
              [--input x=x.npy ...] [--inputs inputs.npz] [--shape x=1x16 ...] [--seed 0]
              [--check] [--benchmark N] [--profile] [--report-memory] [--json]
              [--threads N] [--save-outputs DIR]
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -58,6 +59,7 @@ from dnnc.driver.streams import set_thread_count
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.plan import check_fits
 from dnnc.target import target_info
 
 WARMUP_RUNS = 3
@@ -72,8 +74,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = _Parser(prog="dnnc-run", description="Compile a .mlir file and run it on oneDNN.")
-    parser.add_argument("file", nargs="?", help="input .mlir file")
+    parser = _Parser(
+        prog="dnnc-run", description="Compile a .mlir file or an .onnx model and run it on oneDNN."
+    )
+    parser.add_argument("file", nargs="?", help="input .mlir file or .onnx model")
     parser.add_argument(
         "--version",
         action="store_true",
@@ -192,19 +196,23 @@ def _inputs(
     given = _given_inputs(args, executable.inputs)
     shapes = _shapes(args, executable.inputs)
     rng = np.random.default_rng(args.seed)
-    inputs = {}
+    random: list[TensorSpec] = []
     for spec in executable.inputs:
-        if spec.name in given:
-            inputs[spec.name] = given[spec.name]
-            continue
         shape = shapes.get(spec.name, spec.shape)
-        if min(shape, default=0) < 0:
+        if spec.name not in given and min(shape, default=0) < 0:
             raise DnncError(
                 f"input {spec} has ? dimensions: give its shape with "
                 f"--shape {spec.name}=..., or an array with --input"
             )
-        inputs[spec.name] = _random_array(rng, TensorSpec(spec.name, shape, spec.dtype))
-    return inputs
+        if spec.name not in given:
+            random.append(TensorSpec(spec.name, shape, spec.dtype))
+    # drawn in float64, then cast: both arrays exist at once
+    check_fits(
+        "drawing dnnc-run's random inputs",
+        {str(spec): math.prod(spec.shape) * 8 + spec.nbytes for spec in random},
+    )
+    arrays = given | {spec.name: _random_array(rng, spec) for spec in random}
+    return {spec.name: arrays[spec.name] for spec in executable.inputs}
 
 
 def _summary(name: str, array: np.ndarray) -> dict[str, object]:

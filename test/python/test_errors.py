@@ -4,6 +4,7 @@ traceback: each case below once gave a Python exception from inside dnnc or a li
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,43 @@ def test_an_onnx_input_without_shape_is_refused_at_import() -> None:
 def test_impossible_sizes_are_refused_by_the_verifier() -> None:
     with pytest.raises(DnncError, match=r"holds \d+ bytes, more than the 140737488355328"):
         dnnc.compile(dnnc.import_onnx(relu_model([2**40, 2**40])))
+
+
+def test_sizes_beyond_the_machine_are_refused_before_a_run_allocates() -> None:
+    """[1, 2**40] f32 (4 TiB) is addressable, so it verifies, but no run of it fits in this
+    machine's memory (numpy raised its own MemoryError from inside the executor); so is a
+    dynamic model given such a shape (a broadcast view holds it in 4 bytes)."""
+    message = r"a run of @g\(x: float32\[{}\]\) needs [\d.]+ GiB \(inputs 4096\.0 GiB, "
+    with pytest.raises(DnncError, match=message.format("1, 1099511627776")):
+        dnnc.compile(relu_model([1, 2**40]))
+    executable = dnnc.compile(relu_model(["n", 4]))
+    huge = np.broadcast_to(np.zeros((1, 4), np.float32), (2**38, 4))
+    with pytest.raises(DnncError, match=message.format("274877906944, 4")):
+        executable.run([huge])
+    assert executable.run([np.ones((2, 4), np.float32)])[0].shape == (2, 4)  # still usable
+
+
+def test_dnnc_run_refuses_random_inputs_larger_than_the_machine(tmp_path: Path) -> None:
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(DYNAMIC)
+    result = cli("dnnc.tools.run", str(path), "--shape", f"x={2**40}x16")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: drawing dnnc-run's random inputs needs"), result.stderr
+
+
+def test_compiling_a_directory_says_it_is_one(tmp_path: Path) -> None:
+    with pytest.raises(
+        DnncError, match=re.escape(f"'{tmp_path}' is a directory: the input is a file")
+    ):
+        dnnc.compile(str(tmp_path))
+    with pytest.raises(DnncError, match="could not open input file 'no/such/model'"):
+        dnnc.compile("no/such/model")
+
+
+def test_dnnc_run_help_names_both_inputs() -> None:
+    result = cli("dnnc.tools.run", "--help")
+    assert "Compile a .mlir file or an .onnx model and run it" in result.stdout
+    assert "input .mlir file or .onnx model" in result.stdout
 
 
 @pytest.mark.parametrize(
