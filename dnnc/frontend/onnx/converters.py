@@ -158,6 +158,7 @@ NEWEST_VERSIONS: dict[str, int] = {
     "Sqrt": 13,
     "Squeeze": 25,
     "Sub": 14,
+    "Swish": 24,
     "Tanh": 13,
     "Transpose": 25,
     "Unsqueeze": 25,

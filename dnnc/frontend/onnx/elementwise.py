@@ -62,6 +62,7 @@ UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     "Erf": _fixed(EltwiseAlg.ERF),
     "Reciprocal": _fixed(EltwiseAlg.POW, 1.0, -1.0),
     "Gelu": _gelu,
+    "Swish": lambda n: EltwisePostOp(EltwiseAlg.SWISH, n.float_attr("alpha", 1.0)),
 }
 """ONNX activation -> the dnn.eltwise it is (algorithm, alpha, beta)."""
 

@@ -100,6 +100,7 @@ INCLUDED_OPS = (
     "squeeze",
     "sub",
     "sum",
+    "swish",
     "tanh",
     "transpose",
     "unsqueeze",

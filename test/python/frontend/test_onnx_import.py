@@ -155,6 +155,46 @@ def test_every_converter_states_the_newest_version_it_implements() -> None:
         assert onnx.defs.get_schema(op_type, MAX_OPSET).since_version == newest, op_type
 
 
+README = Path(__file__).resolve().parents[3] / "README.md"
+UNSUPPORTED_HEADING = "### Operators dnnc does not import"
+
+
+def _readme_unsupported() -> list[str]:
+    """The operators the README lists as not imported: ``- reason: Op, Op, ...`` lines."""
+    section = README.read_text().split(UNSUPPORTED_HEADING, 1)[1].split("\n#", 1)[0]
+    items = [line for line in section.splitlines() if line.startswith("- ")]
+    assert items, f"no '- reason: ops' lines under '{UNSUPPORTED_HEADING}'"
+    return [op for item in items for op in item.rsplit(": ", 1)[1].split(", ")]
+
+
+def test_the_readme_lists_every_onnx_operator_dnnc_does_not_import() -> None:
+    """Every operator of the default domain the pinned onnx defines at its newest opset is
+    converted (CONVERTERS) or listed with its reason in the README, never both."""
+    listed = _readme_unsupported()
+    assert len(listed) == len(set(listed)), "an operator is listed twice"
+    operators = {
+        schema.name
+        for schema in onnx.defs.get_all_schemas_with_history()
+        if schema.domain == "" and not onnx.defs.get_schema(schema.name, MAX_OPSET).deprecated
+    }
+    assert set(listed) <= operators, f"not operators of onnx {onnx.__version__}"
+    assert not set(listed) & set(CONVERTERS), "converted, yet listed as not imported"
+    missing = operators - set(listed) - set(CONVERTERS)
+    assert not missing, f"neither converted nor listed in the README: {sorted(missing)}"
+
+
+def test_swish_imports_as_one_eltwise_with_its_alpha() -> None:
+    """Swish (opset 24) is oneDNN's swish, x * sigmoid(alpha * x), for any alpha."""
+    swish = helper.make_node("Swish", ["x"], ["y"], alpha=0.75)
+    made = model([swish], X, opset=24)
+    module = import_onnx(made)
+    assert op_names(module) == ["dnn.eltwise"]
+    assert "swish" in str(module) and "7.500000e-01" in str(module)
+    (y,) = dnnc.compile(made).run([X["x"]])
+    x = X["x"]
+    np.testing.assert_allclose(y, x / (1 + np.exp(-0.75 * x)), rtol=1e-5, atol=1e-6)
+
+
 def test_run_time_axes_are_an_error_naming_the_input() -> None:
     nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")]
     made = model(nodes, X)
