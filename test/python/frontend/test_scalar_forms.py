@@ -247,9 +247,9 @@ def _image(shape: tuple[int, ...]) -> np.ndarray:
 def _model_subject(name: str, path: Path, shape: tuple[int, ...], rtol: float) -> Subject:
     """A suite model on a random image, atol relative to the largest output (random weights
     make outputs of any scale; accumulation order differs between oneDNN and ONNX Runtime)."""
-    model = onnx.load(path)
-    feeds = {model.graph.input[0].name: _image(shape)}
-    subject = Subject(name, model, feeds, rtol, 0.0)
+    proto = onnx.load(path)
+    feeds = {proto.graph.input[0].name: _image(shape)}
+    subject = Subject(name, proto, feeds, rtol, 0.0)
     expected = run_onnxruntime(rewrite(subject, [], (), as_input=False))
     assert not isinstance(expected, str), expected
     return replace(subject, atol=1e-5 * max(float(np.abs(e).max()) for e in expected))
