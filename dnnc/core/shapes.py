@@ -240,6 +240,27 @@ def matmul(lhs: Shape, rhs: Shape, bias: Shape | None = None) -> Shape:
     return dst
 
 
+def sdpa(q: Shape, k: Shape, v: Shape, mask: Shape | None = None) -> Shape:
+    """Scaled dot-product attention: q [B,Hq,L,D], k [B,Hkv,S,D], v [B,Hkv,S,Dv] -> [B,Hq,L,Dv].
+
+    Hq is a multiple of Hkv (query head h reads key/value head h // (Hq / Hkv)); the mask
+    broadcasts (right-aligned, each dimension equal or 1) to the scores [B,Hq,L,S].
+    """
+    for what, shape, layout in (("q", q, "B, Hq, L, D"), ("k", k, "B, Hkv, S, D")):
+        _expect_rank(shape, what, f"4 ([{layout}])", len(shape) == 4)
+    _expect_rank(v, "v", "4 ([B, Hkv, S, Dv])", len(v) == 4)
+    for what, shape in (("k", k), ("v", v)):
+        _expect_equal(shape[0], q[0], f"{what} batch ({shape[0]}) must equal q's ({q[0]})")
+    _expect_equal(k[3], q[3], f"k head size ({k[3]}) must equal q's ({q[3]})")
+    _expect_equal(v[1], k[1], f"v heads ({v[1]}) must equal k's ({k[1]})")
+    _expect_equal(v[2], k[2], f"v length ({v[2]}) must equal k's ({k[2]})")
+    if DYNAMIC not in (q[1], k[1]) and (k[1] < 1 or q[1] % k[1] != 0):
+        raise ShapeError(f"q heads ({q[1]}) must be a multiple of the key/value heads ({k[1]})")
+    if mask is not None:
+        _expect_broadcastable_to(mask, (q[0], q[1], q[2], k[2]), "mask", same_rank=False)
+    return (q[0], q[1], q[2], v[3])
+
+
 def inner_product(src: Shape, wei: Shape, bias: Shape | None = None) -> Shape:
     """[N,C,...] x [O,C,...] -> [N,O]: every non-batch dimension is reduced."""
     _expect_rank(src, "src", "2 to 5 ([N, C, ...])", 2 <= len(src) <= 5)

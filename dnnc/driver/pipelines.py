@@ -72,6 +72,8 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-gelu",
         "dnn-recover-swish",
         "dnn-recover-layer-norm",
+        "dnn-recover-attention",
+        "dnn-expand-attention",
         "dnn-canonicalize",
         "dnn-fold-constants",
         "dnn-scale-weights",

@@ -22,6 +22,8 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-recover-gelu": "dnnc.passes.recover_gelu:RecoverGeluPass",
     "dnn-recover-swish": "dnnc.passes.recover_swish:RecoverSwishPass",
     "dnn-recover-layer-norm": "dnnc.passes.recover_layer_norm:RecoverLayerNormPass",
+    "dnn-recover-attention": "dnnc.passes.recover_attention:RecoverAttentionPass",
+    "dnn-expand-attention": "dnnc.passes.expand_attention:ExpandAttentionPass",
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",

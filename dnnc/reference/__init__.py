@@ -13,6 +13,7 @@ Contract (shared by every kernel):
   rounded half to even). Post-ops run in float64 before that conversion.
 """
 
+from dnnc.reference.attention import sdpa
 from dnnc.reference.compute import conv2d, deconv2d, inner_product, matmul, pool
 from dnnc.reference.dtypes import round_to_bf16, to_dtype
 from dnnc.reference.elementwise import (
@@ -82,6 +83,7 @@ __all__ = [
     "reshape",
     "resize",
     "round_to_bf16",
+    "sdpa",
     "slice",
     "softmax",
     "sum",

@@ -2,11 +2,12 @@
 
 docs/dialect.md is the contract (op names, operands, properties and defaults). Attributes are
 in ``attributes``, the shared verification in ``base``, the ops in ``compute`` (one oneDNN
-primitive each) and ``data`` (data movement and sources).
+primitive each), ``attention`` (dnn.sdpa), ``data`` (data movement and sources) and ``logic``.
 """
 
 from xdsl.ir import Dialect
 
+from dnnc.dialects.dnn.attention import ATTENTION_OPS, SdpaOp
 from dnnc.dialects.dnn.attributes import (
     ATTRIBUTES,
     BinaryAlgAttr,
@@ -68,7 +69,7 @@ from dnnc.dialects.dnn.logic import (
     WhereOp,
 )
 
-DNN = Dialect("dnn", [*COMPUTE_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
+DNN = Dialect("dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
 """The dialect as xDSL registers it."""
 
 __all__ = [
@@ -112,6 +113,7 @@ __all__ = [
     "ReorderOp",
     "ReshapeOp",
     "ResizeOp",
+    "SdpaOp",
     "SliceOp",
     "SoftmaxOp",
     "SumOp",

@@ -1,0 +1,216 @@
+"""dnn-expand-attention: a dnn.sdpa becomes the oneDNN primitives that compute it.
+
+Rule: %y = dnn.sdpa %q, %k, %v mask(%m) {scale, causal, nan_to_zero}
+      ==> %s = dnn.matmul %q', %kᵀ'          scores [B, Hkv, G, L, S] (G = Hq / Hkv > 1)
+                                             or [B, H, L, S] (G = 1)
+          %t = dnn.eltwise linear %s {alpha = scale}        (none when scale is 1)
+          %a = dnn.binary add %t, %m'                       (when there is a mask)
+          %c = dnn.binary add %a, <[L, S] constant, -inf after the diagonal> (when causal)
+          %p = dnn.softmax %c {axis = last}
+          [%n = dnn.compare ne %p, %p;  %p = dnn.where %n, 0, %p]   (when nan_to_zero)
+          %y = dnn.matmul %p, %v'  (then a dnn.reshape to [B, Hq, L, Dv] when G > 1)
+With grouped heads, q' is q viewed as [B, Hkv, G, L, D] and k, v are viewed as
+[B, Hkv, 1, S, D]: the matmuls broadcast each key/value head over its G query heads, so
+neither k nor v is repeated in memory. kᵀ' is a dnn.transpose of the last two axes (a view
+for dnn-transpose-as-view). The mask keeps its own shape (viewed at the scores' rank: a
+[B, 1, L, S] padding mask is never broadcast over the heads in memory); dnn-fuse-post-ops
+then folds the scale and the mask additions into the first matmul where oneDNN takes them
+as post-ops (its remarks say where it does not), so the scores are written once.
+
+Kept as dnn.sdpa, on its reference kernel (remark "kept on the reference kernel: <why>"),
+when a dimension the views or the causal constant need is dynamic.
+
+Pre:  the IR verifies.   Post: every dnn.sdpa is expanded or has a remark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i1, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from dnnc.core import shapes
+from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import BinaryAlg, CompareAlg, EltwiseAlg
+from dnnc.dialects.dnn import (
+    BinaryOp,
+    CompareOp,
+    EltwiseOp,
+    MatmulOp,
+    ReshapeOp,
+    SdpaOp,
+    SoftmaxOp,
+    TransposeOp,
+    WhereOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.attributes import BinaryAlgAttr, CompareAlgAttr, EltwiseAlgAttr
+from dnnc.dialects.dnn.base import f32_attr, i64_array, int_of, tensor_type
+from dnnc.passes.fold_constants import constant_op
+from dnnc.reference.attention import causal_mask
+
+
+class _Builder:
+    """The ops of one expansion, in order, each typed by its shape function."""
+
+    def __init__(self, at: Operation, element: Attribute) -> None:
+        self.at, self.element, self.ops = at, element, list[Operation]()
+
+    def _add(self, op: Operation) -> SSAValue:
+        op.location = self.at.location
+        self.ops.append(op)
+        return op.results[0]
+
+    def _type(self, shape: shapes.Shape, element: Attribute | None = None) -> TensorType:
+        return TensorType(element or self.element, shape)
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        return self._add(constant_op(array, self._type(array.shape), self.at))
+
+    def reshape(self, value: SSAValue, shape: shapes.Shape) -> SSAValue:
+        if shape_of(value) == shape:
+            return value
+        return self._add(ReshapeOp.build(operands=[value], result_types=[self._type(shape)]))
+
+    def transpose_last(self, value: SSAValue) -> SSAValue:
+        rank = len(shape_of(value))
+        permutation = [*range(rank - 2), rank - 1, rank - 2]
+        shape = shapes.transpose(shape_of(value), permutation=permutation)
+        properties = {"permutation": i64_array(*permutation)}
+        return self._add(
+            TransposeOp.build(
+                operands=[value], result_types=[self._type(shape)], properties=properties
+            )
+        )
+
+    def matmul(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        shape = shapes.matmul(shape_of(lhs), shape_of(rhs))
+        return self._add(
+            MatmulOp.build(operands=[lhs, rhs, [], []], result_types=[self._type(shape)])
+        )
+
+    def binary(self, alg: BinaryAlg, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        shape = shapes.binary(shape_of(lhs), shape_of(rhs))
+        properties = {"alg": BinaryAlgAttr(alg)}
+        return self._add(
+            BinaryOp.build(
+                operands=[lhs, rhs, []], result_types=[self._type(shape)], properties=properties
+            )
+        )
+
+    def linear(self, value: SSAValue, alpha: float) -> SSAValue:
+        properties = {
+            "alg": EltwiseAlgAttr(EltwiseAlg.LINEAR),
+            "alpha": f32_attr(alpha),
+            "beta": f32_attr(0.0),
+        }
+        return self._add(
+            EltwiseOp.build(operands=[value], result_types=[value.type], properties=properties)
+        )
+
+    def softmax(self, value: SSAValue) -> SSAValue:
+        axis = IntegerAttr(len(shape_of(value)) - 1, i64)
+        return self._add(
+            SoftmaxOp.build(operands=[value], result_types=[value.type], properties={"axis": axis})
+        )
+
+    def nan_to_zero(self, value: SSAValue) -> SSAValue:
+        """where(value != value, 0, value)."""
+        properties = {"alg": CompareAlgAttr(CompareAlg.NE)}
+        condition_type = self._type(shape_of(value), i1)
+        is_nan = self._add(
+            CompareOp.build(
+                operands=[value, value], result_types=[condition_type], properties=properties
+            )
+        )
+        zero = self.constant(np.zeros((1,) * len(shape_of(value)), np.float32))
+        return self._add(WhereOp.build(operands=[zero, value, is_nan], result_types=[value.type]))
+
+
+def _expand(sdpa: SdpaOp) -> list[Operation]:
+    """The ops of the rule (module docstring) for ``sdpa``, its result last."""
+    batch, heads, queries, _ = shape_of(sdpa.q)
+    kv_heads, keys, _ = shape_of(sdpa.k)[1:]
+    group = heads // kv_heads
+    build = _Builder(sdpa, tensor_type(sdpa.q).get_element_type())
+    q, k, v = sdpa.q, sdpa.k, sdpa.v
+    if group > 1:
+        q = build.reshape(q, (batch, kv_heads, group, *shape_of(q)[2:]))
+        k = build.reshape(k, (shape_of(k)[0], kv_heads, 1, *shape_of(k)[2:]))
+        v = build.reshape(v, (shape_of(v)[0], kv_heads, 1, *shape_of(v)[2:]))
+    scores = build.matmul(q, build.transpose_last(k))
+    scale = sdpa.scale.value.data
+    if scale != 1.0:
+        scores = build.linear(scores, scale)
+    if sdpa.mask is not None:
+        scores = build.binary(BinaryAlg.ADD, scores, _mask_view(build, sdpa.mask, heads, group))
+    if int_of(sdpa.causal):
+        mask = causal_mask(queries, keys).astype(np.float32)
+        scores = build.binary(
+            BinaryAlg.ADD,
+            scores,
+            build.constant(mask.reshape((1,) * (len(shape_of(scores)) - 2) + mask.shape)),
+        )
+    probabilities = build.softmax(scores)
+    if int_of(sdpa.nan_to_zero):
+        probabilities = build.nan_to_zero(probabilities)
+    build.reshape(build.matmul(probabilities, v), shape_of(sdpa.result))
+    return build.ops
+
+
+def _mask_view(build: _Builder, mask: SSAValue, heads: int, group: int) -> SSAValue:
+    """The mask at the scores' rank: [Mb, Mh, Ml, Ms], then [Mb, Mh / G or 1, G or 1, Ml, Ms]
+    with grouped heads."""
+    shape = shape_of(mask)
+    shape = (1,) * (4 - len(shape)) + shape
+    if group > 1:
+        per_head = shape[1] == heads
+        shape = (shape[0], heads // group if per_head else 1, group if per_head else 1, *shape[2:])
+    return build.reshape(mask, shape)
+
+
+def _dynamic_reason(sdpa: SdpaOp) -> str | None:
+    """Why the expansion cannot be built statically, None if it can."""
+    grouped = shape_of(sdpa.q)[1] != shape_of(sdpa.k)[1]
+    needed = [("q", sdpa.q), ("k", sdpa.k), ("v", sdpa.v)] if grouped else []
+    if sdpa.mask is not None:
+        needed.append(("the mask", sdpa.mask))
+    for what, value in needed:
+        if shapes.DYNAMIC in shape_of(value):
+            return f"{what} has a dynamic dimension and is viewed at another rank"
+    if int_of(sdpa.causal) and shapes.DYNAMIC in (shape_of(sdpa.q)[2], shape_of(sdpa.k)[2]):
+        return "the causal mask needs the static lengths"
+    return None
+
+
+class ExpandSdpa(RewritePattern):
+    """The rule of the module docstring."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SdpaOp, rewriter: PatternRewriter, /) -> None:
+        reason = _dynamic_reason(op)
+        if reason is not None:
+            remark(op, f"kept on the reference kernel: {reason}")
+            return
+        ops = _expand(op)
+        rewriter.replace(op, ops, [ops[-1].results[0]])
+
+
+@dataclass(frozen=True)
+class ExpandAttentionPass(ModulePass):
+    """dnn-expand-attention (module docstring)."""
+
+    name = "dnn-expand-attention"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ExpandSdpa(), apply_recursively=False).rewrite_module(op)
