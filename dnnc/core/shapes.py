@@ -256,8 +256,16 @@ def sdpa(q: Shape, k: Shape, v: Shape, mask: Shape | None = None) -> Shape:
     _expect_equal(v[2], k[2], f"v length ({v[2]}) must equal k's ({k[2]})")
     if DYNAMIC not in (q[1], k[1]) and (k[1] < 1 or q[1] % k[1] != 0):
         raise ShapeError(f"q heads ({q[1]}) must be a multiple of the key/value heads ({k[1]})")
-    if mask is not None:
-        _expect_broadcastable_to(mask, (q[0], q[1], q[2], k[2]), "mask", same_rank=False)
+    scores = (q[0], q[1], q[2], k[2])
+    if mask is not None and (
+        len(mask) > 4
+        or any(m not in (1, s) and DYNAMIC not in (m, s) for m, s in zip(mask[::-1], scores[::-1]))
+    ):
+        raise ShapeError(
+            f"mask {format_shape(mask)} does not broadcast to the scores [B, Hq, L, S] = "
+            f"{format_shape(scores)}: each dimension (aligned from the right) must equal the "
+            "scores' or be 1"
+        )
     return (q[0], q[1], q[2], v[3])
 
 

@@ -5,7 +5,7 @@ Rule: %y = dnn.sdpa %q, %k, %v mask(%m) {scale, causal, nan_to_zero}
                                              or [B, H, L, S] (G = 1)
           %t = dnn.eltwise linear %s {alpha = scale}        (none when scale is 1)
           %a = dnn.binary add %t, %m'                       (when there is a mask)
-          %c = dnn.binary add %a, <[L, S] constant, -inf after the diagonal> (when causal)
+          %c = dnn.binary add %a, <[L, S] constant: the lowest f32 after the diagonal> (causal)
           %p = dnn.softmax %c {axis = last}
           [%n = dnn.compare ne %p, %p;  %p = dnn.where %n, 0, %p]   (when nan_to_zero)
           %y = dnn.matmul %p, %v'  (then a dnn.reshape to [B, Hq, L, Dv] when G > 1)
@@ -155,12 +155,11 @@ def _expand(sdpa: SdpaOp) -> list[Operation]:
     if sdpa.mask is not None:
         scores = build.binary(BinaryAlg.ADD, scores, _mask_view(build, sdpa.mask, heads, group))
     if int_of(sdpa.causal):
-        mask = causal_mask(queries, keys).astype(np.float32)
-        scores = build.binary(
-            BinaryAlg.ADD,
-            scores,
-            build.constant(mask.reshape((1,) * (len(shape_of(scores)) - 2) + mask.shape)),
-        )
+        # the lowest f32 rather than -inf: the same probabilities (exp gives 0 either way), and
+        # a constant that survives the IR's text form (xDSL reads -inf's hex form back wrongly)
+        mask = np.maximum(causal_mask(queries, keys), np.finfo(np.float32).min)
+        view = mask.reshape((1,) * (len(shape_of(scores)) - 2) + mask.shape)
+        scores = build.binary(BinaryAlg.ADD, scores, build.constant(view))
     probabilities = build.softmax(scores)
     if int_of(sdpa.nan_to_zero):
         probabilities = build.nan_to_zero(probabilities)

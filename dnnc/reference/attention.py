@@ -35,9 +35,9 @@ def sdpa(
         scores = scores + as_f64(mask)
     if causal:
         scores = scores + causal_mask(q.shape[2], k.shape[2])
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    weights /= weights.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # a row of -inf scores gives NaN, as in ONNX Runtime
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        weights /= weights.sum(axis=-1, keepdims=True)
     if nan_to_zero:
         weights = np.where(np.isnan(weights), 0.0, weights)
     return to_dtype(weights @ values, q.dtype)

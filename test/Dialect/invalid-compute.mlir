@@ -451,3 +451,30 @@ func.func @negative_conv2d_segment_sizes(%src: tensor<1x3x8x8xf32>, %wei: tensor
   %y = "dnn.conv2d"(%src, %wei) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return %y : tensor<1x4x6x6xf32>
 }
+
+// -----
+
+/// sdpa: the query heads are a multiple of the key/value heads.
+// CHECK: q heads (3) must be a multiple of the key/value heads (2)
+func.func @negative_sdpa_heads(%q: tensor<1x3x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x3x4x8xf32> {
+  %y = dnn.sdpa %q, %k, %v {scale = 1.0 : f32} : (tensor<1x3x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<1x3x4x8xf32>
+  func.return %y : tensor<1x3x4x8xf32>
+}
+
+// -----
+
+/// sdpa: q and k have one head size.
+// CHECK: k head size (16) must equal q's (8)
+func.func @negative_sdpa_head_size(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x16xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %y = dnn.sdpa %q, %k, %v {scale = 1.0 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x4x16xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  func.return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+/// sdpa: the mask broadcasts to the scores [B, Hq, L, S].
+// CHECK: mask 1x1x4x5 does not broadcast to the scores [B, Hq, L, S] = 1x2x4x6
+func.func @negative_sdpa_mask(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x6x8xf32>, %v: tensor<1x2x6x8xf32>, %mask: tensor<1x1x4x5xf32>) -> tensor<1x2x4x8xf32> {
+  %y = dnn.sdpa %q, %k, %v mask(%mask : tensor<1x1x4x5xf32>) {scale = 1.0 : f32} : (tensor<1x2x4x8xf32>, tensor<1x2x6x8xf32>, tensor<1x2x6x8xf32>) -> tensor<1x2x4x8xf32>
+  func.return %y : tensor<1x2x4x8xf32>
+}

@@ -176,6 +176,19 @@ func.func @softmax_log_softmax(%src: tensor<2x10xf32>) -> (tensor<2x10xf32>, ten
 
 // -----
 
+/// Attention: grouped heads (4 on 2) with a padding mask and causal; and without a mask, the
+/// defaults (causal, nan_to_zero false) left out.
+// CHECK-LABEL: func.func @sdpa
+// CHECK-NEXT:    %y = dnn.sdpa %q, %k, %v mask(%mask : tensor<2x1x1x6xf32>) {scale = 1.250000e-01 : f32, causal = true, nan_to_zero = true} : (tensor<2x4x3x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x16xf32>) -> tensor<2x4x3x16xf32>
+// CHECK-NEXT:    %z = dnn.sdpa %q, %k, %v {scale = 1.000000e+00 : f32} : (tensor<2x4x3x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x16xf32>) -> tensor<2x4x3x16xf32>
+func.func @sdpa(%q: tensor<2x4x3x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x2x6x16xf32>, %mask: tensor<2x1x1x6xf32>) -> (tensor<2x4x3x16xf32>, tensor<2x4x3x16xf32>) {
+  %y = dnn.sdpa %q, %k, %v mask(%mask : tensor<2x1x1x6xf32>) {scale = 0.125 : f32, causal = true, nan_to_zero = true} : (tensor<2x4x3x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x16xf32>) -> tensor<2x4x3x16xf32>
+  %z = dnn.sdpa %q, %k, %v {scale = 1.0 : f32, causal = false} : (tensor<2x4x3x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x16xf32>) -> tensor<2x4x3x16xf32>
+  func.return %y, %z : tensor<2x4x3x16xf32>, tensor<2x4x3x16xf32>
+}
+
+// -----
+
 /// Reductions keeping and dropping the reduced dims.
 // CHECK-LABEL: func.func @reduce
 // CHECK-NEXT:    %y = dnn.reduce mean %src {axes = array<i64: 2, -1>} : (tensor<1x8x4x?xf32>) -> tensor<1x8x1x1xf32>
