@@ -1,0 +1,196 @@
+"""Tiny transformers decoders (GPT-2- and LLaMA-style, random weights from a config object)
+exported to ONNX as generation runs them, and a greedy loop over any engine's ``run``.
+
+``export_decoder`` writes the KV-cache interface the ONNX Runtime GenAI / optimum exports use:
+inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T] and ``past_key_<i>`` /
+``past_value_<i>`` [B, Hkv, P, D] per layer; outputs ``logits`` [B, T, V] and
+``present_key_<i>`` / ``present_value_<i>`` [B, Hkv, P + T, D]; batch, sequence and past
+length are dynamic axes. ``export_logits`` writes the cache-free form at one fixed shape.
+Both use the TorchScript exporter (``dynamo=False``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import torch
+from torch import nn
+
+from dnnc_testing.torchvision_models import transformers
+
+Family = Literal["gpt2", "llama"]
+FAMILIES: tuple[Family, ...] = ("gpt2", "llama")
+
+VOCABULARY = 128
+LAYERS = 2
+HIDDEN = 64
+HEADS = 4
+KV_HEADS = {"gpt2": 4, "llama": 2}
+"""LLaMA's key/value heads are grouped (2 for 4 query heads: repeat_kv in the graph)."""
+
+
+def decoder(
+    family: Family, attention: Literal["sdpa", "eager"] = "sdpa", seed: int = 0
+) -> nn.Module:
+    """A 2-layer, hidden-64 causal LM of `family` with seeded random weights (initializer
+    range 0.2, ten times the default: greedy tokens then vary from step to step), in eval mode.
+    ``attention`` is transformers' implementation: ``sdpa`` exports through torch's
+    scaled_dot_product_attention, ``eager`` as explicit MatMul/Softmax."""
+    torch.manual_seed(seed)
+    library = transformers()
+    if family == "gpt2":
+        config = library.GPT2Config(
+            vocab_size=VOCABULARY,
+            n_positions=256,
+            n_embd=HIDDEN,
+            n_layer=LAYERS,
+            n_head=HEADS,
+            initializer_range=0.2,
+            bos_token_id=0,
+            eos_token_id=0,
+            attn_implementation=attention,
+        )
+        return library.GPT2LMHeadModel(config).eval()
+    config = library.LlamaConfig(
+        vocab_size=VOCABULARY,
+        hidden_size=HIDDEN,
+        intermediate_size=2 * HIDDEN,
+        num_hidden_layers=LAYERS,
+        num_attention_heads=HEADS,
+        num_key_value_heads=KV_HEADS["llama"],
+        initializer_range=0.2,
+        max_position_embeddings=256,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation=attention,
+    )
+    return library.LlamaForCausalLM(config).eval()
+
+
+class _Logits(nn.Module):
+    """input_ids, attention_mask -> logits, without a cache."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        return self.model(
+            input_ids=input_ids, attention_mask=attention_mask, use_cache=False
+        ).logits
+
+
+class _WithCache(nn.Module):
+    """input_ids, attention_mask, past_key_0, past_value_0, ... -> logits, present_key_0,
+    present_value_0, ... (the cache as flat tensors)."""
+
+    def __init__(self, model: nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, *past: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        pairs = [(past[2 * i], past[2 * i + 1]) for i in range(len(past) // 2)]
+        cache = transformers().DynamicCache(pairs, config=self.model.config)
+        out = self.model(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            past_key_values=cache,
+            use_cache=True,
+        )
+        presents = out.past_key_values
+        flat = [t for layer in presents.layers for t in (layer.keys, layer.values)]
+        return (out.logits, *flat)
+
+
+def cache_names(kind: Literal["past", "present"]) -> list[str]:
+    """``<kind>_key_0, <kind>_value_0, ...`` in layer order."""
+    return [f"{kind}_{part}_{i}" for i in range(LAYERS) for part in ("key", "value")]
+
+
+def empty_cache(family: Family, batch: int = 1) -> dict[str, np.ndarray]:
+    """The past tensors of an empty cache (past length 0)."""
+    shape = (batch, KV_HEADS[family], 0, HIDDEN // HEADS)
+    return {name: np.zeros(shape, np.float32) for name in cache_names("past")}
+
+
+def export_logits(model: nn.Module, path: Path, batch: int, length: int) -> Path:
+    """``model`` without a cache at input_ids [batch, length] (fixed shape) -> logits."""
+    ids = torch.zeros((batch, length), dtype=torch.int64)
+    mask = torch.ones((batch, length), dtype=torch.int64)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            _Logits(model),
+            (ids, mask),
+            str(path),
+            dynamo=False,
+            opset_version=17,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["logits"],
+        )
+    return path
+
+
+def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
+    """``model`` with its KV cache as inputs and outputs (module docstring), dynamic axes."""
+    past = empty_cache(family)
+    # traced with a past of 1 and 2 new tokens so that no length is 0 or 1 in the trace
+    traced = [torch.zeros((1, *a.shape[1:2], 1, a.shape[3])) for a in past.values()]
+    ids = torch.zeros((1, 2), dtype=torch.int64)
+    mask = torch.ones((1, 3), dtype=torch.int64)
+    axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"}}
+    axes |= {name: {0: "batch", 2: "past"} for name in cache_names("past")}
+    axes |= {name: {0: "batch", 2: "total"} for name in cache_names("present")}
+    axes["logits"] = {0: "batch", 1: "sequence"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # the exporter's deprecation and tracer warnings
+        torch.onnx.export(
+            _WithCache(model),
+            (ids, mask, *traced),
+            str(path),
+            dynamo=False,
+            opset_version=17,
+            input_names=["input_ids", "attention_mask", *cache_names("past")],
+            output_names=["logits", *cache_names("present")],
+            dynamic_axes=axes,
+        )
+    return path
+
+
+Run = Callable[[dict[str, np.ndarray]], Sequence[np.ndarray]]
+"""An engine's run: named inputs -> outputs in the exported order (logits, presents)."""
+
+
+@dataclass
+class Generation:
+    """What a greedy run produced: the new tokens and each step's last-position logits."""
+
+    tokens: list[int]
+    logits: list[np.ndarray]
+
+
+def greedy(run: Run, family: Family, prompt: np.ndarray, steps: int) -> Generation:
+    """A prompt [1, T] then `steps` greedy tokens, feeding each step's presents back as the
+    next step's past (the first call has an empty past)."""
+    past = empty_cache(family)
+    ids = prompt.astype(np.int64)
+    total = 0
+    result = Generation([], [])
+    for _ in range(steps):
+        total += ids.shape[1]
+        inputs = {"input_ids": ids, "attention_mask": np.ones((1, total), np.int64), **past}
+        outputs = run(inputs)
+        last = np.asarray(outputs[0])[0, -1]
+        token = int(np.argmax(last))
+        result.tokens.append(token)
+        result.logits.append(last)
+        past = dict(zip(cache_names("past"), (np.asarray(o) for o in outputs[1:])))
+        ids = np.array([[token]], np.int64)
+    return result
