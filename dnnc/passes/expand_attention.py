@@ -5,7 +5,8 @@ Rule: %y = dnn.sdpa %q, %k, %v mask(%m) {scale, causal, nan_to_zero}
                                              or [B, H, L, S] (G = 1)
           %t = dnn.eltwise linear %s {alpha = scale}        (none when scale is 1)
           %a = dnn.binary add %t, %m'                       (when there is a mask)
-          %c = dnn.binary add %a, <[L, S] constant: the lowest f32 after the diagonal> (causal)
+          %c = dnn.binary add %a, <[L, S] constant: the lowest f32 after the diagonal>
+                                                            (causal, L > 1)
           %p = dnn.softmax %c {axis = last}
           [%n = dnn.compare ne %p, %p;  %p = dnn.where %n, 0, %p]   (when nan_to_zero)
           %y = dnn.matmul %p, %v'  (then a dnn.reshape to [B, Hq, L, Dv] when G > 1)
@@ -154,7 +155,7 @@ def _expand(sdpa: SdpaOp) -> list[Operation]:
         scores = build.linear(scores, scale)
     if sdpa.mask is not None:
         scores = build.binary(BinaryAlg.ADD, scores, _mask_view(build, sdpa.mask, heads, group))
-    if int_of(sdpa.causal):
+    if int_of(sdpa.causal) and queries > 1:  # one query is the last position: it sees every key
         # the lowest f32 rather than -inf: the same probabilities (exp gives 0 either way), and
         # a constant that survives the IR's text form (xDSL reads -inf's hex form back wrongly)
         mask = np.maximum(causal_mask(queries, keys), np.finfo(np.float32).min)

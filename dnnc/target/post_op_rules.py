@@ -8,11 +8,15 @@ Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the pri
   forward eltwise algorithm; ``relu6`` is ``clip_v2(0, 6)`` there).
 - A binary post-op's argument ``p`` has the destination's rank and broadcasts to it as
   per-tensor (every dimension 1), per-channel (all but dimension 1 are 1), per-oc (all but the
-  output-channel axis are 1: dimension 1, or the last one for matmul) or full (the same shape).
-  oneDNN's reference kernels take other masks too, but its optimized ones do not, so fusing one
-  would trade a fast binary for a slow convolution. Pooling takes no full-shape argument: with
-  oneDNN 3.2 on plain (ncsp) data its result is wrong (the argument is read as if channels were
-  innermost; test/python/passes/test_fusion_differential.py reproduces it).
+  output-channel axis are 1: dimension 1, or the last one for matmul) or full (the same shape);
+  a rank-3 or rank-4 matmul also per-mb-spatial ([N, 1, ...]) and per-mb-w ([N, 1, .., 1, W]),
+  the attention masks over the heads (probed: brgemm on AVX-512 and gemm:jit on AVX2, for
+  [2, 1, 16, 64], [2, 1, 1, 64] and [2, 1, 64] arguments; rank 5 and [1, 1, L, S] under a batch of
+  2 fall to ref:any). oneDNN's reference kernels take other masks too, but its optimized ones
+  do not, so fusing one would trade a fast binary for a slow convolution. Pooling takes no
+  full-shape argument: with oneDNN 3.2 on plain (ncsp) data its result is wrong (the argument
+  is read as if channels were innermost; test/python/passes/test_fusion_differential.py
+  reproduces it).
 - Binary and pooling take no sum post-op (oneDNN 3.2 returns unimplemented).
 - Layouts are chosen after fusion, so the table cannot see them: on plain (ncsp) data oneDNN
   3.2 runs a convolution with a full-shape binary post-op in its reference kernel (about 1000x
@@ -74,6 +78,16 @@ class Broadcast(StrEnum):
     PER_CHANNEL = "per-channel"
     PER_OC = "per-oc"
     FULL = "full"
+    PER_MB_SPATIAL = "per-mb-spatial"
+    """[N, 1, ...]: all but dimension 1 (an attention mask [B, 1, L, S] over the heads)."""
+    PER_MB_W = "per-mb-w"
+    """[N, 1, ..., 1, W]: the first and the last dimension (a padding mask [B, 1, 1, S])."""
+
+
+_CLASSIC = frozenset(
+    {Broadcast.PER_TENSOR, Broadcast.PER_CHANNEL, Broadcast.PER_OC, Broadcast.FULL}
+)
+"""What every anchor's optimized kernels take."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +97,7 @@ class AnchorRule:
     kinds: frozenset[PostOpKind]
     oc_axis: int
     """The output-channel axis of the result (negative counts from the end)."""
-    broadcasts: frozenset[Broadcast] = frozenset(Broadcast)
+    broadcasts: frozenset[Broadcast] = _CLASSIC
     """The binary post-op argument shapes it takes."""
 
 
@@ -93,7 +107,11 @@ _NO_SUM = frozenset({PostOpKind.ELTWISE, PostOpKind.BINARY})
 ANCHORS: dict[type[DnnOp], AnchorRule] = {
     Conv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     Deconv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
-    MatmulOp: AnchorRule(_ALL_KINDS, oc_axis=-1),
+    MatmulOp: AnchorRule(
+        _ALL_KINDS,
+        oc_axis=-1,
+        broadcasts=_CLASSIC | {Broadcast.PER_MB_SPATIAL, Broadcast.PER_MB_W},
+    ),
     InnerProductOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     PoolOp: AnchorRule(
         _NO_SUM, oc_axis=1, broadcasts=frozenset({Broadcast.PER_TENSOR, Broadcast.PER_CHANNEL})
@@ -131,6 +149,11 @@ def broadcast_kind(arg: shapes.Shape, dst: shapes.Shape, oc_axis: int) -> Broadc
         return Broadcast.PER_CHANNEL
     if kept == {oc_axis % len(dst)}:
         return Broadcast.PER_OC
+    rank = len(dst)
+    if rank in (3, 4) and tuple(arg) == (dst[0], 1, *dst[2:]):
+        return Broadcast.PER_MB_SPATIAL
+    if rank in (3, 4) and tuple(arg) == (dst[0], *(1,) * (rank - 2), dst[-1]):
+        return Broadcast.PER_MB_W
     return None
 
 

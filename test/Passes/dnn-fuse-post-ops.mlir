@@ -277,11 +277,12 @@ func.func @negative_binary_broadcasts_anchor(%src: tensor<1x8x4x4xf32>, %big: te
 
 // -----
 
-/// A spatial-only operand [1, 1, H, W] is no broadcast oneDNN has a fast post-op for.
+/// A spatial-only operand [1, 1, H, W] is no broadcast oneDNN's convolution has a fast post-op
+/// for (a matmul's is: see @matmul_add_attention_mask).
 // CHECK-LABEL: func.func @negative_conv2d_add_spatial_broadcast
 // CHECK:         dnn.conv2d %src, %wei : (
 // CHECK:         dnn.binary add %c, %mask
-// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %mask (1x1x4x4) broadcasts to 1x8x4x4 neither per-tensor, per-channel, per-oc nor full; rhs %mask is a function argument
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: dnn.conv2d takes no per-mb-spatial binary post-op argument; rhs %mask is a function argument
 func.func @negative_conv2d_add_spatial_broadcast(%src: tensor<1x8x4x4xf32>, %wei: tensor<8x8x1x1xf32>, %mask: tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %c = dnn.conv2d %src, %wei : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   %s = dnn.binary add %c, %mask : (tensor<1x8x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x8x4x4xf32>
@@ -452,4 +453,54 @@ func.func @negative_through_reshape_two_uses(%flat: tensor<8x16xf32>, %wei: tens
   %r = dnn.reshape %m : (tensor<8x32xf32>) -> tensor<1x8x32xf32>
   %e = dnn.eltwise relu %r : tensor<1x8x32xf32>
   func.return %e, %r : tensor<1x8x32xf32>, tensor<1x8x32xf32>
+}
+
+// -----
+
+/// An attention mask [B, 1, L, S] over the heads of a matmul's scores [B, H, L, S] is a
+/// per-mb-spatial argument, which oneDNN's optimized matmul takes.
+// CHECK-LABEL: func.func @matmul_add_attention_mask
+// CHECK:         %[[S:.*]] = dnn.matmul %q, %kt post_args(%mask : tensor<2x1x4x6xf32>) {post_ops = [#dnn.binary<add>]}
+// CHECK-NEXT:    func.return %[[S]]
+func.func @matmul_add_attention_mask(%q: tensor<2x4x4x8xf32>, %kt: tensor<2x4x8x6xf32>, %mask: tensor<2x1x4x6xf32>) -> tensor<2x4x4x6xf32> {
+  %s = dnn.matmul %q, %kt : (tensor<2x4x4x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x4x6xf32>
+  %a = dnn.binary add %s, %mask : (tensor<2x4x4x6xf32>, tensor<2x1x4x6xf32>) -> tensor<2x4x4x6xf32>
+  func.return %a : tensor<2x4x4x6xf32>
+}
+
+// -----
+
+/// A padding mask [B, 1, 1, S] is per-mb-w: fused too.
+// CHECK-LABEL: func.func @matmul_add_padding_mask
+// CHECK:         dnn.matmul %q, %kt post_args(%mask : tensor<2x1x1x6xf32>) {post_ops = [#dnn.binary<add>]}
+func.func @matmul_add_padding_mask(%q: tensor<2x4x4x8xf32>, %kt: tensor<2x4x8x6xf32>, %mask: tensor<2x1x1x6xf32>) -> tensor<2x4x4x6xf32> {
+  %s = dnn.matmul %q, %kt : (tensor<2x4x4x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x4x6xf32>
+  %a = dnn.binary add %s, %mask : (tensor<2x4x4x6xf32>, tensor<2x1x1x6xf32>) -> tensor<2x4x4x6xf32>
+  func.return %a : tensor<2x4x4x6xf32>
+}
+
+// -----
+
+/// A mask [1, 1, L, S] shared by a batch of 2 has no fast form in oneDNN's matmul (its
+/// reference kernel would run the whole product): the add stays.
+// CHECK-LABEL: func.func @negative_matmul_add_mask_shared_by_the_batch
+// CHECK:         dnn.matmul %q, %kt : (
+// CHECK:         dnn.binary add %s, %mask
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %mask (1x1x4x6) broadcasts to 2x4x4x6 neither per-tensor, per-channel, per-oc nor full; rhs %mask is a function argument
+func.func @negative_matmul_add_mask_shared_by_the_batch(%q: tensor<2x4x4x8xf32>, %kt: tensor<2x4x8x6xf32>, %mask: tensor<1x1x4x6xf32>) -> tensor<2x4x4x6xf32> {
+  %s = dnn.matmul %q, %kt : (tensor<2x4x4x8xf32>, tensor<2x4x8x6xf32>) -> tensor<2x4x4x6xf32>
+  %a = dnn.binary add %s, %mask : (tensor<2x4x4x6xf32>, tensor<1x1x4x6xf32>) -> tensor<2x4x4x6xf32>
+  func.return %a : tensor<2x4x4x6xf32>
+}
+
+// -----
+
+/// Grouped-head scores are rank 5: oneDNN's matmul takes no broadcast mask there.
+// CHECK-LABEL: func.func @negative_matmul_add_mask_rank_5
+// CHECK:         dnn.binary add %s, %mask
+// REMARK: remark: [dnn-fuse-post-ops] not fused: lhs: %mask (2x1x1x4x6) broadcasts to 2x2x2x4x6 neither per-tensor, per-channel, per-oc nor full; rhs %mask is a function argument
+func.func @negative_matmul_add_mask_rank_5(%q: tensor<2x2x2x4x8xf32>, %kt: tensor<2x2x1x8x6xf32>, %mask: tensor<2x1x1x4x6xf32>) -> tensor<2x2x2x4x6xf32> {
+  %s = dnn.matmul %q, %kt : (tensor<2x2x2x4x8xf32>, tensor<2x2x1x8x6xf32>) -> tensor<2x2x2x4x6xf32>
+  %a = dnn.binary add %s, %mask : (tensor<2x2x2x4x6xf32>, tensor<2x1x1x4x6xf32>) -> tensor<2x2x2x4x6xf32>
+  func.return %a : tensor<2x2x2x4x6xf32>
 }
