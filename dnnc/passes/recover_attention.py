@@ -241,7 +241,7 @@ def _match(softmax: SoftmaxOp) -> _Match:
     rank = len(shape_of(softmax.src))
     need(int_of(softmax.axis) % rank == rank - 1, "the softmax is not over the last axis")
     need(rank == 4, f"the scores have rank {rank}, not 4 ([B, H, L, S])")
-    probabilities = softmax.result
+    probabilities: SSAValue = softmax.result
     guard = _nan_guard(probabilities)
     if guard:
         probabilities = guard[-1].results[0]
