@@ -1,8 +1,9 @@
 """dnn-expand-attention: a dnn.sdpa becomes the oneDNN primitives that compute it.
 
 Rule: %y = dnn.sdpa %q, %k, %v mask(%m) {scale, causal, nan_to_zero}
-      ==> %s = dnn.matmul %q', %kᵀ'          scores [B, Hkv, G, L, S] (G = Hq / Hkv > 1)
-                                             or [B, H, L, S] (G = 1)
+      ==> %s = dnn.matmul %q', %kᵀ'          scores [B, H, L, S] (G = Hq / Hkv = 1),
+                                             [B, Hkv, G L, S] (G > 1, rows stacked) or
+                                             [B, Hkv, G, L, S] (G > 1, rows apart)
           %t = dnn.eltwise linear %s {alpha = scale}        (none when scale is 1)
           %a = dnn.binary add %t, %m'                       (when there is a mask)
           %c = dnn.binary add %a, <[L, S] constant: the lowest f32 after the diagonal>
@@ -10,9 +11,12 @@ Rule: %y = dnn.sdpa %q, %k, %v mask(%m) {scale, causal, nan_to_zero}
           %p = dnn.softmax %c {axis = last}
           [%n = dnn.compare ne %p, %p;  %p = dnn.where %n, 0, %p]   (when nan_to_zero)
           %y = dnn.matmul %p, %v'  (then a dnn.reshape to [B, Hq, L, Dv] when G > 1)
-With grouped heads, q' is q viewed as [B, Hkv, G, L, D] and k, v are viewed as
-[B, Hkv, 1, S, D]: the matmuls broadcast each key/value head over its G query heads, so
-neither k nor v is repeated in memory. kᵀ' is a dnn.transpose of the last two axes (a view
+With grouped heads, when nothing added to the scores varies along the queries or the heads
+(no causal diagonal over several queries, a mask [B, 1, 1, S] at most: a decoding step), the
+G query heads of a key/value head are stacked as G L rows, q' = q viewed as [B, Hkv, G L, D],
+and k, v are read as they are; otherwise q' is q viewed as [B, Hkv, G, L, D] and k, v as
+[B, Hkv, 1, S, D], which the matmuls broadcast over the G query heads. Either way neither k
+nor v is repeated in memory. kᵀ' is a dnn.transpose of the last two axes (a view
 for dnn-transpose-as-view). The mask keeps its own shape (viewed at the scores' rank: a
 [B, 1, L, S] padding mask is never broadcast over the heads in memory); dnn-fuse-post-ops
 then folds the scale and the mask additions into the first matmul where oneDNN takes them
@@ -138,15 +142,28 @@ class _Builder:
         return self._add(WhereOp.build(operands=[zero, value, is_nan], result_types=[value.type]))
 
 
+def _rows_folded(sdpa: SdpaOp) -> bool:
+    """Whether the G query heads of a key/value head can be stacked as G * L rows: nothing
+    added to the scores varies along the queries or the heads (no causal diagonal, a mask
+    [.., 1, 1, S] at most)."""
+    queries = shape_of(sdpa.q)[2]
+    if int_of(sdpa.causal) and queries > 1:
+        return False
+    mask = (1,) * 4 + shape_of(sdpa.mask) if sdpa.mask is not None else (1,) * 4
+    return mask[-3:-1] == (1, 1)
+
+
 def _expand(sdpa: SdpaOp) -> list[Operation]:
     """The ops of the rule (module docstring) for ``sdpa``, its result last."""
-    batch, heads, queries, _ = shape_of(sdpa.q)
+    batch, heads, queries, head_size = shape_of(sdpa.q)
     kv_heads, keys, _ = shape_of(sdpa.k)[1:]
     group = heads // kv_heads
     build = _Builder(sdpa, tensor_type(sdpa.q).get_element_type())
     q, k, v = sdpa.q, sdpa.k, sdpa.v
-    if group > 1:
-        q = build.reshape(q, (batch, kv_heads, group, *shape_of(q)[2:]))
+    if group > 1 and _rows_folded(sdpa):
+        q = build.reshape(q, (batch, kv_heads, group * queries, head_size))
+    elif group > 1:
+        q = build.reshape(q, (batch, kv_heads, group, queries, head_size))
         k = build.reshape(k, (shape_of(k)[0], kv_heads, 1, *shape_of(k)[2:]))
         v = build.reshape(v, (shape_of(v)[0], kv_heads, 1, *shape_of(v)[2:]))
     scores = build.matmul(q, build.transpose_last(k))
@@ -154,12 +171,13 @@ def _expand(sdpa: SdpaOp) -> list[Operation]:
     if scale != 1.0:
         scores = build.linear(scores, scale)
     if sdpa.mask is not None:
-        scores = build.binary(BinaryAlg.ADD, scores, _mask_view(build, sdpa.mask, heads, group))
+        mask = _mask_view(sdpa.mask, heads, group, len(shape_of(scores)))
+        scores = build.binary(BinaryAlg.ADD, scores, build.reshape(sdpa.mask, mask))
     if int_of(sdpa.causal) and queries > 1:  # one query is the last position: it sees every key
         # the lowest f32 rather than -inf: the same probabilities (exp gives 0 either way), and
         # a constant that survives the IR's text form (xDSL reads -inf's hex form back wrongly)
-        mask = np.maximum(causal_mask(queries, keys), np.finfo(np.float32).min)
-        view = mask.reshape((1,) * (len(shape_of(scores)) - 2) + mask.shape)
+        causal = np.maximum(causal_mask(queries, keys), np.finfo(np.float32).min)
+        view = causal.reshape((1,) * (len(shape_of(scores)) - 2) + causal.shape)
         scores = build.binary(BinaryAlg.ADD, scores, build.constant(view))
     probabilities = build.softmax(scores)
     if int_of(sdpa.nan_to_zero):
@@ -168,15 +186,14 @@ def _expand(sdpa: SdpaOp) -> list[Operation]:
     return build.ops
 
 
-def _mask_view(build: _Builder, mask: SSAValue, heads: int, group: int) -> SSAValue:
-    """The mask at the scores' rank: [Mb, Mh, Ml, Ms], then [Mb, Mh / G or 1, G or 1, Ml, Ms]
-    with grouped heads."""
-    shape = shape_of(mask)
-    shape = (1,) * (4 - len(shape)) + shape
-    if group > 1:
+def _mask_view(mask: SSAValue, heads: int, group: int, rank: int) -> shapes.Shape:
+    """The mask's shape at the scores' rank: [Mb, Mh, Ml, Ms]; with grouped heads in rank 5
+    [Mb, Mh / G or 1, G or 1, Ml, Ms] (with stacked rows Mh and Ml are 1)."""
+    shape = (1,) * (4 - len(shape_of(mask))) + shape_of(mask)
+    if rank == 5:
         per_head = shape[1] == heads
         shape = (shape[0], heads // group if per_head else 1, group if per_head else 1, *shape[2:])
-    return build.reshape(mask, shape)
+    return shape
 
 
 def _dynamic_reason(sdpa: SdpaOp) -> str | None:

@@ -111,10 +111,12 @@ def _scaling(value: SSAValue) -> BinaryOp | None:
 
 
 def _strip_scales(
-    value: SSAValue, what: str, factors: list[float]
+    value: SSAValue, what: str, factors: list[float], *, strict: bool
 ) -> tuple[SSAValue, list[Operation]]:
     """``value`` without the muls and divs by scalar constants that produced it (their
-    factors appended to ``factors``) and those ops, producers first."""
+    factors appended to ``factors``) and those ops, producers first. A mul or div by anything
+    else is a refusal if ``strict`` (the scores), else where q or k begins (rotary
+    embeddings multiply them by tensors)."""
     ops: list[Operation] = []
     while (owner := _scaling(value)) is not None:
         divides = owner.alg.data == BinaryAlg.DIV
@@ -124,6 +126,8 @@ def _strip_scales(
             else [(owner.lhs, owner.rhs), (owner.rhs, owner.lhs)]
         )
         found = [(x, _scalar(c)) for x, c in pairs if _scalar(c) is not None]
+        if not found and not strict:
+            break
         need(bool(found), f"the scale of {what} is not a scalar dnn.constant")
         x, factor = found[0]
         assert factor is not None  # filtered above
@@ -250,11 +254,11 @@ def _match(softmax: SoftmaxOp) -> _Match:
     v, v_ops = _strip_repeat_kv(pv.rhs, "v")
     masked, mask, where_mask, mask_ops = _unmask(softmax.src)
     factors: list[float] = []
-    scores, scale_ops = _strip_scales(masked, "the scores", factors)
+    scores, scale_ops = _strip_scales(masked, "the scores", factors, strict=True)
     qk = _plain_matmul(scores, "the scores")
     only_use(qk.result, "the scores")
-    q, q_ops = _strip_scales(qk.lhs, "q", factors)
-    kt, k_ops = _strip_scales(qk.rhs, "kᵀ", factors)
+    q, q_ops = _strip_scales(qk.lhs, "q", factors, strict=False)
+    kt, k_ops = _strip_scales(qk.rhs, "kᵀ", factors, strict=False)
     transpose = kt.owner
     transposed = isinstance(transpose, TransposeOp) and ints(transpose.permutation) == [0, 1, 3, 2]
     repeat_ops: list[Operation] = []
@@ -324,6 +328,8 @@ class RecoverAttention(RewritePattern):
         if sdpa.result.type != last.results[0].type:
             remark(op, f"not recovered: the result type {last.results[0].type} is not q's")
             return
+        for new in (*new_ops, sdpa):
+            new.location = last.location  # the attention's output: where profiles name it
         replace_chain(rewriter, match.ops, [*new_ops, sdpa])
         remark(sdpa, f"recovered sdpa (scale {match.scale:.6g}{', causal' if causal else ''})")
 

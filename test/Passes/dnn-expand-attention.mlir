@@ -44,6 +44,25 @@ func.func @sdpa_grouped_causal(%q: tensor<1x4x2x8xf32>, %k: tensor<1x2x3x8xf32>,
 
 // -----
 
+/// A decoding step with grouped heads: one query, causal (a no-op for the last position) and a
+/// padding mask [B, 1, 1, S]: the 2 query heads of each key/value head are stacked as rows,
+/// so k and v are read as they are and the mask keeps its shape.
+// CHECK-LABEL: func.func @sdpa_grouped_decoding_step
+// CHECK:         %[[Q:.*]] = dnn.reshape %q : (tensor<2x4x1x8xf32>) -> tensor<2x2x2x8xf32>
+// CHECK-NEXT:    %[[KT:.*]] = dnn.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<2x2x6x8xf32>) -> tensor<2x2x8x6xf32>
+// CHECK-NEXT:    %[[S:.*]] = dnn.matmul %[[Q]], %[[KT]] : (tensor<2x2x2x8xf32>, tensor<2x2x8x6xf32>) -> tensor<2x2x2x6xf32>
+// CHECK-NEXT:    %[[A:.*]] = dnn.binary add %[[S]], %mask : (tensor<2x2x2x6xf32>, tensor<2x1x1x6xf32>) -> tensor<2x2x2x6xf32>
+// CHECK-NEXT:    %[[P:.*]] = dnn.softmax %[[A]] {axis = 3 : i64} : tensor<2x2x2x6xf32>
+// CHECK-NEXT:    %[[O:.*]] = dnn.matmul %[[P]], %v : (tensor<2x2x2x6xf32>, tensor<2x2x6x8xf32>) -> tensor<2x2x2x8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = dnn.reshape %[[O]] : (tensor<2x2x2x8xf32>) -> tensor<2x4x1x8xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @sdpa_grouped_decoding_step(%q: tensor<2x4x1x8xf32>, %k: tensor<2x2x6x8xf32>, %v: tensor<2x2x6x8xf32>, %mask: tensor<2x1x1x6xf32>) -> tensor<2x4x1x8xf32> {
+  %y = dnn.sdpa %q, %k, %v mask(%mask : tensor<2x1x1x6xf32>) {scale = 1.0 : f32, causal = true} : (tensor<2x4x1x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x8xf32>) -> tensor<2x4x1x8xf32>
+  func.return %y : tensor<2x4x1x8xf32>
+}
+
+// -----
+
 /// A per-head mask with grouped heads is viewed as [B, Hkv, G, L, S].
 // CHECK-LABEL: func.func @sdpa_grouped_per_head_mask
 // CHECK:         dnn.reshape %mask : (tensor<1x4x2x3xf32>) -> tensor<1x2x2x2x3xf32>

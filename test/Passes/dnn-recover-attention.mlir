@@ -138,6 +138,24 @@ func.func @sdpa_constant_mask_not_causal(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2
 
 // -----
 
+/// q is a product with a tensor (rotary embeddings multiply q by cos): that product is q, and
+/// only the scalar factor after it goes into the scale.
+// CHECK-LABEL: func.func @sdpa_q_times_tensor
+// CHECK:         %[[R:.*]] = dnn.binary mul %x, %cos
+// CHECK-NEXT:    %[[Y:.*]] = dnn.sdpa %[[R]], %k, %v {scale = 5.000000e-01 : f32}
+func.func @sdpa_q_times_tensor(%x: tensor<1x2x4x8xf32>, %cos: tensor<1x1x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %r = dnn.binary mul %x, %cos : (tensor<1x2x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %c = dnn.constant dense<0.5> : tensor<1x1x1x1xf32>
+  %q = dnn.binary mul %r, %c : (tensor<1x2x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x4x8xf32>
+  %kt = dnn.transpose %k {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %s = dnn.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = dnn.softmax %s {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %y = dnn.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  func.return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
 /// The softmax normalizes over the queries (axis 2), not the keys: not attention.
 // CHECK-LABEL: func.func @negative_sdpa_softmax_other_axis
 // CHECK-NOT:     dnn.sdpa

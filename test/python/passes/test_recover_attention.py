@@ -144,6 +144,25 @@ def test_explicit_grouped_heads_padding_and_causal_mask(
     _assert_agree(path, inputs, 1, repeats=0 if heads == kv_heads else 2)
 
 
+@pytest.mark.parametrize(("heads", "kv_heads"), [(4, 2), (6, 1)])
+@pytest.mark.parametrize("keys", [1, 9])
+def test_explicit_grouped_single_query_padding_mask(
+    tmp_path: Path, heads: int, kv_heads: int, keys: int
+) -> None:
+    """A decoding step: one query over `keys` keys, a padding mask [B, 1, 1, S] (the query
+    heads of a key/value head stacked as rows by the expansion)."""
+    rng = np.random.default_rng(keys)
+    inputs = {
+        "q": rng.standard_normal((2, heads, 1, HEAD_SIZE)).astype(np.float32),
+        "k": rng.standard_normal((2, kv_heads, keys, HEAD_SIZE)).astype(np.float32),
+        "v": rng.standard_normal((2, kv_heads, keys, HEAD_SIZE)).astype(np.float32),
+        "mask": np.zeros((2, 1, 1, keys), np.float32),
+    }
+    inputs["mask"][1, ..., -1] = np.finfo(np.float32).min if keys > 1 else 0.0
+    path = _export(_Explicit(heads // kv_heads), inputs, tmp_path / "step.onnx")
+    _assert_agree(path, inputs, 1, repeats=2)
+
+
 @pytest.mark.parametrize("attention", ["sdpa", "eager"])
 @pytest.mark.parametrize("family", decoders.FAMILIES)
 def test_transformers_decoder(tmp_path: Path, family: decoders.Family, attention: str) -> None:
