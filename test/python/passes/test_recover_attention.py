@@ -62,6 +62,15 @@ class _Explicit(nn.Module):
         return torch.matmul(probabilities, self._repeat(v))
 
 
+class _WhereMasked(nn.Module):
+    """GPT-2's older eager attention: masked scores replaced by the lowest f32 with a where."""
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, keep: torch.Tensor):
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(HEAD_SIZE)
+        scores = torch.where(keep, scores, torch.finfo(torch.float32).min)
+        return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+
 def _export(module: nn.Module, inputs: dict[str, np.ndarray], path: Path) -> Path:
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
@@ -127,6 +136,17 @@ def test_torch_sdpa_boolean_padding_mask_with_a_row_masked_entirely(
     keep[0, :, 1, :] = False  # a query that sees nothing: NaN in the softmax, 0 after the guard
     inputs["mask"] = keep
     path = _export(_Sdpa(causal=False), inputs, tmp_path / "sdpa_mask.onnx")
+    _assert_agree(path, inputs, 1)
+
+
+@pytest.mark.parametrize("length", [2, 7])
+def test_where_masked_scores(tmp_path: Path, length: int) -> None:
+    inputs = _qkv(np.random.default_rng(length), 2, 2, length)
+    keep = np.tril(np.ones((length, length), bool))[None, None].repeat(2, axis=0)
+    keep[1, ..., 0] = False  # padding, but the diagonal keeps every row one key
+    keep[1, 0, 0, 0] = True
+    inputs["keep"] = keep
+    path = _export(_WhereMasked(), inputs, tmp_path / "where.onnx")
     _assert_agree(path, inputs, 1)
 
 
