@@ -12,7 +12,8 @@ compares the "actual" and the "expected kernel type":
   else unchanged;
 - a func.return operand: the function's declared result type (plain, the caller's dtype).
 Results follow from the expected operand types by the dialect's rules (first operand's layout
-and element type; dnn.reorder keeps its layout, dnn.cast its element type), and where a
+and element type; dnn.reorder keeps its layout, dnn.cast, dnn.quantize and dnn.dequantize
+their element type), and where a
 value's type differs from what a reader expects:
 
 Rule: %x : tensor<S x A, La>;  %y = dnn.op %x {expects tensor<S x B, Lb>}
@@ -49,10 +50,12 @@ from dnnc.core.diagnostics import remark
 from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
+    DequantizeOp,
     DnnOp,
     KernelAttr,
     KernelLibrary,
     LayoutAttr,
+    QuantizeOp,
     ReorderOp,
     WeightOp,
     is_view,
@@ -124,8 +127,8 @@ def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
         old = tensor_type(value)
         if isinstance(op, ReorderOp):
             types.append(retyped(old, element=src.get_element_type()))
-        elif isinstance(op, CastOp):
-            types.append(retyped(old, encoding=src.encoding))
+        elif isinstance(op, CastOp | QuantizeOp | DequantizeOp):
+            types.append(retyped(old, encoding=src.encoding))  # the op sets the element type
         elif any(value is getattr(op, name) for name in op.RESULT_TYPES):
             types.append(old)  # a fixed type (top_k indices, comparisons) on reference kernels
         elif old.get_num_dims() == src.get_num_dims():

@@ -51,6 +51,7 @@ from dnnc.reference.normalization import (
     reduce,
     softmax,
 )
+from dnnc.reference.quant import dequantize, dynamic_quantize, quantize
 from dnnc.reference.resample import resize
 
 __all__ = [
@@ -65,6 +66,8 @@ __all__ = [
     "conv2d",
     "cumsum",
     "deconv2d",
+    "dequantize",
+    "dynamic_quantize",
     "eltwise",
     "expand",
     "from_layout",
@@ -78,6 +81,7 @@ __all__ = [
     "lrn",
     "matmul",
     "pool",
+    "quantize",
     "reduce",
     "reorder",
     "reshape",

@@ -41,6 +41,7 @@ from dnnc.dialects.dnn.attention import ATTENTION_OPS
 from dnnc.dialects.dnn.compute import COMPUTE_OPS
 from dnnc.dialects.dnn.data import DATA_OPS
 from dnnc.dialects.dnn.logic import LOGIC_OPS
+from dnnc.dialects.dnn.quant import QUANT_OPS
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import numpy_dtype, source_value
 
@@ -51,7 +52,7 @@ _NOT_KERNEL_PROPERTIES = frozenset({"operandSegmentSizes"})
 
 KERNELS: dict[type[DnnOp], Kernel] = {
     op: getattr(reference, op.name.removeprefix("dnn."))
-    for op in (*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS)
+    for op in (*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS)
     if op not in _SOURCES
 }
 """The reference kernel of every computing dnn op: the function named like the op."""

@@ -358,3 +358,22 @@ func.func @mask(%m: tensor<2x4xi64>, %zero: tensor<1x1xi64>, %s: tensor<3x2x4xf3
   %w = dnn.where %e, %s, %t : (tensor<3x2x4xi1>, tensor<3x2x4xf32>, tensor<1x1x1xf32>) -> tensor<3x2x4xf32>
   func.return %w : tensor<3x2x4xf32>
 }
+
+// -----
+
+/// quantize and dequantize per tensor (rank-0 scale) and per axis (rank-1 scale and an axis);
+/// dynamic_quantize gives the value, its scale and its zero point.
+// CHECK-LABEL: func.func @quantization
+// CHECK-NEXT:    %q = dnn.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+// CHECK-NEXT:    %d = dnn.dequantize %q, %s, %z : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %qc = dnn.quantize %d, %sc, %zc {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+// CHECK-NEXT:    %dc = dnn.dequantize %qc, %sc, %zc {axis = -1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %y, %ys, %yz = dnn.dynamic_quantize %dc : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+func.func @quantization(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<3xf32>, %zc: tensor<3xi8>) -> tensor<2x3xui8> {
+  %q = dnn.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  %d = dnn.dequantize %q, %s, %z : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %qc = dnn.quantize %d, %sc, %zc {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+  %dc = dnn.dequantize %qc, %sc, %zc {axis = -1 : i64} : (tensor<2x3xi8>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xf32>
+  %y, %ys, %yz = dnn.dynamic_quantize %dc : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  func.return %y : tensor<2x3xui8>
+}

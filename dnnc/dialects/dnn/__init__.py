@@ -68,8 +68,9 @@ from dnnc.dialects.dnn.logic import (
     LogicalOp,
     WhereOp,
 )
+from dnnc.dialects.dnn.quant import QUANT_OPS, DequantizeOp, DynamicQuantizeOp, QuantizeOp
 
-DNN = Dialect("dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS], list(ATTRIBUTES))
+DNN = Dialect("dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS], list(ATTRIBUTES))
 """The dialect as xDSL registers it."""
 
 __all__ = [
@@ -86,7 +87,9 @@ __all__ = [
     "CumSumOp",
     "DataTypeAttr",
     "Deconv2DOp",
+    "DequantizeOp",
     "DnnOp",
+    "DynamicQuantizeOp",
     "EltwiseAlgAttr",
     "EltwiseOp",
     "EltwisePostOpAttr",
@@ -108,6 +111,7 @@ __all__ = [
     "PoolKindAttr",
     "PoolOp",
     "PostOpAttr",
+    "QuantizeOp",
     "ReduceKindAttr",
     "ReduceOp",
     "ReorderOp",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import onnx
 
 from dnnc.core.diagnostics import ModelError
-from dnnc.frontend.onnx import einsum, elementwise, logic, movement, nn, tensor
+from dnnc.frontend.onnx import einsum, elementwise, logic, movement, nn, quant, tensor
 from dnnc.frontend.onnx.graph import Graph
 from dnnc.frontend.onnx.importer import Converter
 
@@ -67,11 +67,25 @@ CONVERTERS: dict[str, Converter] = {
     "Resize": movement.convert_resize,
     "ConvTranspose": nn.convert_conv_transpose,
     "Einsum": einsum.convert_einsum,
+    "QuantizeLinear": quant.convert_quantize_linear,
+    "DequantizeLinear": quant.convert_dequantize_linear,
+    "DynamicQuantizeLinear": quant.convert_dynamic_quantize_linear,
+    "QLinearConv": quant.convert_qlinear_conv,
+    "QLinearMatMul": quant.convert_qlinear_matmul,
+    "ConvInteger": quant.convert_conv_integer,
+    "MatMulInteger": quant.convert_matmul_integer,
 }
 """Every ONNX op type (default domain) the importer converts at run time; ``Constant`` and
 any node with only constant inputs are folded instead (``Importer.fold``)."""
 
 NEWEST_VERSIONS: dict[str, int] = {
+    "QuantizeLinear": 28,
+    "DequantizeLinear": 28,
+    "DynamicQuantizeLinear": 11,
+    "QLinearConv": 10,
+    "QLinearMatMul": 21,
+    "ConvInteger": 10,
+    "MatMulInteger": 10,
     "Abs": 13,
     "Size": 25,
     "Einsum": 28,
@@ -166,9 +180,10 @@ NEWEST_VERSIONS: dict[str, int] = {
 """Per op type, the newest ONNX version (schema ``since_version``) whose semantics its
 converter implements. Every version from opset 22 on up to 28 of these ops only adds element
 types (bf16, 4-bit and 8-bit floats and ints) or attributes of such types (Cast's
-``round_mode`` for float8e8m0), which the converters refuse as types; a model whose node has a
-newer version is refused naming it (check_versions). A test ties the table to CONVERTERS and
-to the installed onnx's schemas."""
+``round_mode`` for float8e8m0; QuantizeLinear's ``precision`` and DequantizeLinear's
+``output_dtype``, accepted at float32 only), which the converters refuse as types; a model
+whose node has a newer version is refused naming it (check_versions). A test ties the table
+to CONVERTERS and to the installed onnx's schemas."""
 
 
 def check_versions(graph: Graph) -> None:

@@ -84,14 +84,20 @@ def window_pads(
 def convert_conv(imp: Importer, node: Node) -> Value:
     """Conv (grouped, depthwise, dilated, auto_pad, asymmetric pads; 1-D, 2-D or 3-D) ->
     dnn.conv2d."""
-    src, wei = imp.tensor(node, 0), imp.tensor(node, 1)
+    return conv(imp, node, imp.tensor(node, 0), imp.tensor(node, 1), imp.optional_tensor(node, 2))
+
+
+def conv(
+    imp: Importer, node: Node, src: SSAValue, wei: SSAValue, bias: SSAValue | None
+) -> SSAValue:
+    """A Conv-like node's convolution of ``src`` by ``wei`` (and ``bias``), its window from
+    the node's attributes."""
     spatial = _spatial(imp, node, src, (1, 2, 3))
     rank = len(spatial)
     strides = node.ints_attr("strides", [1] * rank)
     dilations = node.ints_attr("dilations", [1] * rank)
     pads = window_pads(imp, node, spatial, shape_of(wei)[2:], strides, dilations)
     window = _ConvWindow(strides, dilations, *pads, node.int_attr("group", 1))
-    bias = imp.optional_tensor(node, 2)
     if rank == 3:
         return _conv3d(imp, node, src, wei, bias, window)
     return _conv(imp, node, src, wei, bias, window)
@@ -626,7 +632,11 @@ def convert_matmul(imp: Importer, node: Node) -> Value:
     dimension is dropped from the result, as numpy.matmul does; an N-D lhs times a 2-D rhs
     (a linear layer over a sequence) is one 2-D product over the flattened rows, so oneDNN
     sees a plain GEMM rather than a broadcast batch of them."""
-    lhs, rhs = imp.tensor(node, 0), imp.tensor(node, 1)
+    return matmul_nd(imp, node, imp.tensor(node, 0), imp.tensor(node, 1))
+
+
+def matmul_nd(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """numpy.matmul of ``lhs`` and ``rhs`` of any ranks (see convert_matmul)."""
     lhs_shape, rhs_shape = shape_of(lhs), shape_of(rhs)
     if len(lhs_shape) == 1:
         lhs = imp.reshape(lhs, (1, *lhs_shape))

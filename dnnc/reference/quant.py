@@ -1,0 +1,64 @@
+"""The quantization ops: ONNX QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear
+exactly, in f32 arithmetic as ONNX Runtime computes them.
+
+``x / scale`` is an f32 division (a float64 quotient can round to another side of a tie),
+rounded half to even, then the zero point is added and the sum saturated to the integer
+type (a NaN, 0 / 0, becomes 0: ONNX leaves it undefined).
+Dequantization subtracts in integers and multiplies in f32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_F32 = np.float32
+_U8 = np.iinfo(np.uint8)
+
+
+def _per_axis(array: np.ndarray, ndim: int, axis: int | None) -> np.ndarray:
+    """A scale or zero point shaped to broadcast against a rank-``ndim`` tensor."""
+    if axis is None:
+        return array.reshape(())
+    shape = [1] * ndim
+    shape[axis % ndim] = array.size
+    return array.reshape(shape)
+
+
+def _saturated(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Whole-number float values clipped into ``dtype``'s range and converted."""
+    info = np.iinfo(dtype)
+    return np.clip(np.nan_to_num(values, nan=0.0), info.min, info.max).astype(dtype)
+
+
+def quantize(
+    src: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, axis: int | None = None
+) -> np.ndarray:
+    """``dnn.quantize``: saturate(round_half_even(src / scale) + zero_point) in
+    zero_point's type."""
+    scale = _per_axis(scale.astype(_F32), src.ndim, axis)
+    zero = _per_axis(zero_point, src.ndim, axis).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rounded = np.rint(np.asarray(src, _F32) / scale).astype(np.float64)
+    return _saturated(rounded + zero, zero_point.dtype)
+
+
+def dequantize(
+    src: np.ndarray, scale: np.ndarray, zero_point: np.ndarray, *, axis: int | None = None
+) -> np.ndarray:
+    """``dnn.dequantize``: (src - zero_point) * scale in f32."""
+    scale = _per_axis(scale.astype(_F32), src.ndim, axis)
+    zero = _per_axis(zero_point, src.ndim, axis).astype(np.int64)
+    return (src.astype(np.int64) - zero).astype(_F32) * scale
+
+
+def dynamic_quantize(src: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``dnn.dynamic_quantize``: src quantized to u8 over its own range widened to hold 0,
+    with that scale and zero point; an all-zero src has scale 1, as in ONNX Runtime (the
+    specification's formula divides by zero)."""
+    x = np.asarray(src, _F32)
+    high = _F32(max(0.0, float(x.max(initial=0.0))))
+    low = _F32(min(0.0, float(x.min(initial=0.0))))
+    scale = _F32(1.0) if high == low else _F32(_F32(high - low) / _F32(_U8.max - _U8.min))
+    zero = np.rint(np.clip(_F32(_U8.min) - low / scale, _U8.min, _U8.max))
+    zero_point = np.asarray(zero, np.uint8)
+    return quantize(x, np.asarray(scale), zero_point), np.asarray(scale), zero_point

@@ -1,0 +1,215 @@
+"""ONNX's quantization ops through dnnc against ONNX Runtime: the reference kernels
+(interpreted) and the compiled graph, each op per tensor and per axis, int8 and uint8, with
+rounding ties and saturation in the data; the refusals name what is not supported."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pytest
+from onnx import helper
+from onnx.reference import ReferenceEvaluator
+from onnx_helpers import model, op_names, run_compiled, run_dnnc
+from onnx_helpers import run_onnxruntime as onnxruntime
+
+from dnnc.core.diagnostics import ModelError
+from dnnc.frontend.onnx import import_onnx
+
+RNG = np.random.default_rng(31)
+
+
+def _same(
+    made, inputs: Mapping[str, np.ndarray], steps: int = 0, fp_tolerance: float = 1e-6
+) -> list[str]:
+    """Every result of the interpreter and of the compiled graph equals ONNX Runtime's:
+    integers within ``steps`` quantization steps, floats within ``fp_tolerance``. The ops
+    the import emitted."""
+    module = import_onnx(made)
+    theirs = onnxruntime(made, inputs)
+    for ours in (run_dnnc(module, inputs), run_compiled(module, inputs)):
+        assert len(ours) == len(theirs)
+        for got, want in zip(ours, theirs, strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            if want.dtype.kind in "iu":
+                assert np.abs(got.astype(np.int64) - want.astype(np.int64)).max() <= steps
+            else:
+                np.testing.assert_allclose(got, want, rtol=fp_tolerance, atol=fp_tolerance)
+    return op_names(module)
+
+
+def _ties(scale: float, size: int) -> np.ndarray:
+    """Values on rounding ties (k + 0.5 steps) and far outside any 8-bit range."""
+    halves = (np.arange(size, dtype=np.float32) - size / 2 + 0.5) * np.float32(scale)
+    return np.concatenate([halves, np.float32([1e6, -1e6, 0.0]) * scale]).astype(np.float32)
+
+
+@pytest.mark.parametrize("opset", [10, 13, 19, 21, 25])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_quantize_per_tensor_ties_and_saturation(opset: int, dtype: type) -> None:
+    x = _ties(0.25, 600).reshape(3, 201)
+    zero = np.asarray(3 if dtype == np.uint8 else -3, dtype)
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])
+    made = model([node], {"x": x}, initializers={"s": np.float32(0.25), "z": zero}, opset=opset)
+    assert _same(made, {"x": x}) == ["dnn.constant", "dnn.constant", "dnn.quantize"]
+
+
+def test_quantize_without_zero_point_is_uint8() -> None:
+    x = _ties(0.5, 64)
+    node = helper.make_node("QuantizeLinear", ["x", "s"], ["y"])
+    _same(model([node], {"x": x}, initializers={"s": np.float32(0.5)}, opset=13), {"x": x})
+
+
+@pytest.mark.parametrize("axis", [1, -1, 0])
+def test_quantize_dequantize_per_axis(axis: int) -> None:
+    x = (RNG.standard_normal((4, 6)) * 5).astype(np.float32)
+    channels = x.shape[axis]
+    scale = RNG.uniform(0.01, 0.1, channels).astype(np.float32)
+    zero = RNG.integers(-20, 20, channels).astype(np.int8)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=axis),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], axis=axis),
+    ]
+    made = model(nodes, {"x": x}, ["q", "y"], initializers={"s": scale, "z": zero}, opset=13)
+    assert "dnn.quantize" in _same(made, {"x": x})
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int32])
+def test_dequantize_per_tensor(dtype: type) -> None:
+    info = np.iinfo(dtype)
+    low, high = max(info.min, -(2**20)), min(info.max, 2**20)
+    q = RNG.integers(low, high, (5, 7), endpoint=True).astype(dtype)
+    zero = np.asarray(0 if dtype == np.int32 else 7, dtype)
+    node = helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"])
+    made = model([node], {"q": q}, initializers={"s": np.float32(0.037), "z": zero}, opset=13)
+    assert _same(made, {"q": q})[-1] == "dnn.dequantize"
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        RNG.standard_normal((3, 17)).astype(np.float32),
+        RNG.uniform(1.0, 4.0, (2, 9)).astype(np.float32),  # all positive: the range is [0, max]
+        np.zeros((4,), np.float32),  # a range of one point
+    ],
+)
+def test_dynamic_quantize(x: np.ndarray) -> None:
+    node = helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    made = model([node], {"x": x}, ["y", "s", "z"], opset=11)
+    assert _same(made, {"x": x}, fp_tolerance=0.0) == ["dnn.dynamic_quantize"]
+
+
+def test_qlinear_conv_per_channel_with_bias() -> None:
+    """Within one step: ONNX Runtime accumulates in int32 and requantizes once, dnnc
+    dequantizes, convolves in f32 and quantizes, so a value next to a rounding tie may
+    round the other way."""
+    x = RNG.integers(0, 256, (1, 8, 9, 9)).astype(np.uint8)
+    w = RNG.integers(-127, 128, (16, 8, 3, 3)).astype(np.int8)
+    initializers = {
+        "xs": np.float32(0.02),
+        "xz": np.uint8(128),
+        "w": w,
+        "ws": RNG.uniform(0.001, 0.01, 16).astype(np.float32),
+        "wz": np.zeros(16, np.int8),
+        "ys": np.float32(0.05),
+        "yz": np.uint8(100),
+        "b": RNG.integers(-5000, 5000, 16).astype(np.int32),
+    }
+    node = helper.make_node(
+        "QLinearConv",
+        ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"],
+        ["y"],
+        pads=[1, 1, 1, 1],
+        strides=[2, 2],
+    )
+    made = model([node], {"x": x}, initializers=initializers, opset=13)
+    ops = _same(made, {"x": x}, steps=1)
+    assert ops.count("dnn.dequantize") == 3  # x, w and the bias
+    assert "dnn.conv2d" in ops and ops[-1] == "dnn.quantize"
+
+
+def test_qlinear_matmul_per_column() -> None:
+    a = RNG.integers(-128, 128, (2, 5, 32)).astype(np.int8)
+    initializers = {
+        "as": np.float32(0.03),
+        "az": np.int8(-4),
+        "b": RNG.integers(-128, 128, (32, 12)).astype(np.int8),
+        "bs": RNG.uniform(0.001, 0.01, 12).astype(np.float32),
+        "bz": np.zeros(12, np.int8),
+        "ys": np.float32(0.1),
+        "yz": np.int8(5),
+    }
+    node = helper.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys", "yz"], ["y"])
+    _same(model([node], {"a": a}, initializers=initializers, opset=13), {"a": a}, steps=1)
+
+
+def _same_as_onnx_reference(made, inputs: Mapping[str, np.ndarray]) -> None:
+    """The interpreter and the compiled graph give exactly ONNX's reference evaluator's
+    results (for the per-axis zero points ONNX Runtime refuses)."""
+    module = import_onnx(made)
+    theirs = ReferenceEvaluator(made).run(None, dict(inputs))
+    for ours in (run_dnnc(module, inputs), run_compiled(module, inputs)):
+        for got, want in zip(ours, theirs, strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("per_axis", [False, True])
+def test_matmul_integer(per_axis: bool) -> None:
+    """Exact int32: the f32 sums stay below 2^24 here."""
+    a = RNG.integers(0, 256, (6, 40)).astype(np.uint8)
+    b = RNG.integers(-128, 128, (40, 7)).astype(np.int8)
+    az = RNG.integers(0, 256, 6 if per_axis else ()).astype(np.uint8)
+    bz = RNG.integers(-10, 10, 7 if per_axis else ()).astype(np.int8)
+    inputs = {"a": a, "b": b, "az": az}
+    node = helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])
+    made = model([node], inputs, initializers={"bz": bz}, opset=10)
+    if per_axis:  # per row of a and column of b: ONNX Runtime and ONNX's evaluator refuse
+        want = (a.astype(np.int64) - az[:, None]) @ (b.astype(np.int64) - bz)
+        module = import_onnx(made)
+        for got in (run_dnnc(module, inputs)[0], run_compiled(module, inputs)[0]):
+            np.testing.assert_array_equal(got, want.astype(np.int32))
+    else:
+        assert _same(made, inputs)[-1] == "dnn.cast"
+
+
+@pytest.mark.parametrize("per_axis", [False, True])
+def test_conv_integer_with_padding(per_axis: bool) -> None:
+    """Padding reads the zero point, so that x - x_zero_point is 0 there."""
+    x = RNG.integers(0, 256, (2, 3, 6, 6)).astype(np.uint8)
+    w = RNG.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8)
+    inputs = {"x": x, "w": w}
+    wz = RNG.integers(0, 256, 4 if per_axis else ()).astype(np.uint8)
+    initializers = {"xz": np.uint8(17), "wz": wz}
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], pads=[1, 1, 1, 1])
+    made = model([node], inputs, initializers=initializers, opset=10)
+    if per_axis:  # per output channel: ONNX Runtime takes a scalar only
+        _same_as_onnx_reference(made, inputs)
+    else:
+        _same(made, inputs)
+
+
+@pytest.mark.parametrize(
+    ("attributes", "initializers", "message"),
+    [
+        (
+            {"axis": 1, "block_size": 2},
+            {"s": np.ones((2, 2), np.float32), "z": np.zeros((2, 2), np.uint8)},
+            "block-wise quantization (block_size) is not supported",
+        ),
+        (
+            {},
+            {"s": np.float16(0.5), "z": np.uint8(0)},
+            "a float16 scale is not supported (float32 only)",
+        ),
+        (
+            {},
+            {"s": np.float32(0.5), "z": np.int16(0)},
+            "a zero point of type int16 is not supported",
+        ),
+    ],
+)
+def test_refusals(attributes: dict, initializers: dict, message: str) -> None:
+    x = np.zeros((2, 4), np.float32)
+    node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], **attributes)
+    with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        import_onnx(model([node], {"x": x}, initializers=initializers, opset=21))
