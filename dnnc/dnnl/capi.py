@@ -640,6 +640,10 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
         "dnnl_status_t",
         ("dnnl_primitive_attr_t attr", "int arg", "int mask"),
     ),
+    "dnnl_primitive_attr_set_zero_points_mask": (
+        "dnnl_status_t",
+        ("dnnl_primitive_attr_t attr", "int arg", "int mask"),
+    ),
     "dnnl_primitive_attr_set_fpmath_mode": (
         "dnnl_status_t",
         ("dnnl_primitive_attr_t attr", "dnnl_fpmath_mode_t mode"),

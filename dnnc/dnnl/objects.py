@@ -792,13 +792,17 @@ class PostOps(_Owned):
 
 class PrimitiveAttr(_Owned):
     """A ``dnnl_primitive_attr_t``. The scratchpad mode defaults to *user*: the caller
-    passes the scratchpad (``PrimitiveDesc.scratchpad_desc()``) as DNNL_ARG_SCRATCHPAD."""
+    passes the scratchpad (``PrimitiveDesc.scratchpad_desc()``) as DNNL_ARG_SCRATCHPAD.
+    ``scales_masks`` / ``zero_points_masks``: per DNNL_ARG_* the mask of run-time scales
+    (f32, passed as ``DNNL_ARG_ATTR_SCALES | arg``) and zero points (s32, passed as
+    ``DNNL_ARG_ATTR_ZERO_POINTS | arg``): 0 for one value, bit d for one per index of dim d."""
 
     def __init__(
         self,
         post_ops: PostOps | None = None,
         *,
         scales_masks: Mapping[int, int] | None = None,
+        zero_points_masks: Mapping[int, int] | None = None,
         fpmath_mode: capi.dnnl_fpmath_mode_t = capi.dnnl_fpmath_mode_t.dnnl_fpmath_mode_strict,
         scratchpad_mode: capi.dnnl_scratchpad_mode_t = (
             capi.dnnl_scratchpad_mode_t.dnnl_scratchpad_mode_user
@@ -807,12 +811,15 @@ class PrimitiveAttr(_Owned):
         super().__init__(_new_handle(_C.dnnl_primitive_attr_create), _C.dnnl_primitive_attr_destroy)
         self.post_ops = post_ops
         self.scales_masks = dict(scales_masks or {})
+        self.zero_points_masks = dict(zero_points_masks or {})
         self.fpmath_mode = capi.dnnl_fpmath_mode_t(fpmath_mode)
         self.scratchpad_mode = capi.dnnl_scratchpad_mode_t(scratchpad_mode)
         if post_ops is not None:
             _C.dnnl_primitive_attr_set_post_ops(self.handle, post_ops.handle)
         for arg, mask in self.scales_masks.items():
             _C.dnnl_primitive_attr_set_scales_mask(self.handle, arg, mask)
+        for arg, mask in self.zero_points_masks.items():
+            _C.dnnl_primitive_attr_set_zero_points_mask(self.handle, arg, mask)
         _C.dnnl_primitive_attr_set_fpmath_mode(self.handle, self.fpmath_mode)
         _C.dnnl_primitive_attr_set_scratchpad_mode(self.handle, self.scratchpad_mode)
 
@@ -824,6 +831,7 @@ class PrimitiveAttr(_Owned):
         return (
             self.post_ops.key() if self.post_ops else (),
             tuple(sorted(self.scales_masks.items())),
+            tuple(sorted(self.zero_points_masks.items())),
             self.fpmath_mode.value,
             self.scratchpad_mode.value,
         )
@@ -1067,14 +1075,21 @@ class Primitive(_Owned):
         expects, and outputs must be writeable; otherwise ValueError (never a crash in C).
         """
         expected = self.desc.expected_args()
-        masks = self.desc.attr.scales_masks if self.desc.attr is not None else {}
-        scales = {capi.DNNL_ARG_ATTR_SCALES | arg for arg in masks}
+        attr = self.desc.attr
+        quantization = {
+            capi.DNNL_ARG_ATTR_SCALES | arg: DataType.F32
+            for arg in (attr.scales_masks if attr is not None else {})
+        } | {
+            capi.DNNL_ARG_ATTR_ZERO_POINTS | arg: DataType.S32
+            for arg in (attr.zero_points_masks if attr is not None else {})
+        }
         for arg, memory in args.items():
             if not isinstance(memory, Memory):
                 raise TypeError(f"argument {arg}: expected a Memory, got {type(memory).__name__}")
-            if arg in scales:
-                if memory.desc.data_type != DataType.F32:
-                    raise ValueError(f"scales argument {arg} must be f32")
+            if arg in quantization:
+                if memory.desc.data_type != quantization[arg]:
+                    kind = "scales" if arg & capi.DNNL_ARG_ATTR_SCALES else "zero points"
+                    raise ValueError(f"{kind} argument {arg} must be {quantization[arg]}")
                 continue
             want = expected.get(arg) or self.desc.exec_arg_desc(arg)
             if want is None:
@@ -1086,7 +1101,7 @@ class Primitive(_Owned):
                 )
             if arg in _OUTPUT_ARGS and not memory.writeable:
                 raise ValueError(f"{self.desc.primitive} argument {arg}: array is read-only")
-        missing = sorted((set(expected) | scales) - set(args))
+        missing = sorted((set(expected) | set(quantization)) - set(args))
         if missing:
             raise ValueError(f"{self.desc.primitive}: missing arguments {missing}")
         return BoundExecution(self, stream or Stream.default(), args)
