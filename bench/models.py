@@ -23,8 +23,17 @@ faster), then the model's limit (its FLOPs over the peak; in bf16 over twice the
 the performance issue counts it) and dnnc's and the best peer's latency over it.
 ``--plot out.png`` also draws the latencies if matplotlib is installed.
 
+``--precision int8``: each of resnet50, mobilenet_v2 and bert_layer (of ``--models``)
+quantized by ONNX Runtime's own tools (dnnc_testing.quantized: QDQ S8S8, ORT's default, and
+U8S8 with per-channel weights, calibrated on 8 random inputs; bert_layer also dynamically)
+and run from the same file by dnnc, ONNX Runtime and OpenVINO (f32 hint: f32 where they
+compute in floating point). A second table gives each engine's error on one input: the
+largest difference from ONNX Runtime's output on the same file and the RMS difference from
+the f32 model's output (ONNX Runtime), both over the RMS of the f32 output. The limit uses
+four times the f32 FMA peak (VNNI's four 8-bit products per 32-bit lane).
+
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
-        [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16] [--plot latency.png]
+        [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16|int8] [--plot latency.png]
 """
 
 from __future__ import annotations
@@ -43,11 +52,23 @@ from pathlib import Path
 
 import numpy as np
 
-from dnnc_testing.engines import BF16_ENGINES, ENGINES, PRECISIONS, RUNNERS, status_kib
+from dnnc_testing.engines import (
+    BF16_ENGINES,
+    ENGINES,
+    INT8_ENGINES,
+    PRECISIONS,
+    RUNNERS,
+    first_output,
+    status_kib,
+)
 from dnnc_testing.timing import combine_rounds
 
 LIMIT_PEERS = ("onnxruntime", "openvino")
 """The engines "best peer/limit" takes the best of (the performance issue's peers)."""
+INT8_MODELS = ("resnet50", "mobilenet_v2", "bert_layer")
+"""The models ``--precision int8`` quantizes (the int8 issue's)."""
+INT8_PEAK_FACTOR = 4
+"""8-bit products per f32 FMA lane (VNNI's vpdpbusd: four per 32-bit lane)."""
 
 
 def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> dict:
@@ -55,16 +76,17 @@ def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> d
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run = RUNNERS[engine](path, name, options.threads, options.precision)
-    shape = [int(d) for d in options.shape.split("x")]
-    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x = _input(tuple(int(d) for d in options.shape.split("x")))
     repeats, warmup = options.repeats, options.warmup
     for _ in range(warmup):
         run(x)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        run(x)
+        result = run(x)
         times.append(time.perf_counter() - start)
+    if options.output:
+        np.save(options.output, first_output(result))
     return {"ms": statistics.median(times) * 1e3, "rss_mib": status_kib("VmHWM") / 1024}
 
 
@@ -90,12 +112,70 @@ def measure(
         str(options.warmup),
         "--precision",
         options.precision,
+        "--output",
+        str(_output_path(path, engine)),
     ]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         lines = (done.stderr.strip() or "failed").splitlines()
         return lines[-1][:60]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _output_path(path: Path, engine: str) -> Path:
+    """Where a worker saves its output of ``path``'s model."""
+    return path.with_suffix(f".{engine}.npy")
+
+
+def _input(shape: tuple[int, ...]) -> np.ndarray:
+    """The one input every worker runs (and the error table compares on)."""
+    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+
+def quantized_models(
+    models: list[tuple[str, Path, tuple[int, ...]]],
+) -> list[tuple[str, Path, tuple[int, ...], Path]]:
+    """(row name, quantized file, input shape, f32 file) of every int8 variant (``--precision
+    int8``: module docstring)."""
+    from dnnc_testing import quantized
+
+    variants = []
+    for name, path, shape in models:
+        for activations in ("s8", "u8"):
+            out = path.with_name(f"{name}.{activations}s8.onnx")
+            quantized.static(path, out, "input", shape, activations=activations)
+            variants.append((f"{name} {activations.upper()}S8", out, shape, path))
+        if name == "bert_layer":
+            out = quantized.dynamic(path, path.with_name(f"{name}.dynamic.onnx"))
+            variants.append((f"{name} dynamic", out, shape, path))
+    return variants
+
+
+def error_table(variants: list[tuple[str, Path, tuple[int, ...], Path]]) -> str:
+    """Each engine's largest difference from ONNX Runtime on the same file and RMS
+    difference from the f32 model, both over the f32 output's RMS (module docstring)."""
+    import onnxruntime as ort
+
+    def run(path: Path, shape: tuple[int, ...]) -> np.ndarray:
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        return session.run(None, {"input": _input(shape)})[0]
+
+    lines = []
+    for name, path, shape, f32 in variants:
+        theirs, reference = run(path, shape), run(f32, shape)
+        scale = float(np.sqrt(np.mean(reference.astype(np.float64) ** 2)))
+        cells = []
+        for engine in INT8_ENGINES:
+            saved = _output_path(path, engine)
+            if not saved.exists():
+                cells.append(f"{engine}: -")
+                continue
+            ours = np.load(saved).reshape(theirs.shape).astype(np.float64)
+            to_ort = np.abs(ours - theirs).max() / scale
+            to_f32 = np.sqrt(np.mean((ours - reference) ** 2)) / scale
+            cells.append(f"{engine}: {to_ort:.4f} / {to_f32:.4f}")
+        lines.append(f"{name}: " + "; ".join(cells))
+    return "\n".join(lines)
 
 
 def measure_peak(threads: int) -> tuple[float, str]:
@@ -212,6 +292,7 @@ def main() -> None:
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
     )
     parser.add_argument("--shape", help=argparse.SUPPRESS)
+    parser.add_argument("--output", help=argparse.SUPPRESS)
     parser.add_argument("--peak", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
@@ -229,43 +310,57 @@ def main() -> None:
     from dnnc_testing.model_zoo import build_all
 
     info = dnnc.target_info()
-    precision = (
-        "every engine f32 (OpenVINO INFERENCE_PRECISION_HINT=f32)"
-        if options.precision == "f32"
-        else "bf16: dnnc dnn-optimize{precision=bf16}, OpenVINO INFERENCE_PRECISION_HINT=bf16 "
-        f"(native bf16 here: {dnnc.target.computes_in(DataType.BF16)})"
-    )
+    precision = {
+        "f32": "every engine f32 (OpenVINO INFERENCE_PRECISION_HINT=f32)",
+        "bf16": "bf16: dnnc dnn-optimize{precision=bf16}, OpenVINO INFERENCE_PRECISION_HINT=bf16 "
+        f"(native bf16 here: {dnnc.target.computes_in(DataType.BF16)})",
+        "int8": "int8: ONNX Runtime-quantized files, run as they are (float parts in f32)",
+    }[options.precision]
     print(
         f"CPU: {info.cpu}; oneDNN {info.onednn_version}, effective ISA {info.isa}; {precision}; "
         f"threads {options.threads}; per engine the median over {options.rounds} rounds (range in "
         f"brackets) of the median of {options.repeats} runs after {options.warmup}"
     )
-    engines = ENGINES if options.precision == "f32" else BF16_ENGINES
+    engines = {"f32": ENGINES, "bf16": BF16_ENGINES, "int8": INT8_ENGINES}[options.precision]
+    factor = {"f32": 1, "bf16": 2, "int8": INT8_PEAK_FACTOR}[options.precision]
     rounds: list[dict[str, dict[str, dict | str]]] = []
     with tempfile.TemporaryDirectory() as directory:
-        models = list(build_all(options.models, directory))
+        names = options.models
+        if options.precision == "int8":
+            names = [n for n in names if n in INT8_MODELS]
+        models = list(build_all(names, directory))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             gflop = {name: roofline.model_gflop(path) for name, path, _ in models}
+            variants = quantized_models(models) if options.precision == "int8" else []
+        runs = [(row, path, shape) for row, path, shape, _ in variants] or models
+        row_gflop = {row: gflop[row.split()[0]] for row, _, _ in runs}
         before = measure_peak(options.threads)
         for _ in range(options.rounds):
             rounds.append(
                 {
-                    name: {e: measure(path, name, e, shape, options) for e in engines}
-                    for name, path, shape in models
+                    row: {e: measure(path, row.split()[0], e, shape, options) for e in engines}
+                    for row, path, shape in runs
                 }
             )
         after = measure_peak(options.threads)
+        errors = error_table(variants) if variants else ""
     results = {
         name: {e: combine_rounds(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
     }
-    peak = max(before[0], after[0]) * (1 if options.precision == "f32" else 2)
+    peak = max(before[0], after[0]) * factor
     print(
         f"f32 FMA peak {before[0]:.0f} GFLOP/s before the rounds ({before[1]}), {after[0]:.0f} "
         f"after ({after[1]}); the limits use {peak:.0f}"
-        + ("" if options.precision == "f32" else " (twice the higher: bf16)")
+        + ("" if factor == 1 else f" ({factor} times the higher: {options.precision})")
     )
-    print(table(results, {name: g / peak * 1e3 for name, g in gflop.items()}))
+    print(table(results, {row: g / peak * 1e3 for row, g in row_gflop.items()}))
+    if errors:
+        print(
+            "error per engine: max |engine - ORT| / RMS(f32) over ORT on the same file, "
+            "RMS(engine - f32 model) / RMS(f32)"
+        )
+        print(errors)
     if options.plot:
         plot(results, options.plot)
 

@@ -2,8 +2,11 @@
 precision) -> a function of one input. ``precision`` is ``f32`` (OpenVINO's precision hint is
 pinned: its default is bf16 on CPUs with avx512_bf16 or AMX) or ``bf16`` (dnnc's
 ``dnn-optimize{precision=bf16}``, OpenVINO's bf16 hint; ONNX Runtime and PyTorch have no bf16
-CPU mode to compare and refuse it). Imports are inside the runners so that a worker process
-loads only its own engine (peak RSS is per engine)."""
+CPU mode to compare and refuse it), or ``int8``: the file itself is quantized (QDQ or
+dynamic), so dnnc, ONNX Runtime and OpenVINO run it as it is, each with f32 wherever it
+computes in floating point (PyTorch runs its own module, not the file, and refuses it).
+Imports are inside the runners so that a worker process loads only its own engine (peak RSS
+is per engine)."""
 
 from __future__ import annotations
 
@@ -16,9 +19,17 @@ INPUT_NAME = "input"
 """dnnc_testing.model_zoo's input name (not imported from there in workers: it loads torch, which
 would count in every engine's peak RSS)."""
 ENGINES = ("dnnc", "onnxruntime", "openvino", "pytorch")
-PRECISIONS = ("f32", "bf16")
+PRECISIONS = ("f32", "bf16", "int8")
 BF16_ENGINES = ("dnnc", "openvino")
 """The engines with a bf16 CPU mode."""
+INT8_ENGINES = ("dnnc", "onnxruntime", "openvino")
+"""The engines that run a quantized ONNX file."""
+
+
+def _float_precision(precision: str) -> str:
+    """The floating-point precision of a run: a quantized file's float parts run in f32."""
+    return "f32" if precision == "int8" else precision
+
 
 Runner = Callable[[np.ndarray], object]
 
@@ -26,12 +37,12 @@ Runner = Callable[[np.ndarray], object]
 def _dnnc(path: Path, name: str, threads: int, precision: str) -> Runner:
     import dnnc
 
-    executable = dnnc.compile(path, f"dnn-optimize{{precision={precision}}}")
+    executable = dnnc.compile(path, f"dnn-optimize{{precision={_float_precision(precision)}}}")
     return lambda x: executable.run([x])
 
 
-def _f32_only(engine: str, precision: str) -> None:
-    if precision != "f32":  # not in BF16_ENGINES
+def _f32_only(engine: str, precision: str, allowed: tuple[str, ...] = ("f32",)) -> None:
+    if precision not in allowed:
         raise ValueError(f"{engine} has no {precision} CPU mode here")
 
 
@@ -47,7 +58,7 @@ def onnxruntime_options(threads: int) -> object:
 
 
 def _onnxruntime(path: Path, name: str, threads: int, precision: str) -> Runner:
-    _f32_only("onnxruntime", precision)
+    _f32_only("onnxruntime", precision, ("f32", "int8"))
     import onnxruntime as ort
 
     options = onnxruntime_options(threads)
@@ -67,7 +78,8 @@ def openvino_config(threads: int, precision: str) -> dict[str, object]:
 def _openvino(path: Path, name: str, threads: int, precision: str) -> Runner:
     import openvino as ov
 
-    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, precision))
+    config = openvino_config(threads, _float_precision(precision))
+    compiled = ov.Core().compile_model(str(path), "CPU", config)
     request = compiled.create_infer_request()
     return lambda x: request.infer({INPUT_NAME: x})
 
@@ -86,6 +98,17 @@ def _pytorch(path: Path, name: str, threads: int, precision: str) -> Runner:
             return module(torch.from_numpy(x))
 
     return run
+
+
+def first_output(result: object) -> np.ndarray:
+    """A runner's first output as an array (dnnc and ONNX Runtime return lists, OpenVINO a
+    mapping by port, PyTorch a tensor)."""
+    if isinstance(result, list | tuple):
+        return np.asarray(result[0])
+    values = getattr(result, "values", None)
+    if callable(values):
+        return np.asarray(next(iter(values())))
+    return np.asarray(result.numpy())  # type: ignore[attr-defined]
 
 
 RUNNERS: dict[str, Callable[[Path, str, int, str], Runner]] = {

@@ -4,7 +4,9 @@
 ``quantize_static`` in QDQ format, calibrated (MinMax) on a few seeded random inputs;
 ``activations``/``weights`` are ``"s8"`` or ``"u8"`` (ORT's QInt8 / QUInt8; S8S8 is its
 default). ``dynamic(...)``: ``quantize_dynamic`` (s8 weights; activations quantized at run
-time by DynamicQuantizeLinear, products by MatMulInteger).
+time by DynamicQuantizeLinear, products by MatMulInteger), after the same pre-processing
+(which folds the weight transposes of an export without constant folding into initializers,
+the only weights quantize_dynamic quantizes).
 """
 
 from __future__ import annotations
@@ -53,8 +55,7 @@ def static(
     seed: int = 0,
 ) -> Path:
     """``model`` quantized statically (QDQ) into ``output``."""
-    prepared = output.with_suffix(".pre.onnx")
-    quant_pre_process(str(model), str(prepared))
+    prepared = _pre_processed(model, output)
     quantize_static(
         str(prepared),
         str(output),
@@ -70,5 +71,14 @@ def static(
 
 def dynamic(model: Path, output: Path) -> Path:
     """``model`` quantized dynamically (s8 weights) into ``output``."""
-    quantize_dynamic(str(model), str(output), weight_type=QuantType.QInt8)
+    prepared = _pre_processed(model, output)
+    quantize_dynamic(str(prepared), str(output), weight_type=QuantType.QInt8)
+    prepared.unlink()
     return output
+
+
+def _pre_processed(model: Path, output: Path) -> Path:
+    """``model`` after ONNX Runtime's quantization pre-processing, beside ``output``."""
+    prepared = output.with_suffix(".pre.onnx")
+    quant_pre_process(str(model), str(prepared))
+    return prepared

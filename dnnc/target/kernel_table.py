@@ -279,7 +279,7 @@ class Probe:
         descs = {}
         for role, index in [*roles_of(op), ("dst", -1)]:
             value = op.results[0] if index < 0 else op.operands[index]
-            shape = tuple(tensor_type(value).get_shape())
+            shape = tuple(tensor_type(value).get_shape()) or (1,)  # a scalar, as the runtime
             element = data_type if index < 0 else elements[index]
             layout = layouts.get(role, plain_layout(len(shape)))
             descs[role] = (

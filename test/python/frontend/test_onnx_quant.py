@@ -10,11 +10,13 @@ import numpy as np
 import pytest
 from onnx import helper
 from onnx.reference import ReferenceEvaluator
-from onnx_helpers import model, op_names, run_compiled, run_dnnc
+from onnx_helpers import function, model, op_names, run_compiled, run_dnnc
 from onnx_helpers import run_onnxruntime as onnxruntime
 
 from dnnc.core.diagnostics import ModelError
+from dnnc.dialects.dnn import BinaryOp
 from dnnc.frontend.onnx import import_onnx
+from dnnc.target.kernel_table import Probe
 
 RNG = np.random.default_rng(31)
 
@@ -213,3 +215,23 @@ def test_refusals(attributes: dict, initializers: dict, message: str) -> None:
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], **attributes)
     with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")):
         import_onnx(model([node], {"x": x}, initializers=initializers, opset=21))
+
+
+def test_dynamic_scale_times_weight_scale() -> None:
+    """quantize_dynamic's rescaling: the run-time scale (rank 0) times the weights' scale,
+    times the int32 product, plus the bias (a post-op of that binary); and oneDNN answers
+    about that binary with its rank-0 operand as a 1-element tensor (the layout choice asks
+    it so in BERT, where it failed with 'dims (): a tensor has 1 to 12 dimensions')."""
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "s", "z"]),
+        helper.make_node("Mul", ["s", "ws"], ["scale"]),
+        helper.make_node("Cast", ["q"], ["qf"], to=1),
+        helper.make_node("Mul", ["qf", "scale"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "b"], ["y"]),
+    ]
+    initializers = {"ws": np.float32(0.5), "b": RNG.standard_normal(8).astype(np.float32)}
+    made = model(nodes, {"x": x}, initializers=initializers)
+    _same(made, {"x": x})
+    binaries = [op for op in function(import_onnx(made)).body.block.ops if isinstance(op, BinaryOp)]
+    assert binaries and all(Probe().primitive(op, {}) is not None for op in binaries)
