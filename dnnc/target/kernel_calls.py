@@ -35,6 +35,7 @@ from dnnc.dialects.dnn import (
     ConcatOp,
     Conv2DOp,
     Deconv2DOp,
+    DequantizeOp,
     DnnOp,
     EltwiseOp,
     InnerProductOp,
@@ -45,6 +46,7 @@ from dnnc.dialects.dnn import (
     LrnOp,
     MatmulOp,
     PoolOp,
+    QuantizeOp,
     ReduceOp,
     ReorderOp,
     ResizeOp,
@@ -150,6 +152,12 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
     SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
     ResizeOp: KernelCall("resampling", (("src", "src"),), ("mode",)),
+    QuantizeOp: KernelCall(
+        "reorder", (("src", "src"), ("dst_scale", "scale"), ("dst_zero_point", "zero_point"))
+    ),
+    DequantizeOp: KernelCall(
+        "reorder", (("src", "src"), ("src_scale", "scale"), ("src_zero_point", "zero_point"))
+    ),
 }
 """The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
 and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
@@ -272,7 +280,12 @@ def kernel_call(op: DnnOp) -> KernelCall:
     place over its first source only, so a commutative binary in place over its RHS
     (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory,
     so it runs the reference kernel, and so does an empty reduction (_empty_reduction) and
-    an op a pass pinned to its reference kernel (pinned_to_reference).
+    an op a pass pinned to its reference kernel (pinned_to_reference). Quantizing and
+    dequantizing per tensor is a oneDNN reorder with run-time scale and zero point
+    (dequantizing bit-exactly; quantizing multiplies by the scale's f32 reciprocal and rounds
+    after adding the zero point, so a value within an f32 rounding of a tie, or on a tie with
+    an odd zero point, may land one step from ONNX's); per axis, oneDNN's reorder takes no
+    zero points, so the reference kernel runs it.
     """
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
         return reference_call(op)
@@ -295,6 +308,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
     if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
         return _SWAPPED_BINARY
     if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
+        return reference_call(op)
+    if isinstance(op, QuantizeOp | DequantizeOp) and op.axis is not None:
         return reference_call(op)
     return CALLS[type(op)]
 

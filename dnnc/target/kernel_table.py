@@ -39,6 +39,7 @@ from dnnc.dialects.dnn import (
     ConstantOp,
     Conv2DOp,
     Deconv2DOp,
+    DequantizeOp,
     DnnOp,
     EltwiseOp,
     InnerProductOp,
@@ -49,6 +50,7 @@ from dnnc.dialects.dnn import (
     LrnOp,
     MatmulOp,
     PoolOp,
+    QuantizeOp,
     ReduceOp,
     ReorderOp,
     ResizeOp,
@@ -93,6 +95,8 @@ LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     ConcatOp: LayoutRule.AGNOSTIC,
     ReorderOp: LayoutRule.AGNOSTIC,
     CastOp: LayoutRule.AGNOSTIC,
+    QuantizeOp: LayoutRule.AGNOSTIC,
+    DequantizeOp: LayoutRule.AGNOSTIC,
     LayerNormOp: LayoutRule.PLAIN,
     ReduceOp: LayoutRule.PLAIN,
     TransposeOp: LayoutRule.PLAIN,
@@ -279,9 +283,11 @@ class Probe:
         descs = {}
         for role, index in [*roles_of(op), ("dst", -1)]:
             value = op.results[0] if index < 0 else op.operands[index]
-            shape = tuple(tensor_type(value).get_shape()) or (1,)  # a scalar, as the runtime
+            shape = tuple(tensor_type(value).get_shape())
             element = data_type if index < 0 else elements[index]
             layout = layouts.get(role, plain_layout(len(shape)))
+            if not shape:  # a scalar: one element of rank 1 to oneDNN, as the runtime has it
+                shape, layout = (1,), plain_layout(1)
             descs[role] = (
                 MemoryDesc.any(shape, element)
                 if layout is None
@@ -347,8 +353,9 @@ def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
     """The element type the kernel of `op`, computing in `data_type`, reads each operand in:
     the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
     parameter or post-op argument (F32_ROLES: a reduced-precision model's) in f32, as oneDNN
-    reads them (an f32 convolution with an f16 bias has no implementation); the rest as they
-    are (a concat's other inputs, a binary's broadcast operand, integers)."""
+    reads them (an f32 convolution with an f16 bias has no implementation); a zero point of
+    run-time quantization in s32, as oneDNN takes it; the rest as they are (a concat's other
+    inputs, a binary's broadcast operand, integers)."""
     computed = set(data_operands(op))
     types = [
         data_type if v in computed else data_type_of(tensor_type(v).get_element_type())
@@ -358,4 +365,6 @@ def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
         auxiliary = role in F32_ROLES or role.startswith("post_arg_")
         if auxiliary and op.operands[index] not in computed and types[index] in REDUCED_FLOATS:
             types[index] = DataType.F32
+        if role.endswith("_zero_point"):  # a oneDNN reorder's (reference kernels': zero_point)
+            types[index] = DataType.S32
     return types

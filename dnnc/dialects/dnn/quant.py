@@ -4,7 +4,8 @@ A quantized tensor is ``real = scale * (q - zero_point)`` (ONNX's linear quantiz
 scale and zero point are operands, so they may be constants (static quantization) or values
 computed at run time (dynamic quantization): a rank-0 scale is per-tensor, a rank-1 scale
 per-axis along ``axis`` (one scale per index of that dimension). The zero point has the
-scale's shape and the integer type of the quantized side.
+scale's shape and the integer type of the quantized side (or i32: the lowering casts it so
+for oneDNN, which takes s32 zero points; the quantized type is then the result's or src's).
 
 * ``dnn.quantize``: ``q = saturate(round_half_even(x / scale) + zero_point)`` to i8 or ui8;
 * ``dnn.dequantize``: ``real = (q - zero_point) * scale`` from i8, ui8 or i32 to f32;
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, IntegerAttr, NoneAttr, TensorType, f32, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, NoneAttr, TensorType, f32, i32, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -95,10 +96,10 @@ class _AffineOp(DnnOp):
                 f"{tensor_type(self.scale).get_element_type()}"
             )
         zero_point = tensor_type(self.zero_point).get_element_type()
-        if zero_point != element_type_of(quantized):
+        if zero_point not in (element_type_of(quantized), i32):
             raise VerifyException(
                 f"zero_point has element type {zero_point}, expected the {self.QUANTIZED} "
-                f"element type {element_type_of(quantized)}"
+                f"element type {element_type_of(quantized)} (or i32, as oneDNN takes it)"
             )
         self._verify_granularity()
         self.expect_result_shape(self.result, shape_of(self.src))

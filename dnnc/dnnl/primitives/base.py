@@ -248,9 +248,16 @@ class PrimitiveHandler:
         if self.post_ops:
             arguments = [descs[f"post_arg_{j}"] for j in range(self._post_arg_count())]
             post_ops = PostOps(self.post_ops, arguments)
+        scales, zero_points = self._quantization_masks()
+        attr = PrimitiveAttr(post_ops, scales_masks=scales, zero_points_masks=zero_points)
         return PrimitiveDesc.create(
-            self.primitive, *self._arguments(descs), attr=PrimitiveAttr(post_ops), engine=engine
+            self.primitive, *self._arguments(descs), attr=attr, engine=engine
         )
+
+    def _quantization_masks(self) -> tuple[dict[int, int], dict[int, int]]:
+        """The masks of the run-time scales and zero points the primitive takes, per
+        DNNL_ARG_* (PrimitiveAttr); none by default."""
+        return {}, {}
 
     def _primitive_desc(self) -> PrimitiveDesc:
         """The descriptor of the last ``create``, else one on the default engine."""

@@ -58,20 +58,52 @@ class ConcatHandler(_MultiSourceHandler):
         return (descs["dst"], self.params["axis"], self._sources(descs))
 
 
+_QUANTIZATION_ROLES: dict[str, tuple[int, int]] = {
+    f"{side}_{what}": (attr, arg)
+    for side, arg in (("src", capi.DNNL_ARG_FROM), ("dst", capi.DNNL_ARG_TO))
+    for what, attr in (
+        ("scale", capi.DNNL_ARG_ATTR_SCALES),
+        ("zero_point", capi.DNNL_ARG_ATTR_ZERO_POINTS),
+    )
+}
+"""Run-time quantization of a reorder, role -> (DNNL_ARG_ATTR_*, the argument it is of): a
+src scale and zero point dequantize, dst = (src - zero_point) * scale; dst ones quantize,
+dst = src / scale + zero_point, rounded to nearest even and saturated."""
+
+
 class ReorderHandler(PrimitiveHandler):
     """src -> dst in another layout and/or data type. With ``starts``, src is read as the
     box of src at those offsets (a sub-memory; ``dnn.slice`` with steps 1); with
     ``permutation``, dst is the transpose ``dst.dims[i] = box.dims[permutation[i]]``
-    (``dnn.transpose``): src's descriptor is permuted so that the copy transposes."""
+    (``dnn.transpose``): src's descriptor is permuted so that the copy transposes. With
+    ``src_scale`` and ``src_zero_point`` (s32) it dequantizes, with the ``dst_`` ones it
+    quantizes (``dnn.dequantize`` / ``dnn.quantize``): one value each, or one per index of
+    dimension ``axis``."""
 
     kind = "reorder"
     primitive = "reorder"
-    args = {"src": capi.DNNL_ARG_FROM, "dst": capi.DNNL_ARG_TO}
+    args = {
+        "src": capi.DNNL_ARG_FROM,
+        "dst": capi.DNNL_ARG_TO,
+        **{role: attr | arg for role, (attr, arg) in _QUANTIZATION_ROLES.items()},
+    }
     params_spec = {
         "permutation": Param(optional(integers), None),
         "starts": Param(optional(integers), None),
+        "axis": Param(optional(integer), None),
     }
+    optional = frozenset(_QUANTIZATION_ROLES)  # after params_spec: shadows optional() here
     flexible = ()
+
+    def _quantization_masks(self) -> tuple[dict[int, int], dict[int, int]]:
+        axis = self.params["axis"]
+        mask = 0 if axis is None else 1 << axis
+        scales: dict[int, int] = {}
+        zero_points: dict[int, int] = {}
+        for role, (attr, arg) in _QUANTIZATION_ROLES.items():
+            if role in self.descs:
+                (scales if attr == capi.DNNL_ARG_ATTR_SCALES else zero_points)[arg] = mask
+        return scales, zero_points
 
     def _check(self) -> None:
         src, dst = self.descs["src"].dims, self.descs["dst"].dims

@@ -13,6 +13,7 @@ from onnx.reference import ReferenceEvaluator
 from onnx_helpers import function, model, op_names, run_compiled, run_dnnc
 from onnx_helpers import run_onnxruntime as onnxruntime
 
+import dnnc
 from dnnc.core.diagnostics import ModelError
 from dnnc.dialects.dnn import BinaryOp
 from dnnc.frontend.onnx import import_onnx
@@ -22,19 +23,28 @@ RNG = np.random.default_rng(31)
 
 
 def _same(
-    made, inputs: Mapping[str, np.ndarray], steps: int = 0, fp_tolerance: float = 1e-6
+    made,
+    inputs: Mapping[str, np.ndarray],
+    steps: int = 0,
+    fp_tolerance: float = 1e-6,
+    compiled_steps: int | None = None,
 ) -> list[str]:
-    """Every result of the interpreter and of the compiled graph equals ONNX Runtime's:
-    integers within ``steps`` quantization steps, floats within ``fp_tolerance``. The ops
-    the import emitted."""
+    """Every result of the interpreter (reference kernels) and of the compiled graph equals
+    ONNX Runtime's: integers within ``steps`` quantization steps (compiled: within
+    ``compiled_steps``, by default the same), floats within ``fp_tolerance``. The ops the
+    import emitted."""
     module = import_onnx(made)
     theirs = onnxruntime(made, inputs)
-    for ours in (run_dnnc(module, inputs), run_compiled(module, inputs)):
+    compiled = steps if compiled_steps is None else compiled_steps
+    for ours, allowed in (
+        (run_dnnc(module, inputs), steps),
+        (run_compiled(module, inputs), compiled),
+    ):
         assert len(ours) == len(theirs)
         for got, want in zip(ours, theirs, strict=True):
             assert got.dtype == want.dtype and got.shape == want.shape
             if want.dtype.kind in "iu":
-                assert np.abs(got.astype(np.int64) - want.astype(np.int64)).max() <= steps
+                assert np.abs(got.astype(np.int64) - want.astype(np.int64)).max() <= allowed
             else:
                 np.testing.assert_allclose(got, want, rtol=fp_tolerance, atol=fp_tolerance)
     return op_names(module)
@@ -49,11 +59,14 @@ def _ties(scale: float, size: int) -> np.ndarray:
 @pytest.mark.parametrize("opset", [10, 13, 19, 21, 25])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8])
 def test_quantize_per_tensor_ties_and_saturation(opset: int, dtype: type) -> None:
+    """The reference kernel exactly; oneDNN's reorder (compiled) rounds after adding the
+    zero point, so with this odd one a tie may land one step off (dnnc.target.kernel_calls)."""
     x = _ties(0.25, 600).reshape(3, 201)
     zero = np.asarray(3 if dtype == np.uint8 else -3, dtype)
     node = helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])
     made = model([node], {"x": x}, initializers={"s": np.float32(0.25), "z": zero}, opset=opset)
-    assert _same(made, {"x": x}) == ["dnn.constant", "dnn.constant", "dnn.quantize"]
+    ops = _same(made, {"x": x}, compiled_steps=1)
+    assert ops == ["dnn.constant", "dnn.constant", "dnn.quantize"]
 
 
 def test_quantize_without_zero_point_is_uint8() -> None:
@@ -235,3 +248,25 @@ def test_dynamic_scale_times_weight_scale() -> None:
     _same(made, {"x": x})
     binaries = [op for op in function(import_onnx(made)).body.block.ops if isinstance(op, BinaryOp)]
     assert binaries and all(Probe().primitive(op, {}) is not None for op in binaries)
+
+
+@pytest.mark.parametrize("zero", [0, 17])
+def test_per_tensor_quantization_runs_as_onednn_reorders(zero: int) -> None:
+    """Compiled, a per-tensor QuantizeLinear -> DequantizeLinear pair is two oneDNN reorders
+    with run-time scale and zero point: the dequantization bit-exact, the quantization within
+    one step of the reference kernel, and off only for the few values next to a tie."""
+    x = (RNG.standard_normal((2, 16, 12, 12)) * 3).astype(np.float32)
+    initializers = {"s": np.float32(0.0371), "z": np.uint8(zero)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"]),
+    ]
+    module = import_onnx(model(nodes, {"x": x}, ["q", "y"], initializers=initializers))
+    executable = dnnc.compile(module)
+    kinds = {(s.step.library, s.step.kind) for s in executable.profile({"x": x}, repeats=1)}
+    assert ("onednn", "reorder") in kinds and ("reference", "quantize") not in kinds
+    q, y = executable.run([x])
+    want_q, _ = run_dnnc(module, {"x": x})
+    steps = np.abs(q.astype(np.int64) - want_q)
+    assert steps.max() <= 1 and steps.mean() < 1e-3
+    np.testing.assert_array_equal(y, (q.astype(np.float32) - np.float32(zero)) * np.float32(0.0371))
