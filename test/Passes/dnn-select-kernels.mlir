@@ -200,3 +200,21 @@ func.func @integer_division(%a: tensor<4xi32>, %b: tensor<4xi32>, %x: tensor<4xf
   %f = dnn.binary div %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %q, %m, %f : tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
 }
+
+// -----
+
+/// Per-tensor quantization is a oneDNN reorder with run-time scale and zero point; per axis
+/// (oneDNN's reorder takes common zero points only) and dynamic quantization are reference
+/// kernels.
+// CHECK-LABEL: func.func @quantization_kernels
+// CHECK:         dnn.quantize {{.*}}dnn.kernel = #dnn.kernel<onednn, f32>
+// CHECK:         dnn.dequantize {{.*}}dnn.kernel = #dnn.kernel<onednn, u8>
+// CHECK:         dnn.quantize {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+// CHECK:         dnn.dynamic_quantize {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+func.func @quantization_kernels(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>, %sc: tensor<3xf32>, %zc: tensor<3xi8>) -> (tensor<2x3xf32>, tensor<2x3xi8>, tensor<2x3xui8>) {
+  %q = dnn.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  %d = dnn.dequantize %q, %s, %z : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<2x3xf32>
+  %qc = dnn.quantize %d, %sc, %zc {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xi8>) -> tensor<2x3xi8>
+  %y, %ys, %yz = dnn.dynamic_quantize %x : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
+  func.return %d, %qc, %y : tensor<2x3xf32>, tensor<2x3xi8>, tensor<2x3xui8>
+}
