@@ -30,7 +30,8 @@ from dnnc.frontend.onnx import nn
 from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 
-_INTEGERS = {DataType.S8: "int8", DataType.U8: "uint8", DataType.S32: "int32"}
+_INTEGERS = frozenset({DataType.S8, DataType.U8, DataType.S32})
+"""The integer types of quantized values dnn holds (int32 only to dequantize)."""
 
 
 def _data_type(imp: Importer, node: Node, value: Value, what: str) -> DataType:
@@ -65,7 +66,7 @@ def affine(
     node: Node,
     src_rank: int,
     indices: tuple[int, int],
-    integer: DataType | None,
+    integer: DataType,
     axis: int,
 ) -> tuple[SSAValue, SSAValue, int | None]:
     """The scale and zero point of inputs ``indices`` as dnn operands, with the axis of a
@@ -89,11 +90,12 @@ def affine(
     target: tuple[int, ...] = (size,) if per_axis else ()
     zero = _input(imp, node, zero_index, "zero point")
     if zero is None:
-        assert integer is not None  # callers give the type of an absent zero point
         zero = np.zeros(target, integer.numpy)
     zero_type = _data_type(imp, node, zero, "a zero point")
     if zero_type not in _INTEGERS:
-        raise imp.error(node, f"zero point type {zero_type} is not supported (int8, uint8)")
+        raise imp.error(
+            node, f"zero point type {zero_type} is not supported (int8, uint8; int32 to dequantize)"
+        )
     if imp.shape(zero) != shape and int(np.prod(imp.shape(zero))) != size:
         raise imp.error(
             node,
@@ -106,6 +108,7 @@ def affine(
 
 
 def _refuse_block_size(imp: Importer, node: Node) -> None:
+    """ModelError for block-wise quantization (QuantizeLinear/DequantizeLinear 21+)."""
     if node.int_attr("block_size", 0):
         raise imp.error(
             node,
@@ -113,7 +116,7 @@ def _refuse_block_size(imp: Importer, node: Node) -> None:
         )
 
 
-def _output_type(imp: Importer, node: Node, attribute: str, default: int) -> int:
+def _output_type(node: Node, attribute: str, default: int) -> int:
     """An ONNX element type attribute (0: ``default``)."""
     return node.int_attr(attribute, 0) or default
 
@@ -122,7 +125,7 @@ def quantized(
     imp: Importer, node: Node, src: SSAValue, indices: tuple[int, int], axis: int
 ) -> SSAValue:
     """dnn.quantize of ``src`` with the scale and zero point of inputs ``indices``."""
-    to = _output_type(imp, node, "output_dtype", TensorProto.UINT8)
+    to = _output_type(node, "output_dtype", TensorProto.UINT8)
     if to not in (TensorProto.UINT8, TensorProto.INT8):
         raise imp.error(node, f"quantizing to {dtype_name(to)} is not supported (int8, uint8)")
     integer = DataType.U8 if to == TensorProto.UINT8 else DataType.S8
@@ -163,7 +166,7 @@ def convert_quantize_linear(imp: Importer, node: Node) -> Value:
 def convert_dequantize_linear(imp: Importer, node: Node) -> Value:
     """DequantizeLinear (10-28, from int8, uint8 or int32) -> dnn.dequantize."""
     _refuse_block_size(imp, node)
-    if _output_type(imp, node, "output_dtype", TensorProto.FLOAT) != TensorProto.FLOAT:
+    if _output_type(node, "output_dtype", TensorProto.FLOAT) != TensorProto.FLOAT:
         raise imp.error(node, "output_dtype other than float32 is not supported")
     return dequantized(imp, node, imp.tensor(node, 0), (1, 2), node.int_attr("axis", 1))
 
