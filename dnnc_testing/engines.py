@@ -105,10 +105,10 @@ def first_output(result: object) -> np.ndarray:
     mapping by port, PyTorch a tensor)."""
     if isinstance(result, list | tuple):
         return np.asarray(result[0])
-    values = getattr(result, "values", None)
-    if callable(values):
-        return np.asarray(next(iter(values())))
-    return np.asarray(result.numpy())  # type: ignore[attr-defined]
+    to_numpy = getattr(result, "numpy", None)  # a tensor (whose values() is for sparse ones)
+    if callable(to_numpy):
+        return np.asarray(to_numpy())
+    return np.asarray(next(iter(result.values())))  # type: ignore[attr-defined]
 
 
 RUNNERS: dict[str, Callable[[Path, str, int, str], Runner]] = {
