@@ -70,7 +70,9 @@ from dnnc.dialects.dnn.logic import (
 )
 from dnnc.dialects.dnn.quant import QUANT_OPS, DequantizeOp, DynamicQuantizeOp, QuantizeOp
 
-DNN = Dialect("dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS], list(ATTRIBUTES))
+DNN = Dialect(
+    "dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS], list(ATTRIBUTES)
+)
 """The dialect as xDSL registers it."""
 
 __all__ = [
