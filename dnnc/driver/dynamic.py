@@ -4,30 +4,41 @@
 size they cannot know leave the op alone) and returns a ``DynamicExecutable``. Its ``run``:
 1. takes the input shapes as the signature (element types and ranks are checked first);
 2. looks the signature up in the plan cache, an LRU bounded by entries and bytes;
-3. on a miss builds a plan: ``specialize`` (dnnc.lowering.specialize: shape inference with
-   the verifiers' checks, errors at the op that breaks a constraint), ``unfuse_invalid_post_ops``
-   (fused binary post-op arguments that no longer fit are split off), the optimization
-   pipeline again on the now static function (the decisions that need sizes: binary post-op
-   fusion, kernel layouts, in-place results; the size-independent rewrites are done already
-   and find nothing), the lowering, and an ``Executable`` that shares with every other plan
-   the primitive cache (default_cache), one ``PackedConstants`` store (a weight is loaded once
-   per process and packed once per memory descriptor: again only if a primitive prefers
-   another layout) and one arena;
+3. on a miss takes a program template that admits the signature and instantiates it
+   (dnnc.runtime.template: sizes evaluated, the arena planned, in plain Python), then binds
+   it: an ``Executable`` that shares with every other plan the primitive cache
+   (default_cache: only primitives of new sizes are created), one ``PackedConstants`` store
+   (weights keep their memories across sizes: packed once) and one arena. No IR, no pass,
+   no hashing per new signature;
 4. runs that plan's Executable.
 
-Why the pipeline runs again per signature instead of lowering the dynamic optimization
-directly: oneDNN cannot be asked for the preferred layout of a dynamic shape and a binary
-post-op's broadcast class is unknown, so the dynamic graph is plain and less fused; with the
-sizes known each plan is the graph a static compile of those shapes makes (same primitives,
-same results bit for bit).
+A template comes from one *trace*: the function specialized with its ``?`` input dimensions
+as symbols (dnnc.core.symbols: ints whose value is this signature's and that carry their
+expression), fused post-ops that no longer fit split off (``unfuse_invalid_post_ops``), the
+optimization pipeline again on the now static function (the decisions that need sizes:
+binary post-op fusion, kernel layouts, in-place results), the lowering, and the Program read
+from it. Every comparison a size took part in during the trace is a guard: a template
+admits a signature only if each guard evaluates as it did (a broadcast that stops fitting,
+a size that a decision compared, a mask whose length differs from the sequence's). A
+signature no template admits is traced again (``traces`` counts the pipeline runs); at most
+``max_plans`` templates are kept. Decisions are thus taken once for every size the guards
+admit: the kernel and weight layouts found for the traced sizes serve the others (oneDNN's
+preferred weight layout does not move with the rows of a matmul), so weights are packed
+once.
+
+Why the pipeline runs on a specialization instead of the dynamic graph directly: oneDNN
+cannot be asked for the preferred layout of a dynamic shape and a binary post-op's
+broadcast class is unknown, so the dynamic graph is plain and less fused; traced, each plan
+is the graph a static compile of those shapes makes (same primitives, same results bit for
+bit) as long as the guards hold.
 
 The arena grows, to exactly the need of a new plan, only when that need exceeds it; it never
 shrinks (so never below the current plan's need). ``max_arena_bytes`` caps it: a plan that
 needs more is a DnncError. Growing drops the Executables of the cached plans (bound to the
 old buffer, which is then freed); a plan whose Executable was dropped rebuilds it from its
-lowered function's Program on its next use (``rebinds``), which runs no pass. A plan's
-bytes, which the cache bounds, are what it holds alone: its scratchpad. The arena and the
-constants are shared and reported apart (``stats``).
+Program on its next use (``rebinds``), which runs no pass. A plan's bytes, which the cache
+bounds, are what it holds alone: its scratchpad. The arena and the constants are shared and
+reported apart (``stats``).
 
 Threads: a lock guards the plan cache (lookup, building, arena growth); runs go on
 concurrently. The plans' first execution contexts share the one arena, leased to one run at a
@@ -38,6 +49,7 @@ time (``arena_lock``): a run that finds it leased takes a context with an arena 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,11 +59,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 
+from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError
+from dnnc.core.symbols import SymbolicInt, tracing
 from dnnc.dialects.dnn import shape_of
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
-from dnnc.driver.pipelines import run_passes
+from dnnc.driver.pipelines import run_passes, verify_each_pass
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.text import make_context
 from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
@@ -63,9 +77,7 @@ from dnnc.runtime.lowered import program_of
 from dnnc.runtime.plan import aligned_bytes, check_fits
 from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
-
-Signature = tuple[tuple[int, ...], ...]
-"""The shapes of a run's inputs, in order."""
+from dnnc.runtime.template import ProgramTemplate, Signature
 
 
 @dataclass(frozen=True)
@@ -73,7 +85,7 @@ class DynamicOptions:
     """Bounds of a DynamicExecutable's plan cache and arena."""
 
     max_plans: int = 16
-    """Plans (one per input signature) kept at most."""
+    """Plans (one per input signature) kept at most, and templates (one per trace)."""
     max_plan_bytes: int = 256 << 20
     """Bytes the kept plans hold alone (their scratchpads) at most."""
     max_arena_bytes: int | None = None
@@ -97,7 +109,11 @@ class DynamicStats:
 
     hits: int
     misses: int
-    """Plans built (specialized, optimized, lowered): one per new or evicted signature."""
+    """Plans built (a template instantiated and bound): one per new or evicted signature."""
+    traces: int
+    """Pipeline runs (specialize, optimize, lower): one per template (module docstring)."""
+    miss_seconds: float
+    """Time spent building plans, traces included."""
     evictions: int
     rebinds: int
     """Executables rebuilt from a kept plan's Program after the arena grew."""
@@ -109,6 +125,11 @@ class DynamicStats:
     constant_entries: int
     constant_bytes: int
     constant_packs: int
+
+    @property
+    def seconds_per_miss(self) -> float:
+        """The mean time a new signature cost before its run (0 before the first)."""
+        return self.miss_seconds / self.misses if self.misses else 0.0
 
 
 @dataclass
@@ -147,14 +168,19 @@ class DynamicExecutable(ShippedByRecipe):
         """Leases the shared arena to one run at a time (module docstring)."""
         self._lock = threading.Lock()
         self._plans: OrderedDict[Signature, _Plan] = OrderedDict()
+        self._templates: list[ProgramTemplate] = []
+        """Most recently used first."""
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
+        self._traces = 0
+        self._miss_seconds = 0.0
         self._args = list(function.body.block.args)
         self.input_names = tuple(input_names(function))
         self._dtypes = tuple(
             data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
         )
-        self._ranks = tuple(len(shape_of(a)) for a in self._args)
+        self._declared = tuple(shape_of(a) for a in self._args)
+        self._ranks = tuple(map(len, self._declared))
         self.inputs = tuple(
             TensorSpec(n, tuple(shape_of(a)), d)
             for n, d, a in zip(self.input_names, self._dtypes, self._args)
@@ -219,7 +245,11 @@ class DynamicExecutable(ShippedByRecipe):
         plan = self._plans.get(signature)
         if plan is None:
             self._misses += 1
-            plan = self._build(signature)
+            start = time.perf_counter()
+            program = self._template_for(signature).instantiate(signature)
+            built = self._executable(program)
+            plan = _Plan(program, built, built.plan.scratchpad_bytes)
+            self._miss_seconds += time.perf_counter() - start
             self._plans[signature] = plan
             self._plan_bytes += plan.bytes
         else:
@@ -233,17 +263,48 @@ class DynamicExecutable(ShippedByRecipe):
         self._evict()
         return executable
 
-    def _build(self, signature: Signature) -> _Plan:
-        """Specialize, unfuse, optimize, lower and bind one signature (module docstring)."""
-        function = specialize(self._function, signature)
-        self._unfused += len(unfuse_invalid_post_ops(function))
-        module = ModuleOp([function])
-        run_passes(self._context, module, self._passes)
-        lowered = module.body.block.first_op
-        assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        program = program_of(lowered, self._weights_dir)
-        executable = self._executable(program)
-        return _Plan(program, executable, executable.plan.scratchpad_bytes)
+    def _template_for(self, signature: Signature) -> ProgramTemplate:
+        """The most recently used template that admits ``signature``, else a new trace's."""
+        fits = all(
+            size >= 1 and declared in (size, shapes.DYNAMIC)
+            for shape, declared_shape in zip(signature, self._declared, strict=True)
+            for size, declared in zip(shape, declared_shape, strict=True)
+        )
+        if not fits:
+            specialize(self._function, signature)  # raises the error naming the input
+        for index, template in enumerate(self._templates):
+            if template.admits(signature):
+                self._templates.insert(0, self._templates.pop(index))
+                return template
+        template = self._trace(signature)
+        self._templates.insert(0, template)
+        del self._templates[self.options.max_plans :]
+        return template
+
+    def _trace(self, signature: Signature) -> ProgramTemplate:
+        """Specialize to symbolic sizes, unfuse, optimize, lower and read the Program, with
+        every size comparison recorded as a guard (module docstring)."""
+        symbols: list[tuple[int, int]] = []
+        sizes: list[tuple[int, ...]] = []
+        for index, shape in enumerate(signature):
+            dims: list[int] = []
+            for dim, (declared, size) in enumerate(zip(self._declared[index], shape, strict=True)):
+                if declared == shapes.DYNAMIC:
+                    dims.append(SymbolicInt.symbol(len(symbols), size))
+                    symbols.append((index, dim))
+                else:
+                    dims.append(size)
+            sizes.append(tuple(dims))
+        with tracing() as guards:
+            function = specialize(self._function, sizes)
+            self._unfused += len(unfuse_invalid_post_ops(function))
+            module = ModuleOp([function])
+            run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
+            lowered = module.body.block.first_op
+            assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
+            program = program_of(lowered, self._weights_dir)
+        self._traces += 1
+        return ProgramTemplate.of(program, symbols, list(guards.values()))
 
     def _executable(self, program: Program) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""
@@ -294,6 +355,8 @@ class DynamicExecutable(ShippedByRecipe):
         return DynamicStats(
             hits=self._hits,
             misses=self._misses,
+            traces=self._traces,
+            miss_seconds=self._miss_seconds,
             evictions=self._evictions,
             rebinds=self._rebinds,
             unfused=self._unfused,

@@ -60,6 +60,7 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core.diagnostics import error_at, location_of
 from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.core.shapes import DYNAMIC
 from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -283,11 +284,14 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         producer = value.owner
         assert isinstance(producer, _PRODUCERS)  # the candidate filter checked it
         channels = self.channel_values(producer, value, other)
+        if reason is None and shape_of(value)[_channel_axis(producer, value)] == DYNAMIC:
+            reason = "the producer's channel count is known only at run time"
         if reason is None and channels is None:
             reason = (
                 f"{describe(other)} ({'x'.join(map(str, shape_of(other)))}) is neither "
                 "per-channel nor per-tensor"
             )
+
         if reason is None:
             assert channels is not None
             affine = {
@@ -309,10 +313,17 @@ class FoldChannelBinaryIntoProducer(_FoldPattern):
         data = self.sources.constant_of(other)
         assert data is not None  # the candidate filter checked it
         shape = (1,) * (len(dst) - data.ndim) + data.shape
-        axis = len(dst) - 1 if isinstance(producer, MatmulOp) else 1
+        axis = _channel_axis(producer, value)
         if len(shape) != len(dst) or any(n != 1 for i, n in enumerate(shape) if i != axis):
             return None
+        if dst[axis] == DYNAMIC:
+            return None  # one value per channel, how many known only at run time
         return np.broadcast_to(data.astype(np.float64).reshape(-1), (dst[axis],)).copy()
+
+
+def _channel_axis(producer: Producer, value: SSAValue) -> int:
+    """The output-channel axis of a producer's result: a matmul's last, else 1."""
+    return len(shape_of(value)) - 1 if isinstance(producer, MatmulOp) else 1
 
 
 @dataclass

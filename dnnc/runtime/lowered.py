@@ -132,6 +132,7 @@ class _Reader:
         self.constants: dict[tuple[object, ...], int] = {}
         self.sources: list[Constant] = []
         self.roots: list[tuple[int, int]] = []
+        self.root_memories: list[MemorySpec] = []
 
     def read(self, function: func.FuncOp) -> Program:
         name = function.sym_name.data
@@ -176,6 +177,7 @@ class _Reader:
             tuple(self.roots),
             _guards(function, len(inputs)),
             op_location(function),
+            tuple(self.root_memories),
         )
         for index, memories in program.bound_constants().items():
             taken = self.sources[index].load
@@ -189,6 +191,7 @@ class _Reader:
             raise error_at(op, f"does not fit the arena of {arena_bytes} bytes")
         self.places[op.result] = Place(ARENA, 0, offset, len(self.roots))
         self.roots.append((offset, offset + size))
+        self.root_memories.append(memory_spec(op.result))
 
     def _define_constant(self, op: MemoryConstantOp) -> None:
         source = op.tensor.owner

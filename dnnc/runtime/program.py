@@ -121,6 +121,9 @@ class Program:
     """Per input, the special values the executor refuses in it (`onednn.guards`)."""
     location: Location | None = None
     """Where the function is: errors about the whole function blame it."""
+    root_memories: tuple[MemorySpec, ...] = ()
+    """The memory of each arena root, when read from IR (dnnc.runtime.template sizes the
+    roots again from them for another input signature)."""
 
     def error(self, message: str) -> DnncError:
         return DnncError(f"'func.func' op {message}", self.location)

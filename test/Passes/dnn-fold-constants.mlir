@@ -296,3 +296,17 @@ func.func @negative_integer_weights(%src: tensor<1x2x2x2xi8>) -> tensor<1x2x2x2x
   %y = dnn.binary mul %c, %k : (tensor<1x2x2x2xi8>, tensor<1x2x1x1xi8>) -> tensor<1x2x2x2xi8>
   func.return %y : tensor<1x2x2x2xi8>
 }
+
+// -----
+
+/// A matmul whose columns are counted at run time (scores of a dynamic sequence) has no
+/// per-channel array to fold a scalar into.
+// CHECK-LABEL: func.func @negative_matmul_dynamic_columns
+// CHECK:         dnn.binary mul %m, %k
+// REMARK: remark: [dnn-fold-constants] not folded: the producer's channel count is known only at run time
+func.func @negative_matmul_dynamic_columns(%q: tensor<2x?x4xf32>, %kt: tensor<2x4x?xf32>) -> tensor<2x?x?xf32> {
+  %k = dnn.constant dense<0.5> : tensor<1x1x1xf32>
+  %m = dnn.matmul %q, %kt : (tensor<2x?x4xf32>, tensor<2x4x?xf32>) -> tensor<2x?x?xf32>
+  %y = dnn.binary mul %m, %k : (tensor<2x?x?xf32>, tensor<1x1x1xf32>) -> tensor<2x?x?xf32>
+  func.return %y : tensor<2x?x?xf32>
+}

@@ -1,0 +1,183 @@
+"""A program template: a lowered Program whose sizes are expressions of the input dimensions,
+made concrete for one input signature in plain Python (no IR, no pass, no hashing).
+
+dnnc.driver.dynamic traces a dynamic function once with its ``?`` input dimensions as
+symbols (dnnc.core.symbols): the Program it lowers to has ``SymbolicInt`` sizes wherever a
+size depends on them, and the trace's guards say for which signatures its decisions hold.
+``ProgramTemplate.instantiate(signature)`` then gives that signature's Program:
+* the symbol values from the signature (``symbols``: symbol k is dimension d of input i);
+* every memory's shape (and a call parameter that is a SymbolicInt) evaluated; plain ints
+  are the same for every signature;
+* the arena planned again (dnnc.core.arena.plan_arena): each arena root's bytes are those
+  of its memory, live from the first call that reads or writes it to the last; a view keeps
+  its byte offset within its root;
+* the inputs' and outputs' shapes evaluated.
+
+What the template trusts: memory shapes and root memories (the lowering builds them by
+arithmetic on the traced sizes). A view's byte offset inside its root is read from a packed
+attribute, so it is the traced signature's: ``ProgramTemplate.of`` adds a guard pinning the
+symbols of such a root to their traced values (the template then serves only those sizes
+of them; another value traces again).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dnnc.core.arena import Lifetime, plan_arena
+from dnnc.core.symbols import Guard, SymbolicInt, Values, evaluate
+from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.program import ARENA, Call, MemorySpec, Operand, Place, Program
+
+Signature = tuple[tuple[int, ...], ...]
+"""The shapes of a run's inputs, in order."""
+
+Symbol = tuple[int, int]
+"""(input index, dimension index) of a symbol."""
+
+
+def _symbolic(shape: Sequence[int]) -> bool:
+    return any(isinstance(d, SymbolicInt) for d in shape)
+
+
+def _symbols_of(values: Sequence[int]) -> set[int]:
+    """The symbol indices the expressions of ``values`` read."""
+    found: set[int] = set()
+    for value in values:
+        if isinstance(value, SymbolicInt):
+            found.update(int(part[1:]) for part in _tokens(value.text) if part.startswith("s"))
+    return found
+
+
+def _tokens(text: str) -> list[str]:
+    for mark in "()+-*/%":
+        text = text.replace(mark, " ")
+    return text.split()
+
+
+def _pin(symbol: int, value: int) -> Guard:
+    return Guard(f"s{symbol} == {value}", lambda v: v[symbol] == value, True)
+
+
+@dataclass(frozen=True)
+class ProgramTemplate:
+    """A Program with symbolic sizes and the guards of its trace (module docstring)."""
+
+    program: Program
+    symbols: tuple[Symbol, ...]
+    guards: tuple[Guard, ...]
+    lifetimes: tuple[tuple[int, int, int], ...]
+    """Per arena root that a call uses: (root, first call, last call)."""
+
+    @staticmethod
+    def of(program: Program, symbols: Sequence[Symbol], guards: Sequence[Guard]) -> ProgramTemplate:
+        """The template of a traced Program (module docstring)."""
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        pinned: set[int] = set()
+        roots = program.arena_roots
+        for index, call in enumerate(program.calls):
+            for operand in (*call.ins, *call.outs):
+                place = operand.place
+                if place.base != ARENA:
+                    continue
+                first.setdefault(place.root, index)
+                last[place.root] = index
+                if place.offset != roots[place.root][0]:
+                    pinned |= _symbols_of(program.root_memories[place.root].shape)
+        hints = _hints(program, symbols)
+        return ProgramTemplate(
+            program,
+            tuple(symbols),
+            (*guards, *(_pin(s, hints[s]) for s in sorted(pinned))),
+            tuple((root, first[root], last[root]) for root in first),
+        )
+
+    def values(self, signature: Signature) -> list[int]:
+        """Each symbol's value in ``signature``."""
+        return [signature[i][d] for i, d in self.symbols]
+
+    def admits(self, signature: Signature) -> bool:
+        """Whether every guard of the trace holds for ``signature``."""
+        values = self.values(signature)
+        return all(guard.admits(values) for guard in self.guards)
+
+    def instantiate(self, signature: Signature) -> Program:
+        """The Program of ``signature`` (module docstring); ``admits`` must hold."""
+        values = self.values(signature)
+        program = self.program
+        memories: dict[int, MemorySpec] = {}
+
+        def concrete(memory: MemorySpec) -> MemorySpec:
+            found = memories.get(id(memory))
+            if found is None:
+                found = memory
+                if _symbolic(memory.shape):
+                    shape = tuple(evaluate(d, values) for d in memory.shape)
+                    found = MemorySpec(shape, memory.data_type, memory.layout)
+                memories[id(memory)] = found
+            return found
+
+        roots = program.arena_roots
+        plan = plan_arena(
+            [
+                Lifetime(root, concrete(program.root_memories[root]).nbytes, start, end)
+                for root, start, end in self.lifetimes
+            ]
+        )
+        sizes = {
+            root: concrete(program.root_memories[root]).nbytes for root, _, _ in self.lifetimes
+        }
+
+        def operand(o: Operand) -> Operand:
+            place = o.place
+            if place.base == ARENA:
+                offset = plan.offsets[place.root] + place.offset - roots[place.root][0]
+                place = Place(ARENA, 0, offset, place.root)
+            return Operand(o.role, concrete(o.memory), place)
+
+        def call(c: Call) -> Call:
+            return dataclasses.replace(
+                c,
+                ins=tuple(map(operand, c.ins)),
+                outs=tuple(map(operand, c.outs)),
+                params={k: _evaluated(v, values) for k, v in c.params.items()},
+            )
+
+        return dataclasses.replace(
+            program,
+            inputs=tuple(_spec(s, values) for s in program.inputs),
+            outputs=tuple(_spec(s, values) for s in program.outputs),
+            arena_bytes=plan.peak_bytes,
+            calls=tuple(map(call, program.calls)),
+            arena_roots=tuple(
+                (plan.offsets[r], plan.offsets[r] + sizes[r]) if r in sizes else (0, 0)
+                for r in range(len(roots))
+            ),
+            root_memories=tuple(map(concrete, program.root_memories)),
+        )
+
+
+def _hints(program: Program, symbols: Sequence[Symbol]) -> list[int]:
+    """Each symbol's traced value, read from the inputs' shapes."""
+    return [int(program.inputs[i].shape[d]) for i, d in symbols]
+
+
+def _spec(spec: TensorSpec, values: Values) -> TensorSpec:
+    if not _symbolic(spec.shape):
+        return spec
+    return TensorSpec(spec.name, tuple(evaluate(d, values) for d in spec.shape), spec.dtype)
+
+
+def _evaluated(value: object, values: Values) -> object:
+    """A call parameter with its SymbolicInts evaluated (lists and tuples looked into)."""
+    if isinstance(value, SymbolicInt):
+        return value.evaluate(values)
+    if isinstance(value, list | tuple):
+        return type(value)(_evaluated(v, values) for v in value)
+    return value
+
+
+__all__ = ["ProgramTemplate", "Signature"]

@@ -1,0 +1,164 @@
+"""A dynamic function is traced once into a program template that serves every input
+signature its guards admit: the pipeline and the import run once however many shapes
+come, each shape's results agree with ONNX Runtime, and a signature that breaks a guard
+is traced again instead of running a plan whose decisions do not hold for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import helper, numpy_helper
+
+import dnnc
+import dnnc.api
+import dnnc.driver.dynamic
+from dnnc.driver.dynamic import DynamicExecutable
+from dnnc_testing.dynamic_graphs import bert, write_weights
+
+HIDDEN, FFN = 16, 32
+LENGTHS = [3, 5, 8, 11, 13, 16, 17, 20, 24, 29, 31, 32, 33, 40, 47, 50, 57, 63, 64, 70]
+
+
+def attention_model() -> onnx.ModelProto:
+    """Self-attention with an additive mask, residual, layer norm and a GELU MLP over
+    [batch, seq, 16]: every size follows from the two ``?`` dimensions, no Shape op."""
+    rng = np.random.default_rng(0)
+
+    def weight(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.3).astype(np.float32)
+
+    weights = {
+        "wq": weight(HIDDEN, HIDDEN),
+        "wk": weight(HIDDEN, HIDDEN),
+        "wv": weight(HIDDEN, HIDDEN),
+        "scale": np.array(0.25, np.float32),
+        "gamma": weight(HIDDEN) + 1.0,
+        "beta": weight(HIDDEN),
+        "w1": weight(HIDDEN, FFN),
+        "b1": weight(FFN),
+        "w2": weight(FFN, HIDDEN),
+        "b2": weight(HIDDEN),
+    }
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"]),
+        helper.make_node("MatMul", ["x", "wk"], ["k"]),
+        helper.make_node("MatMul", ["x", "wv"], ["v"]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["qk"]),
+        helper.make_node("Mul", ["qk", "scale"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "mask"], ["masked"]),
+        helper.make_node("Softmax", ["masked"], ["probs"], axis=-1),
+        helper.make_node("MatMul", ["probs", "v"], ["context"]),
+        helper.make_node("Add", ["context", "x"], ["residual"]),
+        helper.make_node("LayerNormalization", ["residual", "gamma", "beta"], ["normed"], axis=-1),
+        helper.make_node("MatMul", ["normed", "w1"], ["h1"]),
+        helper.make_node("Add", ["h1", "b1"], ["h1b"]),
+        helper.make_node("Relu", ["h1b"], ["act"]),
+        helper.make_node("MatMul", ["act", "w2"], ["h2"]),
+        helper.make_node("Add", ["h2", "b2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "attention",
+        [
+            helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN]),
+            helper.make_tensor_value_info("mask", onnx.TensorProto.FLOAT, ["batch", 1, "seq"]),
+        ],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [numpy_helper.from_array(a, name) for name, a in weights.items()],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts of the pass driver's runs inside DynamicExecutable and of ONNX imports."""
+    counts = {"pipelines": 0, "imports": 0}
+    run_passes, import_onnx = dnnc.driver.dynamic.run_passes, dnnc.api.import_onnx
+
+    def counted_run_passes(*args: object, **kwargs: object) -> None:
+        counts["pipelines"] += 1
+        run_passes(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_import(*args: object, **kwargs: object) -> object:
+        counts["imports"] += 1
+        return import_onnx(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dnnc.driver.dynamic, "run_passes", counted_run_passes)
+    monkeypatch.setattr(dnnc.api, "import_onnx", counted_import)
+    return counts
+
+
+def test_twenty_lengths_one_pipeline_run(tmp_path: Path, counted: dict[str, int]) -> None:
+    path = tmp_path / "attention.onnx"
+    onnx.save(attention_model(), path)
+    executable = dnnc.compile(path)
+    assert isinstance(executable, DynamicExecutable)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    for length in LENGTHS:
+        x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
+        mask = np.where(rng.random((2, 1, length)) < 0.2, -1e4, 0.0).astype(np.float32)
+        got = executable.run({"x": x, "mask": mask})[0]
+        want = session.run(None, {"x": x, "mask": mask})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"seq {length}")
+    stats = executable.stats()
+    assert (stats.misses, stats.hits, stats.traces) == (len(LENGTHS), 0, 1)
+    assert counted == {"pipelines": 1, "imports": 1}
+    assert stats.miss_seconds > 0 and stats.seconds_per_miss == stats.miss_seconds / 20
+
+
+@pytest.fixture
+def bert_path(tmp_path: Path) -> Path:
+    write_weights(tmp_path)
+    path = tmp_path / "bert.mlir"
+    path.write_text(bert(None, None))
+    return path
+
+
+def draw(rng: np.random.Generator, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def test_a_broken_guard_traces_again(bert_path: Path, counted: dict[str, int]) -> None:
+    """Batch 1 makes the mask's batch dimension broadcast in another class than batch 2
+    does (a guard `s == 1` of the trace): each batch class gets its own template, every
+    other length reuses it, and each plan equals the static compile of its shapes."""
+    executable = dnnc.compile(bert_path)
+    assert isinstance(executable, DynamicExecutable)
+    rng = np.random.default_rng(2)
+    shapes = [(2, 5), (2, 9), (1, 5), (1, 12), (3, 7), (1, 4)]
+    for b, s in shapes:
+        x, mask = draw(rng, b, s, 32), draw(rng, b, 1, s)
+        static_path = bert_path.with_name(f"bert_{b}_{s}.mlir")
+        static_path.write_text(bert(b, s))
+        want = dnnc.compile(static_path).run([x, mask])[0]
+        np.testing.assert_array_equal(executable.run([x, mask])[0], want)
+    assert executable.stats().traces == 2
+    assert counted["pipelines"] == 2
+
+
+def test_a_mask_of_another_length_is_refused_at_its_op(bert_path: Path) -> None:
+    """The trace compared the mask's length with the sequence's: a template does not admit
+    a signature where they differ, and the new trace names the op that fails."""
+    executable = dnnc.compile(bert_path)
+    rng = np.random.default_rng(3)
+    executable.run([draw(rng, 2, 5, 32), draw(rng, 2, 1, 5)])
+    with pytest.raises(dnnc.DnncError, match="dnn\\."):
+        executable.run([draw(rng, 2, 6, 32), draw(rng, 2, 1, 5)])
+
+
+def test_hits_after_the_first_round(bert_path: Path) -> None:
+    executable = dnnc.compile(bert_path)
+    rng = np.random.default_rng(4)
+    for _ in range(2):
+        for s in (3, 4, 5):
+            executable.run([draw(rng, 2, s, 32), draw(rng, 2, 1, s)])
+    stats = executable.stats()
+    assert (stats.misses, stats.hits, stats.traces) == (3, 3, 1)
