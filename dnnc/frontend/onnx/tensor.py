@@ -67,14 +67,16 @@ def convert_reshape(imp: Importer, node: Node) -> Value:
     target = [int(d) for d in imp.require_const(node, 1, "shape").reshape(-1)]
     allow_zero = bool(node.attr("allowzero", 0))
     dims = [shape[i] if d == 0 and not allow_zero else d for i, d in enumerate(target)]
-    if dims.count(-1) > 1:
+    if target.count(-1) > 1:
         raise imp.error(node, f"the target shape {target} has more than one -1")
-    if -1 in dims:
-        known = _product([d for d in dims if d != -1])
-        total = _product(shape)
+    if -1 in target:  # a 0 that copies a dynamic dimension is -1 in dims too
+        rest = target.index(-1)
+        copied = {i for i, d in enumerate(target) if d == 0 and not allow_zero}
+        # the copied dimensions are in both element counts: only the others decide
+        known = _product([d for i, d in enumerate(dims) if i != rest and i not in copied])
+        total = _product([d for i, d in enumerate(shape) if i not in copied])
         unknown = shapes.DYNAMIC in (known, total) or known == 0
-        inferred = shapes.DYNAMIC if unknown else total // known
-        dims[dims.index(-1)] = inferred
+        dims[rest] = shapes.DYNAMIC if unknown else total // known
     imp.infer(node, shapes.reshape, shape, shape=tuple(dims))
     return imp.reshape(src, dims)
 

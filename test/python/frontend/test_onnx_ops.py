@@ -936,6 +936,23 @@ def test_conv_transpose_of_dynamic_batch_and_image_sizes() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("target", [[0, 0, 4, -1], [0, -1, 4, 3], [0, 0, 12]])
+def test_reshape_copying_dynamic_dimensions(target: list[int]) -> None:
+    """A 0 that copies a ? dimension is no second -1 (the heads split of an attention
+    export): the result keeps ? where the copies and the inferred size are, and one
+    executable serves each batch and sequence."""
+    made = model(
+        [node("Reshape", ["x", "t"])], {"x": rand(2, 5, 12)}, initializers={"t": ints(*target)}
+    )
+    made.graph.input[0].CopyFrom(value_info("x", ["batch", "seq", 12]))
+    executable = dnnc.compile(made)
+    for shape in [(1, 3, 12), (2, 7, 12)]:
+        x = {"x": rand(*shape)}
+        (ours,) = executable.run(x)
+        (theirs,) = run_onnxruntime(made, x)
+        np.testing.assert_array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("op", ["Conv", "ConvTranspose"])
 def test_a_3d_window_over_a_dynamic_volume_is_refused(op: str) -> None:
     made = model(
