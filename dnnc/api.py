@@ -40,6 +40,7 @@ from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.onnx_shapes import (
+    OnnxDynamicExecutable,
     ShapeSpecializedExecutable,
     names_a_run_time_shape,
     value_inputs,
@@ -137,14 +138,27 @@ def _per_input_shape(
     dynamic: DynamicOptions | None,
     cache: PrimitiveCache | None,
     error: ModelError,
-) -> ShapeSpecializedExecutable:
-    """An ONNX model whose shape arithmetic reads `?` dimensions or input values: imported and
-    compiled again per input-shape signature and value (dnnc.driver.onnx_shapes). ``error``,
-    the import's, is raised again when no graph input explains it."""
+) -> OnnxDynamicExecutable | ShapeSpecializedExecutable:
+    """An ONNX model whose shape arithmetic reads `?` dimensions: traced into program
+    templates (OnnxDynamicExecutable); or one whose shape arithmetic reads input values:
+    imported and compiled again per input-shape signature and value
+    (ShapeSpecializedExecutable). ``error``, the import's, is raised again when no graph
+    input explains it."""
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
-    if "must be a constant" in str(error) and not value_inputs(model):
-        raise error
+    if not value_inputs(model):
+        if "must be a constant" in str(error):
+            raise error
+        traced = OnnxDynamicExecutable(
+            model,
+            (*parse_pipeline(pipeline), *parse_pipeline(LOWERING)),
+            options=dynamic,
+            cache=cache,
+        )
+        traced.recipe = _recipe(
+            source, pipeline, function or traced.name, _weights_of(source, weights_dir), dynamic
+        )
+        return traced
     executable = ShapeSpecializedExecutable(
         model,
         lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]

@@ -125,6 +125,9 @@ def _combine(symbol: str, function: Callable[[int, int], int], lhs: object, rhs:
     value = function(int(lhs), int(rhs))
     if symbol in "+-" and not isinstance(rhs, SymbolicInt) and int(rhs) == 0:
         return lhs  # x + 0, x - 0: the same expression
+    plain = [int(v) for v in (lhs, rhs) if not isinstance(v, SymbolicInt)]
+    if symbol == "*" and 0 in plain:
+        return 0  # x * 0: zero for every signature
     if symbol == "*" and not isinstance(rhs, SymbolicInt) and int(rhs) == 1:
         return lhs
     if symbol == "*" and not isinstance(lhs, SymbolicInt) and int(lhs) == 1:
@@ -183,14 +186,35 @@ def _compare(symbol: str, function: Callable[[int, int], bool], lhs: object, rhs
     return outcome
 
 
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Comparisons inside the block record no guard: checks of a traced size against a
+    copy of the same size that lost its expression (ONNX shape inference's), which decide
+    nothing."""
+    token = _guards.set(None)
+    try:
+        yield
+    finally:
+        _guards.reset(token)
+
+
+def pinned(value: int) -> int:
+    """``value`` as a plain int; while tracing, a SymbolicInt is pinned to its traced value
+    by a guard (what uses the plain int holds only for that value)."""
+    if not isinstance(value, SymbolicInt):
+        return value
+    guards = _guards.get()
+    hint = int.__int__(value)
+    if guards is not None:
+        text = f"{value.text} == {hint}"
+        evaluate = value.evaluate
+        guards.setdefault(text, Guard(text, lambda v: evaluate(v) == hint, True))
+    return hint
+
+
 def evaluate(value: int, values: Values) -> int:
     """``value`` for a signature's symbol values (a plain int is a constant)."""
     return value.evaluate(values) if isinstance(value, SymbolicInt) else value
 
 
-def symbols_in(value: int) -> bool:
-    """Whether ``value`` depends on a symbol."""
-    return isinstance(value, SymbolicInt)
-
-
-__all__ = ["Guard", "SymbolicInt", "evaluate", "symbols_in", "tracing"]
+__all__ = ["Guard", "SymbolicInt", "evaluate", "pinned", "tracing", "untraced"]

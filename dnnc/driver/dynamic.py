@@ -155,14 +155,37 @@ class DynamicExecutable(ShippedByRecipe):
         options: DynamicOptions | None = None,
         cache: PrimitiveCache | None = None,
     ) -> None:
-        self.name = function.sym_name.data
         self._function = function
         self._passes = (*passes, *lowering)
         self._weights_dir = weights_dir
+        self._context = make_context()
+        args = function.body.block.args
+        inputs = tuple(
+            TensorSpec(n, shape_of(a), data_type_of(tensor_type(a).get_element_type()).numpy)
+            for n, a in zip(input_names(function), args, strict=True)
+        )
+        outputs = []
+        for name, t in zip(
+            output_names(function), function.function_type.outputs.data, strict=True
+        ):
+            assert isinstance(t, TensorType)  # a verified dnn function returns tensors
+            dims = tuple(max(d, -1) for d in t.get_shape())
+            outputs.append(TensorSpec(name, dims, data_type_of(t.get_element_type()).numpy))
+        self._setup(function.sym_name.data, inputs, tuple(outputs), options, cache)
+
+    def _setup(
+        self,
+        name: str,
+        inputs: tuple[TensorSpec, ...],
+        outputs: tuple[TensorSpec, ...],
+        options: DynamicOptions | None,
+        cache: PrimitiveCache | None,
+    ) -> None:
+        """The state every dynamic executable has, whatever it traces."""
+        self.name = name
         self.options = options or DynamicOptions()
         self._cache = cache or default_cache()
         self._constants = PackedConstants()
-        self._context = make_context()
         self._arena = aligned_bytes(0)
         self._arena_lock = threading.Lock()
         """Leases the shared arena to one run at a time (module docstring)."""
@@ -174,27 +197,14 @@ class DynamicExecutable(ShippedByRecipe):
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._traces = 0
         self._miss_seconds = 0.0
-        self._args = list(function.body.block.args)
-        self.input_names = tuple(input_names(function))
-        self._dtypes = tuple(
-            data_type_of(tensor_type(a).get_element_type()).numpy for a in self._args
-        )
-        self._declared = tuple(shape_of(a) for a in self._args)
-        self._ranks = tuple(map(len, self._declared))
-        self.inputs = tuple(
-            TensorSpec(n, tuple(shape_of(a)), d)
-            for n, d, a in zip(self.input_names, self._dtypes, self._args)
-        )
+        self.inputs = inputs
         """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
-        outputs = []
-        for name, t in zip(
-            output_names(function), function.function_type.outputs.data, strict=True
-        ):
-            assert isinstance(t, TensorType)  # a verified dnn function returns tensors
-            dims = tuple(max(d, -1) for d in t.get_shape())
-            outputs.append(TensorSpec(name, dims, data_type_of(t.get_element_type()).numpy))
-        self.outputs = tuple(outputs)
+        self.outputs = outputs
         """The results as declared, ``?`` dimensions as -1 (as Executable.outputs)."""
+        self.input_names = tuple(spec.name for spec in inputs)
+        self._dtypes = tuple(spec.dtype for spec in inputs)
+        self._declared = tuple(spec.shape for spec in inputs)
+        self._ranks = tuple(map(len, self._declared))
 
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
@@ -271,11 +281,11 @@ class DynamicExecutable(ShippedByRecipe):
             for size, declared in zip(shape, declared_shape, strict=True)
         )
         if not fits:
-            specialize(self._function, signature)  # raises the error naming the input
+            self._refuse(signature)
         for index, template in enumerate(self._templates):
             if template.admits(signature):
                 self._templates.insert(0, self._templates.pop(index))
-                return template
+                return self._checked(template, signature)
         template = self._trace(signature)
         self._templates.insert(0, template)
         del self._templates[self.options.max_plans :]
@@ -296,15 +306,27 @@ class DynamicExecutable(ShippedByRecipe):
                     dims.append(size)
             sizes.append(tuple(dims))
         with tracing() as guards:
-            function = specialize(self._function, sizes)
-            self._unfused += len(unfuse_invalid_post_ops(function))
-            module = ModuleOp([function])
-            run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
-            lowered = module.body.block.first_op
-            assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-            program = program_of(lowered, self._weights_dir)
+            program = self._lower(sizes)
         self._traces += 1
         return ProgramTemplate.of(program, symbols, list(guards.values()))
+
+    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> Program:
+        """The Program of the function specialized to ``sizes`` (symbolic where ``?``)."""
+        function = specialize(self._function, sizes)
+        self._unfused += len(unfuse_invalid_post_ops(function))
+        module = ModuleOp([function])
+        run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
+        lowered = module.body.block.first_op
+        assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
+        return program_of(lowered, self._weights_dir)
+
+    def _refuse(self, signature: Signature) -> None:
+        """Raise the error of a signature whose sizes break the declared ones."""
+        specialize(self._function, signature)
+
+    def _checked(self, template: ProgramTemplate, signature: Signature) -> ProgramTemplate:
+        """The template to serve ``signature`` with (a subclass may check it first)."""
+        return template
 
     def _executable(self, program: Program) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small."""

@@ -24,11 +24,21 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import onnx
+from xdsl.dialects import func
+from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import InputError
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.driver.pipelines import run_passes, verify_each_pass
+from dnnc.frontend.onnx import convert
+from dnnc.ir.text import make_context
+from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
+from dnnc.runtime.lowered import program_of
+from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
+from dnnc.runtime.template import ProgramTemplate, Signature, same_program
 
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
@@ -190,28 +200,115 @@ class ShapeSpecializedExecutable(ShippedByRecipe):
     def _fixed(
         self, shapes: tuple[tuple[int, ...], ...], values: Mapping[str, np.ndarray]
     ) -> onnx.ModelProto:
-        """The model with every input's dimensions set to ``shapes`` and the value inputs
-        turned into initializers of ``values``."""
-        model = onnx.ModelProto()
-        model.CopyFrom(self._model)
-        kept = [v for v in model.graph.input if v.name not in values]
-        del model.graph.input[:]
-        model.graph.input.extend(kept)
-        model.graph.initializer.extend(
-            onnx.numpy_helper.from_array(array, name) for name, array in values.items()
+        return _with_inputs(self._model, [s.name for s in self.inputs], shapes, values)
+
+
+def _with_inputs(
+    model: onnx.ModelProto,
+    names: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    values: Mapping[str, np.ndarray],
+) -> onnx.ModelProto:
+    """The model with the inputs ``names`` given ``shapes`` and the value inputs turned into
+    initializers of ``values``."""
+    fixed = onnx.ModelProto()
+    fixed.CopyFrom(model)
+    kept = [v for v in fixed.graph.input if v.name not in values]
+    del fixed.graph.input[:]
+    fixed.graph.input.extend(kept)
+    fixed.graph.initializer.extend(
+        onnx.numpy_helper.from_array(array, name) for name, array in values.items()
+    )
+    by_name = dict(zip(names, shapes, strict=True))
+    for value_info in fixed.graph.input:
+        shape = by_name.get(value_info.name)
+        if shape is None:
+            continue
+        for dim, size in zip(value_info.type.tensor_type.shape.dim, shape):
+            dim.Clear()
+            dim.dim_value = size
+    for value_info in fixed.graph.output:  # inference fills them in for the new shapes
+        value_info.type.tensor_type.ClearField("shape")
+    del fixed.graph.value_info[:]
+    return fixed
+
+
+class OnnxDynamicExecutable(DynamicExecutable):
+    """An ONNX model whose shape arithmetic reads ``?`` dimensions, traced into program
+    templates (dnnc.driver.dynamic) instead of compiled per input shape.
+
+    A trace imports the model with its inputs fixed to the signature's sizes for ONNX shape
+    inference and to those sizes as symbols for the importer (dnnc.frontend.onnx.convert's
+    ``input_shapes``): ``Shape``/``Size`` of a traced tensor give sizes that keep their
+    expressions, folded by numpy through Gather, Slice, Unsqueeze, Squeeze, Concat, integer
+    Cast, Reshape and + - * / into the targets of Reshape (importer SYMBOLIC_FOLDERS); any
+    other use of such a size pins it to its traced value with a guard. Then the pipeline and
+    the lowering run on the imported function. Because ONNX shape inference and the
+    reference evaluator see only the traced values, a size that loses its expression there
+    without a comparison would go unguarded: so the first time a template admits another
+    signature, that signature is traced too and the two Programs must agree (after that
+    the template serves every signature its guards admit); a template that disagrees serves
+    only its own sizes (``stats().mismatches``).
+    """
+
+    def __init__(
+        self,
+        model: onnx.ModelProto,
+        passes: Sequence[ModulePass],
+        *,
+        options: DynamicOptions | None = None,
+        cache: PrimitiveCache | None = None,
+    ) -> None:
+        self._model = model
+        self._passes = tuple(passes)
+        self._context = make_context()
+        self._verified: set[int] = set()
+        """Templates (by id) whose first reuse was traced and agreed."""
+        self.mismatches = 0
+        """Templates whose reuse disagreed with a trace: pinned to their own sizes."""
+        initializers = {t.name for t in model.graph.initializer}
+        inputs = tuple(_spec(v) for v in model.graph.input if v.name not in initializers)
+        outputs = model.graph.output
+        if any(not o.type.tensor_type.elem_type for o in outputs):  # exporters write them
+            outputs = onnx.shape_inference.infer_shapes(model).graph.output
+        self._setup(
+            model.graph.name or "main",
+            inputs,
+            tuple(_spec(v) for v in outputs),
+            options,
+            cache,
         )
-        by_name = {spec.name: shape for spec, shape in zip(self.inputs, shapes)}
-        for value_info in model.graph.input:
-            shape = by_name.get(value_info.name)
-            if shape is None:
-                continue
-            for dim, size in zip(value_info.type.tensor_type.shape.dim, shape):
-                dim.Clear()
-                dim.dim_value = size
-        for value_info in model.graph.output:  # inference fills them in for the new shapes
-            value_info.type.tensor_type.ClearField("shape")
-        del model.graph.value_info[:]
-        return model
+
+    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> Program:
+        hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
+        fixed = _with_inputs(self._model, self.input_names, hints, {})
+        module, _ = convert(fixed, None, dict(zip(self.input_names, sizes, strict=True)))
+        run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
+        lowered = module.body.block.first_op
+        assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
+        return program_of(lowered)
+
+    def _refuse(self, signature: Signature) -> None:
+        for spec, shape in zip(self.inputs, signature, strict=True):
+            if any(n < 1 or d not in (n, -1) for d, n in zip(spec.shape, shape)):
+                raise InputError(
+                    f"input '{spec.name}' is {spec.dtype}{list(shape)}; expected "
+                    f"{self.signature()}, every dimension >= 1"
+                )
+
+    def _checked(self, template: ProgramTemplate, signature: Signature) -> ProgramTemplate:
+        """A template's first reuse is traced too (class docstring)."""
+        if id(template) in self._verified:
+            return template
+        traced = self._trace(signature)
+        self._templates.insert(1, traced)
+        if same_program(template.instantiate(signature), traced.program):
+            self._verified.add(id(template))
+            return template
+        self.mismatches += 1
+        self._templates.remove(template)
+        self._templates.insert(0, template.pinned())
+        return traced.pinned()
 
 
 def names_a_run_time_shape(message: str) -> bool:
@@ -220,4 +317,9 @@ def names_a_run_time_shape(message: str) -> bool:
     return "is only known at run time" in message or "must be a constant" in message
 
 
-__all__ = ["ShapeSpecializedExecutable", "names_a_run_time_shape", "value_inputs"]
+__all__ = [
+    "OnnxDynamicExecutable",
+    "ShapeSpecializedExecutable",
+    "names_a_run_time_shape",
+    "value_inputs",
+]

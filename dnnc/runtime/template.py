@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from dnnc.core.arena import Lifetime, plan_arena
 from dnnc.core.symbols import Guard, SymbolicInt, Values, evaluate
 from dnnc.runtime.io_binding import TensorSpec
-from dnnc.runtime.program import ARENA, Call, MemorySpec, Operand, Place, Program
+from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Place, Program
 
 Signature = tuple[tuple[int, ...], ...]
 """The shapes of a run's inputs, in order."""
@@ -94,6 +94,12 @@ class ProgramTemplate:
             (*guards, *(_pin(s, hints[s]) for s in sorted(pinned))),
             tuple((root, first[root], last[root]) for root in first),
         )
+
+    def pinned(self) -> ProgramTemplate:
+        """This template admitting only its traced sizes."""
+        hints = _hints(self.program, self.symbols)
+        pins = tuple(_pin(s, hint) for s, hint in enumerate(hints))
+        return dataclasses.replace(self, guards=(*self.guards, *pins))
 
     def values(self, signature: Signature) -> list[int]:
         """Each symbol's value in ``signature``."""
@@ -160,6 +166,34 @@ class ProgramTemplate:
         )
 
 
+def same_program(instance: Program, traced: Program) -> bool:
+    """Whether a template's instance and a trace of the same signature run the same calls:
+    kinds, parameters, operands' roles, memories and bases, constants' sources (arena
+    offsets aside: the two plans place the same buffers differently)."""
+
+    def operands(program: Program, call: Call) -> list[tuple[object, ...]]:
+        return [
+            (
+                o.role,
+                o.memory,
+                o.place.base,
+                program.constants[o.place.index].key if o.place.base == CONSTANT else None,
+            )
+            for o in (*call.ins, *call.outs)
+        ]
+
+    return (
+        instance.inputs == traced.inputs
+        and instance.outputs == traced.outputs
+        and len(instance.calls) == len(traced.calls)
+        and all(
+            (a.library, a.kind, a.params, operands(instance, a))
+            == (b.library, b.kind, b.params, operands(traced, b))
+            for a, b in zip(instance.calls, traced.calls)
+        )
+    )
+
+
 def _hints(program: Program, symbols: Sequence[Symbol]) -> list[int]:
     """Each symbol's traced value, read from the inputs' shapes."""
     return [int(program.inputs[i].shape[d]) for i, d in symbols]
@@ -180,4 +214,4 @@ def _evaluated(value: object, values: Values) -> object:
     return value
 
 
-__all__ = ["ProgramTemplate", "Signature"]
+__all__ = ["ProgramTemplate", "Signature", "same_program"]

@@ -29,14 +29,19 @@ from dnnc.ir.text import verify_module
 
 
 def convert(
-    model: ModelSource, weights_file: str | None = None
+    model: ModelSource,
+    weights_file: str | None = None,
+    input_shapes: dict[str, tuple[int, ...]] | None = None,
 ) -> tuple[ModuleOp, dict[str, np.ndarray]]:
     """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
-    ``weights_file`` (empty when ``weights_file`` is None: every array is inline)."""
+    ``weights_file`` (empty when ``weights_file`` is None: every array is inline).
+    ``input_shapes`` replace the graph inputs' shapes in the function (dnnc.driver.dynamic
+    gives sizes that carry their expressions, dnnc.core.symbols, for a model whose inputs
+    ONNX sees with those sizes)."""
     graph = load_graph(model)
     check_versions(graph)
     fuse_erf_gelu(graph)
-    importer = Importer(graph, weights_file)
+    importer = Importer(graph, weights_file, input_shapes)
     name = re.sub(r"_+$", "", ssa_name(graph.graph.name or "main"))
     module = importer.run(CONVERTERS, name or "main")
     verify_module(module)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import onnx
 
 from dnnc.core.arrays import transposed
 from dnnc.frontend.onnx.graph import Node
@@ -75,3 +76,78 @@ FOLDERS: dict[str, Folder] = {
     "GatherElements": _gather_elements,
 }
 """ONNX op type -> its numpy folder (module docstring)."""
+
+
+def _ints(array: np.ndarray | None) -> list[int]:
+    return [] if array is None else [int(a) for a in array.reshape(-1)]
+
+
+def _gather(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    axis = node.int_attr("axis", 0) % data.ndim
+    return np.take(data, indices.astype(np.int64), axis=axis)
+
+
+def _squeeze(node: Node, data: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
+    listed = node.ints_attr("axes") if axes is None else _ints(axes)
+    return np.squeeze(data, tuple(a % data.ndim for a in listed))
+
+
+def _slice(
+    node: Node,
+    data: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    axes: np.ndarray | None = None,
+    steps: np.ndarray | None = None,
+) -> np.ndarray:
+    """Slices of a shape vector (its length is known: only its elements are symbolic)."""
+    axes_list = _ints(axes) or list(range(len(_ints(starts))))
+    steps_list = _ints(steps) or [1] * len(axes_list)
+    index = [slice(None)] * data.ndim
+    for axis, start, end, step in zip(axes_list, _ints(starts), _ints(ends), steps_list):
+        index[axis % data.ndim] = slice(*slice(start, end, step).indices(data.shape[axis]))
+    return data[tuple(index)]
+
+
+def _cast(node: Node, data: np.ndarray) -> np.ndarray | None:
+    """Casts between integer types keep the sizes; others are left to the importer."""
+    to = node.int_attr("to")
+    return data if to in (onnx.TensorProto.INT64, onnx.TensorProto.INT32) else None
+
+
+def _reshape(node: Node, data: np.ndarray, shape: np.ndarray) -> np.ndarray:
+    return data.reshape(_ints(shape))
+
+
+def symbolic_inputs(op_type: str, arrays: list[np.ndarray]) -> bool:
+    """Whether SYMBOLIC_FOLDERS folds a node of ``op_type`` on ``arrays``: every array holds
+    integers and the shape vector it rearranges (input 0; any input of Concat and the
+    arithmetic) holds sizes (``object``), its other inputs (indices, axes) plain ints."""
+    if op_type not in SYMBOLIC_FOLDERS:
+        return False
+    if not all(a.dtype == object or np.issubdtype(a.dtype, np.integer) for a in arrays):
+        return False
+    if op_type in ("Concat", "Add", "Sub", "Mul", "Div"):
+        return True
+    return arrays[0].dtype == object and all(a.dtype != object for a in arrays[1:])
+
+
+SYMBOLIC_FOLDERS: dict[str, Folder] = {
+    "Identity": _identity,
+    "Unsqueeze": _unsqueeze,
+    "Concat": _concat,
+    "Gather": _gather,
+    "Squeeze": _squeeze,
+    "Slice": _slice,
+    "Cast": _cast,
+    "Reshape": _reshape,
+    "Add": lambda node, a, b: a + b,
+    "Sub": lambda node, a, b: a - b,
+    "Mul": lambda node, a, b: a * b,
+    "Div": lambda node, a, b: a // b,  # sizes are >= 1: truncation is floor division
+}
+"""Folders of nodes whose inputs may hold sizes that are expressions of the input
+dimensions (``object`` arrays of dnnc.core.symbols.SymbolicInt, while dnnc.driver.dynamic
+traces an ONNX model): numpy's object arithmetic keeps each expression. The other inputs
+are plain arrays (indices, axes); a node of another type gets its inputs pinned to their
+traced values (Importer.fold)."""

@@ -45,6 +45,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
+from dnnc.core.symbols import pinned, untraced
 from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
@@ -59,7 +60,7 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import element_type_of
-from dnnc.frontend.onnx.folding import FOLDERS
+from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS, symbolic_inputs
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
 from dnnc.ir.names import named
 
@@ -119,8 +120,15 @@ R = TypeVar("R")
 class Importer:
     """The state of one import: values by ONNX name, the function body, the weights."""
 
-    def __init__(self, graph: Graph, weights_file: str | None) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        weights_file: str | None,
+        input_shapes: dict[str, tuple[int, ...]] | None = None,
+    ) -> None:
         self.graph = graph
+        self.input_shapes = input_shapes or {}
+        """Shapes that replace the graph inputs' (dnnc.driver.dynamic's traced sizes)."""
         self.weights_file = weights_file
         self.weights: dict[str, np.ndarray] = {}
         """Arrays for the weights file, by key."""
@@ -148,7 +156,17 @@ class Importer:
     def const(self, node: Node, index: int) -> np.ndarray | None:
         """Input ``index`` if it is known at import time (None if run-time or absent)."""
         value = self.values.get(node.input(index))
-        return value if isinstance(value, np.ndarray) else None
+        return _pinned(value) if isinstance(value, np.ndarray) else None
+
+    def sizes(self, node: Node, index: int, what: str) -> list[int]:
+        """Input ``index`` as a list of sizes, which may be expressions of the input
+        dimensions (a traced shape vector: dnnc.driver.dynamic); an error as
+        ``require_const`` if it is computed at run time."""
+        value = self.values.get(node.input(index))
+        if not isinstance(value, np.ndarray):
+            self.require_const(node, index, what)  # raises: computed at run time
+        assert isinstance(value, np.ndarray)
+        return [v if value.dtype == object else int(v) for v in value.reshape(-1)]
 
     def require_const(self, node: Node, index: int, what: str) -> np.ndarray:
         """Input ``index`` as an array; an error naming ``what`` if it is only known at run time."""
@@ -211,6 +229,7 @@ class Importer:
     ) -> SSAValue:
         """An array as a dnn.constant or dnn.weight, once per (key, rank); ``key`` is the ONNX
         value name (or a name made up for a computed array) and names the weight."""
+        array = _pinned(array)
         if rank is not None and array.ndim < rank:
             array = array.reshape((1,) * (rank - array.ndim) + array.shape)
         cached = self._materialized.get((key, array.ndim))
@@ -265,10 +284,17 @@ class Importer:
             return None
         if not known and node.op_type != "Constant":
             return None
-        feeds = {name: self.values[name] for name in known}
+        arrays = [self.values[name] for name in known]
+        if any(a.dtype == object for a in arrays):  # type: ignore[union-attr]
+            if symbolic_inputs(node.op_type, arrays):  # type: ignore[arg-type]
+                folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
+                if folded is not None:  # numpy gives an object array's one element unwrapped
+                    return [np.asarray(folded, dtype=object)]
+            arrays = [_pinned(array) for array in arrays]  # type: ignore[arg-type]
+        feeds = dict(zip(known, arrays))
         try:
             if node.op_type in FOLDERS:
-                folded = FOLDERS[node.op_type](node, *(self.values[name] for name in known))
+                folded = FOLDERS[node.op_type](node, *arrays)
                 if folded is not None:
                     return [folded]
             from onnx.reference import ReferenceEvaluator  # 12 MiB: only what FOLDERS lacks
@@ -457,7 +483,9 @@ class Importer:
         dims = [
             d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC for d in tensor.shape.dim
         ]
-        return make_tensor_type(element_type_of(data_type), dims)
+        return make_tensor_type(
+            element_type_of(data_type), self.input_shapes.get(value_info.name, dims)
+        )
 
     def _convert(self, node: Node, converters: dict[str, Converter]) -> None:
         if node.domain not in ("", "ai.onnx"):
@@ -516,12 +544,22 @@ class Importer:
             d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC
             for d in info.type.tensor_type.shape.dim
         )
-        if not shapes.compatible(shape_of(value), declared):
+        with untraced():  # ONNX's sizes are the traced values without their expressions
+            agrees = shapes.compatible(shape_of(value), declared)
+        if not agrees:
             raise self.error(
                 node,
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def _pinned(array: np.ndarray) -> np.ndarray:
+    """A shape vector of traced sizes (``object``) as int64, each pinned to its traced value
+    (dnnc.core.symbols.pinned); any other array as it is."""
+    if array.dtype != object:
+        return array
+    return np.array([pinned(v) for v in array.reshape(-1)], np.int64).reshape(array.shape)
 
 
 def _name_loc(name: str) -> NameLoc:

@@ -16,7 +16,9 @@ from onnx import helper, numpy_helper
 import dnnc
 import dnnc.api
 import dnnc.driver.dynamic
+import dnnc.driver.onnx_shapes
 from dnnc.driver.dynamic import DynamicExecutable
+from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
 from dnnc_testing.dynamic_graphs import bert, write_weights
 
 HIDDEN, FFN = 16, 32
@@ -162,3 +164,115 @@ def test_hits_after_the_first_round(bert_path: Path) -> None:
             executable.run([draw(rng, 2, s, 32), draw(rng, 2, 1, s)])
     stats = executable.stats()
     assert (stats.misses, stats.hits, stats.traces) == (3, 3, 1)
+
+
+def heads_model() -> onnx.ModelProto:
+    """Multi-head attention as PyTorch exports ``x.view(batch, seq, heads, -1)``: the
+    reshape targets come from Shape -> Gather -> Unsqueeze -> Concat of the input."""
+    rng = np.random.default_rng(5)
+    heads = 4
+    weights = {
+        "wq": (rng.standard_normal((HIDDEN, HIDDEN)) * 0.3).astype(np.float32),
+        "wk": (rng.standard_normal((HIDDEN, HIDDEN)) * 0.3).astype(np.float32),
+        "zero": np.array([0], np.int64),
+        "one": np.array(1, np.int64),
+        "axis0": np.array([0], np.int64),
+        "tail": np.array([heads, -1], np.int64),
+        "merged": np.array([HIDDEN], np.int64),
+    }
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["x"], ["shape"]),
+        n("Gather", ["shape", "zero"], ["batch"], axis=0),
+        n("Gather", ["shape", "one"], ["seq0"], axis=0),
+        n("Unsqueeze", ["seq0", "axis0"], ["seq"]),
+        n("Concat", ["batch", "seq", "tail"], ["split"], axis=0),
+        n("Concat", ["batch", "seq", "merged"], ["merge"], axis=0),
+        n("MatMul", ["x", "wq"], ["q0"]),
+        n("MatMul", ["x", "wk"], ["k0"]),
+        n("Reshape", ["q0", "split"], ["q1"]),
+        n("Reshape", ["k0", "split"], ["k1"]),
+        n("Transpose", ["q1"], ["q"], perm=[0, 2, 1, 3]),
+        n("Transpose", ["k1"], ["k"], perm=[0, 2, 3, 1]),
+        n("MatMul", ["q", "k"], ["scores"]),
+        n("Softmax", ["scores"], ["probs"], axis=-1),
+        n("Transpose", ["x"], ["xt"], perm=[0, 1, 2]),
+        n("Reshape", ["xt", "split"], ["v1"]),
+        n("Transpose", ["v1"], ["v"], perm=[0, 2, 1, 3]),
+        n("MatMul", ["probs", "v"], ["context"]),
+        n("Transpose", ["context"], ["context_t"], perm=[0, 2, 1, 3]),
+        n("Reshape", ["context_t", "merge"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "heads",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [numpy_helper.from_array(a, name) for name, a in weights.items()],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shape -> Gather -> Concat -> Reshape becomes reshape sizes that are expressions of the
+    input dimensions: one trace, one more to check the template at its first reuse, and
+    then every length is an instantiation; each agrees with ONNX Runtime."""
+    path = tmp_path / "heads.onnx"
+    onnx.save(heads_model(), path)
+    traces = {"imports": 0}
+    convert = dnnc.driver.onnx_shapes.convert
+
+    def counted_convert(*args: object, **kwargs: object) -> object:
+        traces["imports"] += 1
+        return convert(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dnnc.driver.onnx_shapes, "convert", counted_convert)
+    executable = dnnc.compile(path)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(6)
+    for length in LENGTHS:
+        x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
+        got = executable.run({"x": x})[0]
+        want = session.run(None, {"x": x})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"seq {length}")
+    stats = executable.stats()
+    assert (stats.misses, stats.traces, executable.mismatches) == (len(LENGTHS), 2, 0)
+    assert traces["imports"] == 2
+
+
+def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
+    """Shape of a ? dimension cast to float and used as data (a mean written by hand) has
+    no expression in the data: the template holds for that size only, so another length
+    is traced again and the results stay right."""
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["x"], ["shape"]),
+        n("Gather", ["shape", "one"], ["seq"], axis=0),
+        n("Cast", ["seq"], ["seq_f"], to=onnx.TensorProto.FLOAT),
+        n("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
+        n("Div", ["total", "seq_f"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mean",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, "seq", 3])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 1, 3])],
+        [
+            numpy_helper.from_array(np.array(1, np.int64), "one"),
+            numpy_helper.from_array(np.array([1], np.int64), "axes"),
+        ],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    executable = dnnc.compile(made)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    rng = np.random.default_rng(7)
+    for length in (4, 9, 4, 13):
+        x = rng.standard_normal((2, length, 3)).astype(np.float32)
+        np.testing.assert_allclose(executable.run([x])[0], x.mean(axis=1, keepdims=True), rtol=1e-5)
+    assert executable.stats().traces == 3  # 4, 9 and 13: the pin admits no other length
