@@ -12,6 +12,16 @@ minus the mean of their steady-state medians.
 
     .venv/bin/python bench/dynamic.py [--iterations N]
 
+``--serving`` instead puts dnnc beside ONNX Runtime and OpenVINO (f32, ``--threads``) on
+exported models served at many input shapes, each shape once, then all again:
+- ``bert``: a BERT-base encoder from ``transformers`` (random weights from a BertConfig,
+  eager attention, an attention mask with padding), dynamic batch and sequence, at
+  ``--lengths`` distinct sequence lengths from 8 to 200 (batch 1);
+- ``cnn``: torchvision's ResNet-18 (weights=None), dynamic batch, batches 1 to 16 at
+  ``--image`` pixels.
+Per engine: ready (compile), each round's total and mean per call, and the time of each
+first call of a new shape (median and max); dnnc's plan cache counters last.
+
 Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
 the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
 """
@@ -93,10 +103,141 @@ def bench_graph(name: str, directory: Path, iterations: int) -> None:
     print(f"plan cache: {dynamic.stats()}")
 
 
+Feeds = dict[str, np.ndarray]
+
+
+def export_bert(path: Path) -> None:
+    """BERT-base (BertConfig's defaults), random weights, exported with dynamic axes."""
+    import torch
+
+    from dnnc_testing.torchvision_models import transformers
+
+    torch.manual_seed(0)
+    config = transformers().BertConfig(attn_implementation="eager")
+    encoder = transformers().BertModel(config).eval()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder  # a submodule: the exporter takes its weights as such
+
+        def forward(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return self.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
+
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}}
+    example = (torch.ones(1, 16, dtype=torch.int64), torch.ones(1, 16, dtype=torch.int64))
+    torch.onnx.export(
+        Encoder(),
+        example,
+        str(path),
+        opset_version=17,
+        dynamo=False,
+        input_names=["input_ids", "mask"],
+        output_names=["hidden"],
+        dynamic_axes={**axes, "hidden": {0: "batch", 1: "seq"}},
+    )
+
+
+def export_cnn(path: Path, image: int) -> None:
+    """torchvision's ResNet-18 (weights=None) with a dynamic batch."""
+    import torch
+
+    from dnnc_testing.torchvision_models import models
+
+    torch.manual_seed(0)
+    model = models().resnet18(weights=None).eval()
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, image, image),),
+        str(path),
+        opset_version=17,
+        dynamo=False,
+        input_names=["input"],
+        output_names=["logits"],
+        dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
+    )
+
+
+def engine_runner(
+    engine: str, path: Path, threads: int
+) -> tuple[Callable[[Feeds], object], object]:
+    """(run one feed dict, the compiled object) of ``engine`` on the ONNX model ``path``."""
+    if engine == "dnnc":
+        executable = dnnc.compile(path)
+        return (lambda feeds: executable.run(feeds)), executable
+    if engine == "onnxruntime":
+        import onnxruntime as ort
+
+        from dnnc_testing.engines import onnxruntime_options
+
+        session = ort.InferenceSession(
+            str(path), onnxruntime_options(threads), providers=["CPUExecutionProvider"]
+        )
+        return (lambda feeds: session.run(None, feeds)), session
+    import openvino as ov
+
+    from dnnc_testing.engines import openvino_config
+
+    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, "f32"))
+    request = compiled.create_infer_request()
+    return (lambda feeds: request.infer(feeds)), compiled
+
+
+def serve(name: str, path: Path, feeds: list[Feeds], threads: int) -> None:
+    """Each engine: ready time, then every feed once, twice (module docstring)."""
+    print(f"\n{name}: {len(feeds)} shapes, each once, then again; {threads} threads, f32")
+    print(
+        f"{'engine':>12} | {'ready s':>8} | {'round 1 s':>9} {'per call ms':>11} | "
+        f"{'new shape ms (median, max)':>27} | {'round 2 s':>9} {'per call ms':>11}"
+    )
+    for engine in ("dnnc", "onnxruntime", "openvino"):
+        holder: list[tuple[Callable[[Feeds], object], object]] = []
+        ready = seconds(lambda: holder.append(engine_runner(engine, path, threads)))
+        run, compiled = holder[0]
+        rounds = [[seconds(lambda: run(f)) for f in feeds] for _ in range(2)]
+        firsts = rounds[0]
+        print(
+            f"{engine:>12} | {ready:>8.2f} | {sum(rounds[0]):>9.2f} "
+            f"{statistics.mean(rounds[0]) * 1e3:>11.1f} | "
+            f"{statistics.median(firsts) * 1e3:>12.1f} {max(firsts) * 1e3:>14.1f} | "
+            f"{sum(rounds[1]):>9.2f} {statistics.mean(rounds[1]) * 1e3:>11.1f}"
+        )
+        if engine == "dnnc" and hasattr(compiled, "stats"):
+            print(f"{'':>12}   dnnc plan cache: {compiled.stats()}")
+
+
+def serving(lengths: int, image: int, threads: int) -> None:
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as directory:
+        bert_path = Path(directory) / "bert.onnx"
+        export_bert(bert_path)
+        feeds = []
+        for length in np.linspace(8, 200, lengths).astype(int):
+            mask = np.ones((1, length), np.int64)
+            mask[0, length - length // 4 :] = 0  # a padded tail
+            ids = rng.integers(0, 30522, (1, length)).astype(np.int64)
+            feeds.append({"input_ids": ids, "mask": mask})
+        serve("bert-base encoder", bert_path, feeds, threads)
+        cnn_path = Path(directory) / "resnet18.onnx"
+        export_cnn(cnn_path, image)
+        images = [
+            {"input": rng.standard_normal((b, 3, image, image)).astype(np.float32)}
+            for b in range(1, 17)
+        ]
+        serve(f"resnet18 {image}x{image}", cnn_path, images, threads)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--serving", action="store_true", help="beside ORT and OpenVINO")
+    parser.add_argument("--lengths", type=int, default=20)
+    parser.add_argument("--image", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
+    if args.serving:
+        serving(args.lengths, args.image, args.threads)
+        return
     with tempfile.TemporaryDirectory() as directory:
         write_weights(Path(directory))
         for name in CASES:

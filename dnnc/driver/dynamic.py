@@ -48,6 +48,7 @@ time (``arena_lock``): a run that finds it leased takes a context with an arena 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -75,7 +76,7 @@ from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
 from dnnc.runtime.lowered import program_of
 from dnnc.runtime.plan import aligned_bytes, check_fits
-from dnnc.runtime.program import Program
+from dnnc.runtime.program import Constant, Program
 from dnnc.runtime.report import MemoryReport, StepTime
 from dnnc.runtime.template import ProgramTemplate, Signature
 
@@ -197,6 +198,8 @@ class DynamicExecutable(ShippedByRecipe):
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._traces = 0
         self._miss_seconds = 0.0
+        self._sources: dict[tuple[object, ...], Constant] = {}
+        """Every trace's constants by key, the first trace's source kept (_trace)."""
         self.inputs = inputs
         """The inputs as declared, ``?`` dimensions as -1 (as Executable.inputs)."""
         self.outputs = outputs
@@ -308,6 +311,10 @@ class DynamicExecutable(ShippedByRecipe):
         with tracing() as guards:
             program = self._lower(sizes)
         self._traces += 1
+        # the constants of a later trace load from the first trace's sources: the IR of a
+        # trace is then dropped with its template, not kept for its copy of every weight
+        sources = tuple(self._sources.setdefault(c.key, c) for c in program.constants)
+        program = dataclasses.replace(program, constants=sources)
         return ProgramTemplate.of(program, symbols, list(guards.values()))
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> Program:

@@ -18,6 +18,7 @@ threads: one lock guards the cache, runs go on concurrently.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -262,8 +263,6 @@ class OnnxDynamicExecutable(DynamicExecutable):
         self._model = model
         self._passes = tuple(passes)
         self._context = make_context()
-        self._verified: set[int] = set()
-        """Templates (by id) whose first reuse was traced and agreed."""
         self.mismatches = 0
         """Templates whose reuse disagreed with a trace: pinned to their own sizes."""
         initializers = {t.name for t in model.graph.initializer}
@@ -298,17 +297,17 @@ class OnnxDynamicExecutable(DynamicExecutable):
 
     def _checked(self, template: ProgramTemplate, signature: Signature) -> ProgramTemplate:
         """A template's first reuse is traced too (class docstring)."""
-        if id(template) in self._verified:
+        if template.checked:
             return template
         traced = self._trace(signature)
-        self._templates.insert(1, traced)
         if same_program(template.instantiate(signature), traced.program):
-            self._verified.add(id(template))
-            return template
+            checked = dataclasses.replace(template, checked=True)
+            self._templates[0] = checked  # _template_for moved the template it found first
+            return checked
         self.mismatches += 1
         self._templates.remove(template)
-        self._templates.insert(0, template.pinned())
-        return traced.pinned()
+        self._templates[:0] = [traced.pinned(), template.pinned()]
+        return self._templates[0]
 
 
 def names_a_run_time_shape(message: str) -> bool:

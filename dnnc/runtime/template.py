@@ -70,6 +70,8 @@ class ProgramTemplate:
     guards: tuple[Guard, ...]
     lifetimes: tuple[tuple[int, int, int], ...]
     """Per arena root that a call uses: (root, first call, last call)."""
+    checked: bool = False
+    """Whether a trace of another signature agreed with it (dnnc.driver.onnx_shapes)."""
 
     @staticmethod
     def of(program: Program, symbols: Sequence[Symbol], guards: Sequence[Guard]) -> ProgramTemplate:

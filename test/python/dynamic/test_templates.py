@@ -255,7 +255,8 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
         n("Gather", ["shape", "one"], ["seq"], axis=0),
         n("Cast", ["seq"], ["seq_f"], to=onnx.TensorProto.FLOAT),
         n("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
-        n("Div", ["total", "seq_f"], ["y"]),
+        n("Div", ["total", "seq_f"], ["mean"]),
+        n("Mul", ["mean", "w"], ["y"]),
     ]
     graph = helper.make_graph(
         nodes,
@@ -265,6 +266,7 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
         [
             numpy_helper.from_array(np.array(1, np.int64), "one"),
             numpy_helper.from_array(np.array([1], np.int64), "axes"),
+            numpy_helper.from_array(np.array([0.5, 2.0, -1.0], np.float32), "w"),
         ],
     )
     made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -274,5 +276,13 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     for length in (4, 9, 4, 13):
         x = rng.standard_normal((2, length, 3)).astype(np.float32)
-        np.testing.assert_allclose(executable.run([x])[0], x.mean(axis=1, keepdims=True), rtol=1e-5)
+        want = x.mean(axis=1, keepdims=True) * np.array([0.5, 2.0, -1.0], np.float32)
+        np.testing.assert_allclose(executable.run([x])[0], want, rtol=1e-5)
     assert executable.stats().traces == 3  # 4, 9 and 13: the pin admits no other length
+    # every trace loads its constants from the first trace's sources, so the IR (and its
+    # copy of the weights) of the others is not kept alive by their templates
+    shared: dict[object, object] = {}
+    for template in executable._templates:
+        for constant in template.program.constants:
+            assert shared.setdefault(constant.key, constant) is constant
+    assert len(shared) == 4  # the weight once, the divisor of each length
