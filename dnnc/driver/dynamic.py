@@ -32,13 +32,15 @@ broadcast class is unknown, so the dynamic graph is plain and less fused; traced
 is the graph a static compile of those shapes makes (same primitives, same results bit for
 bit) as long as the guards hold.
 
-The arena grows, to exactly the need of a new plan, only when that need exceeds it; it never
-shrinks (so never below the current plan's need). ``max_arena_bytes`` caps it: a plan that
-needs more is a DnncError. Growing drops the Executables of the cached plans (bound to the
-old buffer, which is then freed); a plan whose Executable was dropped rebuilds it from its
-Program on its next use (``rebinds``), which runs no pass. A plan's bytes, which the cache
-bounds, are what it holds alone: its scratchpad. The arena and the constants are shared and
-reported apart (``stats``).
+The arena grows only when the need of a new plan exceeds it, to that need or twice its
+size, whichever is more (within ``max_arena_bytes``): a growing series of shapes (batch 1,
+2, ... 16) then regrows it a logarithmic number of times, each of which rebinds the cached
+plans. It never shrinks (so never below the current plan's need). ``max_arena_bytes`` caps
+it: a plan that needs more is a DnncError. Growing drops the Executables of the cached
+plans (bound to the old buffer, which is then freed); a plan whose Executable was dropped
+rebuilds it from its Program on its next use (``rebinds``), which runs no pass. A plan's
+bytes, which the cache bounds, are what it holds alone: its scratchpad. The arena and the
+constants are shared and reported apart (``stats``).
 
 Threads: a lock guards the plan cache (lookup, building, arena growth); runs go on
 concurrently. The plans' first execution contexts share the one arena, leased to one run at a
@@ -78,7 +80,7 @@ from dnnc.runtime.lowered import program_of
 from dnnc.runtime.plan import aligned_bytes, check_fits
 from dnnc.runtime.program import Constant, Program
 from dnnc.runtime.report import MemoryReport, StepTime
-from dnnc.runtime.template import ProgramTemplate, Signature
+from dnnc.runtime.template import ProgramTemplate, Signature, Sized
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,9 @@ class _Plan:
     program: Program
     executable: Executable | None
     bytes: int
+    sized: tuple[np.ndarray, ...] = ()
+    """The arrays computed from the input sizes that the Program takes after the inputs
+    (dnnc.frontend.onnx.sized: position ids, masks built from the sizes)."""
 
 
 class DynamicExecutable(ShippedByRecipe):
@@ -227,9 +232,9 @@ class DynamicExecutable(ShippedByRecipe):
         arrays = self._checked_inputs(inputs)
         chosen_outputs(self.outputs, output_names)  # a wrong name fails before any plan
         with self._lock:  # the plan cache; the run itself goes on outside it
-            executable = self.plan_for(tuple(a.shape for a in arrays))
+            executable, sized = self._bound(tuple(a.shape for a in arrays))
         return executable.run_checked(
-            arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+            [*arrays, *sized], as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
         )
 
     def profile(
@@ -242,8 +247,8 @@ class DynamicExecutable(ShippedByRecipe):
         """The step times of the plan of these inputs' shapes (as ``Executable.profile``)."""
         arrays = self._checked_inputs(inputs)
         with self._lock:
-            executable = self.plan_for(tuple(a.shape for a in arrays))
-        return executable.profile(arrays, repeats, alone=alone)
+            executable, sized = self._bound(tuple(a.shape for a in arrays))
+        return executable.profile([*arrays, *sized], repeats, alone=alone)
 
     def _checked_inputs(self, inputs: Mapping[str, object] | Sequence[object]) -> list[np.ndarray]:
         """The inputs in order, each of its declared element type and rank."""
@@ -255,13 +260,20 @@ class DynamicExecutable(ShippedByRecipe):
 
     def plan_for(self, signature: Signature) -> Executable:
         """The Executable for these input shapes: the cached plan's, else a new plan's."""
+        return self._bound(signature)[0]
+
+    def _bound(self, signature: Signature) -> tuple[Executable, tuple[np.ndarray, ...]]:
+        """The plan's Executable and the arrays it takes after the inputs (``_Plan``)."""
         plan = self._plans.get(signature)
         if plan is None:
             self._misses += 1
             start = time.perf_counter()
-            program = self._template_for(signature).instantiate(signature)
+            template = self._template_for(signature)
+            program = template.instantiate(signature)
             built = self._executable(program)
-            plan = _Plan(program, built, built.plan.scratchpad_bytes)
+            values = template.values(signature)
+            sized = tuple(np.ascontiguousarray(compute(values)) for compute in template.sized)
+            plan = _Plan(program, built, built.plan.scratchpad_bytes, sized)
             self._miss_seconds += time.perf_counter() - start
             self._plans[signature] = plan
             self._plan_bytes += plan.bytes
@@ -274,7 +286,7 @@ class DynamicExecutable(ShippedByRecipe):
         executable = plan.executable
         assert executable is not None  # just built or rebuilt
         self._evict()
-        return executable
+        return executable, plan.sized
 
     def _template_for(self, signature: Signature) -> ProgramTemplate:
         """The most recently used template that admits ``signature``, else a new trace's."""
@@ -309,23 +321,24 @@ class DynamicExecutable(ShippedByRecipe):
                     dims.append(size)
             sizes.append(tuple(dims))
         with tracing() as guards:
-            program = self._lower(sizes)
+            program, sized = self._lower(sizes)
         self._traces += 1
         # the constants of a later trace load from the first trace's sources: the IR of a
         # trace is then dropped with its template, not kept for its copy of every weight
         sources = tuple(self._sources.setdefault(c.key, c) for c in program.constants)
         program = dataclasses.replace(program, constants=sources)
-        return ProgramTemplate.of(program, symbols, list(guards.values()))
+        return ProgramTemplate.of(program, symbols, list(guards.values()), sized)
 
-    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> Program:
-        """The Program of the function specialized to ``sizes`` (symbolic where ``?``)."""
+    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
+        """The Program of the function specialized to ``sizes`` (symbolic where ``?``), and
+        how to compute each input it takes after the declared ones (none here)."""
         function = specialize(self._function, sizes)
         self._unfused += len(unfuse_invalid_post_ops(function))
         module = ModuleOp([function])
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        return program_of(lowered, self._weights_dir)
+        return program_of(lowered, self._weights_dir), ()
 
     def _refuse(self, signature: Signature) -> None:
         """Raise the error of a signature whose sizes break the declared ones."""
@@ -348,7 +361,8 @@ class DynamicExecutable(ShippedByRecipe):
             check_fits(f"@{self.name} for these input shapes", {"arena": size})
             for plan in self._plans.values():
                 plan.executable = None  # bound to the buffer about to be replaced
-            self._arena = aligned_bytes(size)
+            doubled = 2 * self._arena.nbytes  # fewer growths, so fewer rebinds (docstring)
+            self._arena = aligned_bytes(max(size, min(doubled, cap or doubled)))
         return Executable(
             program,
             cache=self._cache,

@@ -31,7 +31,7 @@ from xdsl.passes import ModulePass
 from dnnc.core.diagnostics import InputError
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.pipelines import run_passes, verify_each_pass
-from dnnc.frontend.onnx import convert
+from dnnc.frontend.onnx import convert_traced
 from dnnc.ir.text import make_context
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable, ShippedByRecipe
@@ -39,7 +39,7 @@ from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
 from dnnc.runtime.lowered import program_of
 from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
-from dnnc.runtime.template import ProgramTemplate, Signature, same_program
+from dnnc.runtime.template import ProgramTemplate, Signature, Sized, same_program
 
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
@@ -278,14 +278,14 @@ class OnnxDynamicExecutable(DynamicExecutable):
             cache,
         )
 
-    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> Program:
+    def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
         fixed = _with_inputs(self._model, self.input_names, hints, {})
-        module, _ = convert(fixed, None, dict(zip(self.input_names, sizes, strict=True)))
+        module, sized = convert_traced(fixed, dict(zip(self.input_names, sizes, strict=True)))
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        return program_of(lowered)
+        return program_of(lowered), tuple(compute for _, compute in sized)
 
     def _refuse(self, signature: Signature) -> None:
         for spec, shape in zip(self.inputs, signature, strict=True):

@@ -23,8 +23,10 @@ of them; another value traces again).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from dnnc.core.arena import Lifetime, plan_arena
 from dnnc.core.symbols import Guard, SymbolicInt, Values, evaluate
@@ -36,6 +38,10 @@ Signature = tuple[tuple[int, ...], ...]
 
 Symbol = tuple[int, int]
 """(input index, dimension index) of a symbol."""
+
+Sized = Callable[[Values], np.ndarray]
+"""How to compute an input of the Program after the declared ones from the symbol values
+(dnnc.frontend.onnx.sized)."""
 
 
 def _symbolic(shape: Sequence[int]) -> bool:
@@ -70,11 +76,18 @@ class ProgramTemplate:
     guards: tuple[Guard, ...]
     lifetimes: tuple[tuple[int, int, int], ...]
     """Per arena root that a call uses: (root, first call, last call)."""
+    sized: tuple[Sized, ...] = ()
+    """How to compute each input after the declared ones, in order."""
     checked: bool = False
     """Whether a trace of another signature agreed with it (dnnc.driver.onnx_shapes)."""
 
     @staticmethod
-    def of(program: Program, symbols: Sequence[Symbol], guards: Sequence[Guard]) -> ProgramTemplate:
+    def of(
+        program: Program,
+        symbols: Sequence[Symbol],
+        guards: Sequence[Guard],
+        sized: Sequence[Sized] = (),
+    ) -> ProgramTemplate:
         """The template of a traced Program (module docstring)."""
         first: dict[int, int] = {}
         last: dict[int, int] = {}
@@ -95,6 +108,7 @@ class ProgramTemplate:
             tuple(symbols),
             (*guards, *(_pin(s, hints[s]) for s in sorted(pinned))),
             tuple((root, first[root], last[root]) for root in first),
+            tuple(sized),
         )
 
     def pinned(self) -> ProgramTemplate:
@@ -216,4 +230,4 @@ def _evaluated(value: object, values: Values) -> object:
     return value
 
 
-__all__ = ["ProgramTemplate", "Signature", "same_program"]
+__all__ = ["ProgramTemplate", "Signature", "Sized", "same_program"]

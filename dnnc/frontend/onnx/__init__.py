@@ -25,19 +25,15 @@ from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
+from dnnc.frontend.onnx.sized import Recompute
 from dnnc.ir.text import verify_module
 
 
-def convert(
+def _imported(
     model: ModelSource,
-    weights_file: str | None = None,
+    weights_file: str | None,
     input_shapes: dict[str, tuple[int, ...]] | None = None,
-) -> tuple[ModuleOp, dict[str, np.ndarray]]:
-    """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
-    ``weights_file`` (empty when ``weights_file`` is None: every array is inline).
-    ``input_shapes`` replace the graph inputs' shapes in the function (dnnc.driver.dynamic
-    gives sizes that carry their expressions, dnnc.core.symbols, for a model whose inputs
-    ONNX sees with those sizes)."""
+) -> tuple[ModuleOp, Importer]:
     graph = load_graph(model)
     check_versions(graph)
     fuse_erf_gelu(graph)
@@ -45,7 +41,28 @@ def convert(
     name = re.sub(r"_+$", "", ssa_name(graph.graph.name or "main"))
     module = importer.run(CONVERTERS, name or "main")
     verify_module(module)
+    return module, importer
+
+
+def convert(
+    model: ModelSource, weights_file: str | None = None
+) -> tuple[ModuleOp, dict[str, np.ndarray]]:
+    """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
+    ``weights_file`` (empty when ``weights_file`` is None: every array is inline)."""
+    module, importer = _imported(model, weights_file)
     return module, importer.weights
+
+
+def convert_traced(
+    model: ModelSource, input_shapes: dict[str, tuple[int, ...]]
+) -> tuple[ModuleOp, list[tuple[str, Recompute]]]:
+    """The verified dnn module of ``model`` (whose inputs ONNX sees with the traced sizes)
+    with ``input_shapes`` as its inputs' shapes: sizes that carry their expressions
+    (dnnc.core.symbols, dnnc.driver.dynamic's trace), so the shape arithmetic of the model
+    folds into expressions (dnnc.frontend.onnx.sized). Also the arguments after the graph
+    inputs, each with how to compute it from the symbol values. Weights are inline."""
+    module, importer = _imported(model, None, input_shapes)
+    return module, importer.sized_inputs
 
 
 def import_onnx(
@@ -60,4 +77,11 @@ def import_onnx(
     return module
 
 
-__all__ = ["CONVERTERS", "ModelSource", "convert", "import_onnx", "read_model"]
+__all__ = [
+    "CONVERTERS",
+    "ModelSource",
+    "convert",
+    "convert_traced",
+    "import_onnx",
+    "read_model",
+]

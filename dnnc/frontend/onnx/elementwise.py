@@ -175,7 +175,7 @@ def convert_cast(imp: Importer, node: Node) -> Value:
 def convert_cast_like(imp: Importer, node: Node) -> Value:
     """CastLike(x, like) -> a Cast of x to the element type of `like` (only its type is read)."""
     like = imp.values[node.input(1)]
-    if isinstance(like, np.ndarray):
+    if not isinstance(like, SSAValue):  # a constant array or a SizedArray
         data_type = DataType.of_numpy(like.dtype)
         if data_type is None:
             raise imp.error(

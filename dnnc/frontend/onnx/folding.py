@@ -125,9 +125,11 @@ def symbolic_inputs(op_type: str, arrays: list[np.ndarray]) -> bool:
     arithmetic) holds sizes (``object``), its other inputs (indices, axes) plain ints."""
     if op_type not in SYMBOLIC_FOLDERS:
         return False
+    if op_type == "Where":  # a plain condition choosing between sizes
+        return arrays[0].dtype == np.bool_ and symbolic_inputs("Concat", arrays[1:])
     if not all(a.dtype == object or np.issubdtype(a.dtype, np.integer) for a in arrays):
         return False
-    if op_type in ("Concat", "Add", "Sub", "Mul", "Div"):
+    if op_type in ("Concat", "Add", "Sub", "Mul", "Div", "Equal"):
         return True
     return arrays[0].dtype == object and all(a.dtype != object for a in arrays[1:])
 
@@ -145,6 +147,8 @@ SYMBOLIC_FOLDERS: dict[str, Folder] = {
     "Sub": lambda node, a, b: a - b,
     "Mul": lambda node, a, b: a * b,
     "Div": lambda node, a, b: a // b,  # sizes are >= 1: truncation is floor division
+    "Equal": lambda node, a, b: np.equal(a, b).astype(np.bool_),  # each a guard
+    "Where": lambda node, c, a, b: np.asarray(np.where(c, a, b)),
 }
 """Folders of nodes whose inputs may hold sizes that are expressions of the input
 dimensions (``object`` arrays of dnnc.core.symbols.SymbolicInt, while dnnc.driver.dynamic

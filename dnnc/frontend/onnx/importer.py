@@ -19,6 +19,7 @@ name: errors after the import and profile lines name them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import ParamSpec, TypeVar
@@ -62,9 +63,18 @@ from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS, symbolic_inputs
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
+from dnnc.frontend.onnx.sized import (
+    Folded,
+    SizedArray,
+    hint_of,
+    recompute_of,
+    shape_of_folded,
+    sized_shape,
+    sizes_array,
+)
 from dnnc.ir.names import named
 
-Value = SSAValue | np.ndarray
+Value = SSAValue | np.ndarray | SizedArray
 """An ONNX value during import: known now (an array) or computed at run time (SSA)."""
 
 Converter = Callable[["Importer", Node], "Value | tuple[Value, ...]"]
@@ -138,6 +148,9 @@ class Importer:
         self._keys: set[str] = set()
         self.input_names: list[str] = []
         """The ONNX name of each function argument, in order."""
+        self.sized_inputs: list[tuple[str, Callable[[Sequence[int]], np.ndarray]]] = []
+        """The arguments after the graph inputs: SizedArrays a converter reads as tensors,
+        each with how to compute it from the symbol values (dnnc.frontend.onnx.sized)."""
 
     # -- diagnostics --------------------------------------------------------------------------
     def where(self, node: Node) -> str:
@@ -163,14 +176,16 @@ class Importer:
         dimensions (a traced shape vector: dnnc.driver.dynamic); an error as
         ``require_const`` if it is computed at run time."""
         value = self.values.get(node.input(index))
-        if not isinstance(value, np.ndarray):
-            self.require_const(node, index, what)  # raises: computed at run time
-        assert isinstance(value, np.ndarray)
-        return [v if value.dtype == object else int(v) for v in value.reshape(-1)]
+        if not isinstance(value, np.ndarray) or value.dtype != object:
+            return [int(v) for v in self.require_const(node, index, what).reshape(-1)]
+        return list(value.reshape(-1))
 
     def require_const(self, node: Node, index: int, what: str) -> np.ndarray:
-        """Input ``index`` as an array; an error naming ``what`` if it is only known at run time."""
-        value = self.const(node, index)
+        """Input ``index`` as an array; an error naming ``what`` if it is only known at run time.
+        A SizedArray (data computed from the input sizes: a run-time tensor for ``const``) is
+        its traced value, every symbol pinned: the converter needs it now."""
+        found = self.values.get(node.input(index))
+        value = self._pinned(found) if isinstance(found, SizedArray) else self.const(node, index)
         if value is None:
             raise self.error(
                 node, f"input {index} ({what}) must be a constant: it is computed at run time"
@@ -221,15 +236,18 @@ class Importer:
 
     def shape(self, value: Value) -> shapes.Shape:
         """The shape of a value (``shapes.DYNAMIC`` for unknown dimensions)."""
-        return value.shape if isinstance(value, np.ndarray) else shape_of(value)
+        return shape_of(value) if isinstance(value, SSAValue) else shape_of_folded(value)
 
     # -- constants ----------------------------------------------------------------------------
     def materialize(
-        self, node: Node, array: np.ndarray, key: str, rank: int | None = None
+        self, node: Node, folded: Folded, key: str, rank: int | None = None
     ) -> SSAValue:
         """An array as a dnn.constant or dnn.weight, once per (key, rank); ``key`` is the ONNX
-        value name (or a name made up for a computed array) and names the weight."""
-        array = _pinned(array)
+        value name (or a name made up for a computed array) and names the weight. A
+        SizedArray is a function argument instead (``sized_inputs``)."""
+        if isinstance(folded, SizedArray):
+            return self._sized_input(node, folded, key, rank)
+        array = self._pinned(folded)
         if rank is not None and array.ndim < rank:
             array = array.reshape((1,) * (rank - array.ndim) + array.shape)
         cached = self._materialized.get((key, array.ndim))
@@ -267,6 +285,40 @@ class Importer:
         self._materialized[(key, array.ndim)] = result
         return result
 
+    def _sized_input(self, node: Node, sized: SizedArray, key: str, rank: int | None) -> SSAValue:
+        """A SizedArray as an argument after the graph inputs, once per (key, rank)."""
+        cached = self._materialized.get((key, rank or len(sized.shape)))
+        if cached is not None:
+            return cached
+        data_type = DataType.of_numpy(sized.dtype)
+        if data_type is None:
+            raise self.error(node, f"a {sized.dtype} tensor computed from the input sizes")
+        shape, recompute = sized.shape, sized.recompute
+        if rank is not None and len(shape) < rank:
+            ones = (1,) * (rank - len(shape))
+            shape = (*ones, *shape)
+            recompute = _reshaped(recompute, ones)
+        arg = self.block.insert_arg(
+            make_tensor_type(element_type_of(data_type), shape), len(self.block.args)
+        )
+        name = f"sized.{len(self.sized_inputs)}.{key}"
+        arg.name_hint = ssa_name(name)
+        self.input_names.append(name)
+        self.sized_inputs.append((name, recompute))
+        self._materialized[(key, len(shape))] = arg
+        return arg
+
+    def _pinned(self, folded: Folded) -> np.ndarray:
+        """An array for the traced signature only: a shape vector's sizes pinned to their
+        traced values (``pinned``), every symbol pinned for a SizedArray (its values may
+        depend on any of them); a plain array as it is."""
+        if isinstance(folded, SizedArray):
+            for shape in self.input_shapes.values():
+                for size in shape:
+                    pinned(size)
+            return folded.hint
+        return _pinned(folded)
+
     def _unique_key(self, key: str) -> str:
         candidate, suffix = key, 1
         while candidate in self._keys:
@@ -274,38 +326,50 @@ class Importer:
         self._keys.add(candidate)
         return candidate
 
-    def fold(self, node: Node) -> list[np.ndarray] | None:
+    def fold(self, node: Node) -> list[Folded] | None:
         """The outputs of a node whose inputs are all known, from dnnc's numpy folders or else
-        ONNX's reference evaluator (None when the node must run at run time)."""
+        ONNX's reference evaluator (None when the node must run at run time). Inputs that
+        follow the input dimensions (a traced import, dnnc.frontend.onnx.sized) give a shape
+        vector, a SizedArray, or pin their symbols when the node has no shape rule."""
         known = [name for name in node.inputs if name]
         if node.op_type in _NOT_FOLDED or not all(
-            isinstance(self.values.get(name), np.ndarray) for name in known
+            isinstance(self.values.get(name), np.ndarray | SizedArray) for name in known
         ):
             return None
         if not known and node.op_type != "Constant":
             return None
-        arrays = [self.values[name] for name in known]
-        if any(a.dtype == object for a in arrays):  # type: ignore[union-attr]
-            if symbolic_inputs(node.op_type, arrays):  # type: ignore[arg-type]
-                folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
-                if folded is not None:  # numpy gives an object array's one element unwrapped
-                    return [np.asarray(folded, dtype=object)]
-            arrays = [_pinned(array) for array in arrays]  # type: ignore[arg-type]
-        feeds = dict(zip(known, arrays))
-        try:
-            if node.op_type in FOLDERS:
-                folded = FOLDERS[node.op_type](node, *arrays)
-                if folded is not None:
-                    return [folded]
-            from onnx.reference import ReferenceEvaluator  # 12 MiB: only what FOLDERS lacks
+        arrays: list[Folded] = [self.values[name] for name in known]  # type: ignore[misc]
+        sized = any(isinstance(a, SizedArray) for a in arrays)
+        symbolic = sized or any(a.dtype == object for a in arrays)
+        if not symbolic:
+            return list(self._evaluate(node, known, arrays))  # type: ignore[arg-type]
+        if node.op_type in ("Shape", "Size"):  # of a SizedArray or of a shape vector
+            shape = shape_of_folded(arrays[0])
+            if node.op_type == "Size":
+                return [sizes_array([math.prod(shape)]).reshape(())]
+            end = None if node.attr("end") is None else node.int_attr("end")
+            return [sizes_array(shape[node.int_attr("start", 0) : end])]
+        if not sized and symbolic_inputs(node.op_type, arrays):  # type: ignore[arg-type]
+            folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
+            if isinstance(folded, np.ndarray):
+                return [folded]
+            if folded is not None:  # numpy gives an object array's one element unwrapped
+                return [np.asarray(folded, dtype=object)]
+        result = sized_shape(node, arrays) if len(node.outputs) == 1 else None
+        if result is not None:
+            hint = self._evaluate(node, known, [hint_of(a) for a in arrays])[0]
+            if hint.shape == tuple(int.__int__(d) for d in result):
+                return [SizedArray(hint, result, _recompute(node, self.graph.opset, known, arrays))]
+        return list(self._evaluate(node, known, [self._pinned(a) for a in arrays]))
 
-            evaluator = ReferenceEvaluator(node.proto, opsets={"": self.graph.opset})
-            results = evaluator.run(None, feeds)
+    def _evaluate(self, node: Node, names: list[str], arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """The node's outputs on plain arrays (FOLDERS, else the reference evaluator)."""
+        try:
+            return evaluate_node(node, self.graph.opset, names, arrays)
         except ModelError:
             raise
         except Exception as error:  # the reference evaluator raises anything; say which node
             raise self.error(node, f"cannot evaluate the constant node: {error}") from error
-        return [np.asarray(r) for r in results]
 
     # -- emitting ops -------------------------------------------------------------------------
     def emit(self, op: Operation, name: str | None = None) -> SSAValue:
@@ -432,7 +496,7 @@ class Importer:
         last = self.block.last_op
         for name in self.graph.output_names:
             value = self.values[name]
-            if isinstance(value, np.ndarray):
+            if isinstance(value, np.ndarray | SizedArray):
                 value = self.materialize(self.graph.nodes[-1], value, name)
             results.append(value)
         self.block.add_op(func.ReturnOp(*results))
@@ -456,7 +520,7 @@ class Importer:
     def _forget(self, name: str) -> None:
         """Drop a constant no node reads any more: a weight folded into another array (a
         transposed MatMul weight) is not kept beside it until the import ends."""
-        if isinstance(self.values.get(name), np.ndarray):
+        if isinstance(self.values.get(name), np.ndarray | SizedArray):
             del self.values[name]
             self.graph.initializers.pop(name, None)
 
@@ -552,6 +616,58 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def evaluate_node(
+    node: Node,
+    opset: int,
+    names: list[str],
+    arrays: list[np.ndarray],
+    evaluators: dict[int, object] | None = None,
+) -> list[np.ndarray]:
+    """A node's outputs on plain arrays: FOLDERS, else ONNX's reference evaluator (kept in
+    ``evaluators`` for the next call when given)."""
+    if node.op_type in FOLDERS:
+        folded = FOLDERS[node.op_type](node, *arrays)
+        if folded is not None:
+            return [folded]
+    from onnx.reference import ReferenceEvaluator  # 12 MiB: only what FOLDERS lacks
+
+    cache = {} if evaluators is None else evaluators
+    evaluator = cache.get(opset)
+    if evaluator is None:
+        evaluator = cache[opset] = ReferenceEvaluator(node.proto, opsets={"": opset})
+    assert isinstance(evaluator, ReferenceEvaluator)
+    return [np.asarray(r) for r in evaluator.run(None, dict(zip(names, arrays)))]
+
+
+def _recompute(
+    node: Node, opset: int, names: list[str], inputs: list[Folded]
+) -> Callable[[Sequence[int]], np.ndarray]:
+    """How a folded node's result follows the symbol values: the node again on its inputs
+    computed for them (a closure over the node and its inputs only, not the importer)."""
+    recomputes = [recompute_of(a) for a in inputs]
+    evaluators: dict[int, object] = {}
+    last: dict[tuple[int, ...], np.ndarray] = {}
+    """The result for the last symbol values: a value read by several nodes is computed
+    once per signature."""
+
+    def recompute(values: Sequence[int]) -> np.ndarray:
+        key = tuple(values)
+        if key not in last:
+            inputs = [r(values) for r in recomputes]
+            last.clear()
+            last[key] = evaluate_node(node, opset, names, inputs, evaluators)[0]
+        return last[key]
+
+    return recompute
+
+
+def _reshaped(
+    recompute: Callable[[Sequence[int]], np.ndarray], ones: tuple[int, ...]
+) -> Callable[[Sequence[int]], np.ndarray]:
+    """``recompute`` with leading unit dimensions."""
+    return lambda values: recompute(values).reshape((*ones, *recompute(values).shape))
 
 
 def _pinned(array: np.ndarray) -> np.ndarray:

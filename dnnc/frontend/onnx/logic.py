@@ -9,12 +9,14 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import CompareAlg, LogicalAlg
+from dnnc.core.symbols import SymbolicInt, evaluate
 from dnnc.dialects.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
 from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
 from dnnc.dialects.dnn.base import i64_array
 from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
+from dnnc.frontend.onnx.sized import SizedArray
 
 COMPARE: dict[str, CompareAlg] = {
     "Equal": CompareAlg.EQ,
@@ -123,13 +125,28 @@ def convert_where(imp: Importer, node: Node) -> Value:
 
 
 def convert_expand(imp: Importer, node: Node) -> Value:
-    """Expand with a constant shape -> dnn.expand (numpy broadcasting of both shapes)."""
+    """Expand with a constant shape -> dnn.expand (numpy broadcasting of both shapes). A
+    shape of sizes that follow the input dimensions (a traced import) -> dnn.where of an
+    all-true condition of that shape, computed per input signature (a SizedArray), between
+    src and itself: the same broadcast, with no size in a property."""
     src = imp.tensor(node, 0)
-    target = [int(d) for d in imp.require_const(node, 1, "shape").reshape(-1)]
+    target = imp.sizes(node, 1, "shape")
     rank = max(len(shape_of(src)), len(target))
     if len(shape_of(src)) < rank:
         src = imp.reshape(src, (1,) * (rank - len(shape_of(src))) + tuple(shape_of(src)))
     shape = imp.infer(node, shapes.binary, shape_of(src), tuple(target))
+    if any(isinstance(d, SymbolicInt) for d in target):
+        hint = np.ones([int.__int__(d) for d in target], np.bool_)
+        everywhere = SizedArray(
+            hint, tuple(target), lambda v: np.ones([evaluate(d, v) for d in target], np.bool_)
+        )
+        condition = imp.materialize(node, everywhere, f"{node.outputs[0]}.everywhere", rank)
+        return imp.emit(
+            WhereOp.build(
+                operands=[src, src, condition],
+                result_types=[make_tensor_type(element_of(src), shape)],
+            )
+        )
     return imp.emit(
         ExpandOp.build(
             operands=[src],

@@ -17,12 +17,12 @@ from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
-from dnnc.core.symbols import SymbolicInt
 from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherNDOp, GatherOp, shape_of
 from dnnc.frontend.onnx.graph import Node, one_element
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
 from dnnc.frontend.onnx.movement import gather
 from dnnc.frontend.onnx.nn import reduce
+from dnnc.frontend.onnx.sized import sizes_array
 
 REDUCE: dict[str, ReduceKind] = {
     "ReduceMean": ReduceKind.MEAN,
@@ -263,22 +263,12 @@ def convert_cumsum(imp: Importer, node: Node) -> Value:
     return imp.emit(CumSumOp.build(operands=[src], result_types=[src.type], properties=properties))
 
 
-def _sizes(values: Sequence[int]) -> np.ndarray:
-    """Sizes as an int64 array, or an ``object`` array when one is an expression of the
-    input dimensions (dnnc.driver.dynamic traces the import: Importer.fold keeps them)."""
-    if any(isinstance(v, SymbolicInt) for v in values):
-        array = np.empty(len(values), dtype=object)
-        array[:] = list(values)
-        return array
-    return np.asarray(values, dtype=np.int64)
-
-
 def convert_size(imp: Importer, node: Node) -> Value:
     """Size of a statically shaped tensor -> an int64 scalar constant."""
     shape = imp.shape(imp.values[node.input(0)])
     if shapes.DYNAMIC in shape:
         raise imp.error(node, f"the size of {shapes.format_shape(shape)} is only known at run time")
-    return _sizes([math.prod(shape)]).reshape(())
+    return sizes_array([math.prod(shape)]).reshape(())
 
 
 def convert_shape(imp: Importer, node: Node) -> Value:
@@ -288,4 +278,4 @@ def convert_shape(imp: Importer, node: Node) -> Value:
         raise imp.error(node, f"the shape {shapes.format_shape(shape)} is only known at run time")
     start = node.int_attr("start", 0)
     end = None if node.attr("end") is None else node.int_attr("end")
-    return _sizes(shape[start:end])
+    return sizes_array(shape[start:end])

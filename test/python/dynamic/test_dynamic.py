@@ -197,7 +197,8 @@ def test_arena_grows_only_when_needed_and_never_shrinks(workdir: Path) -> None:
     for shape in [(1, 3, 8, 8), (4, 3, 16, 16), (1, 3, 4, 4), (2, 3, 8, 8)]:
         dynamic.run([np.ones(shape, np.float32)])
         needs[shape] = dynamic.plan_for((shape,)).plan.planned_bytes
-    assert dynamic.stats().arena_bytes == max(needs.values())
+    largest = max(needs.values())
+    assert largest <= dynamic.stats().arena_bytes <= 2 * largest  # doubled when it grows
     arena = dynamic.plan_for(((1, 3, 8, 8),)).arena
     assert all(dynamic.plan_for((s,)).arena is arena for s in needs)  # one buffer shared
     assert dynamic.stats().rebinds == 1  # (1, 3, 8, 8) was bound to the first, smaller arena

@@ -18,7 +18,7 @@ import dnnc.api
 import dnnc.driver.dynamic
 import dnnc.driver.onnx_shapes
 from dnnc.driver.dynamic import DynamicExecutable
-from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
+from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
 from dnnc_testing.dynamic_graphs import bert, write_weights
 
 HIDDEN, FFN = 16, 32
@@ -224,13 +224,13 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(), path)
     traces = {"imports": 0}
-    convert = dnnc.driver.onnx_shapes.convert
+    convert = dnnc.driver.onnx_shapes.convert_traced
 
     def counted_convert(*args: object, **kwargs: object) -> object:
         traces["imports"] += 1
         return convert(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(dnnc.driver.onnx_shapes, "convert", counted_convert)
+    monkeypatch.setattr(dnnc.driver.onnx_shapes, "convert_traced", counted_convert)
     executable = dnnc.compile(path)
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -246,16 +246,17 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
 
 
 def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
-    """Shape of a ? dimension cast to float and used as data (a mean written by hand) has
-    no expression in the data: the template holds for that size only, so another length
-    is traced again and the results stay right."""
+    """Shape of a ? dimension cast to float and through an op without a shape rule here
+    (Sqrt: dnnc.frontend.onnx.sized) has no expression: the template holds for that size
+    only, so another length is traced again and the results stay right."""
     n = helper.make_node
     nodes = [
         n("Shape", ["x"], ["shape"]),
         n("Gather", ["shape", "one"], ["seq"], axis=0),
         n("Cast", ["seq"], ["seq_f"], to=onnx.TensorProto.FLOAT),
         n("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
-        n("Div", ["total", "seq_f"], ["mean"]),
+        n("Sqrt", ["seq_f"], ["root"]),
+        n("Div", ["total", "root"], ["mean"]),
         n("Mul", ["mean", "w"], ["y"]),
     ]
     graph = helper.make_graph(
@@ -276,7 +277,7 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     for length in (4, 9, 4, 13):
         x = rng.standard_normal((2, length, 3)).astype(np.float32)
-        want = x.mean(axis=1, keepdims=True) * np.array([0.5, 2.0, -1.0], np.float32)
+        want = x.sum(axis=1, keepdims=True) / np.sqrt(length) * np.array([0.5, 2.0, -1.0])
         np.testing.assert_allclose(executable.run([x])[0], want, rtol=1e-5)
     assert executable.stats().traces == 3  # 4, 9 and 13: the pin admits no other length
     # every trace loads its constants from the first trace's sources, so the IR (and its
@@ -286,3 +287,120 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
         for constant in template.program.constants:
             assert shared.setdefault(constant.key, constant) is constant
     assert len(shared) == 4  # the weight once, the divisor of each length
+
+
+def test_positions_from_range_of_shape_are_computed_per_signature(tmp_path: Path) -> None:
+    """Position ids Range(0, Shape(x)[1]) feed a Gather of an embedding table: data that
+    follows the sequence length. It becomes an input computed once per signature, so one
+    template serves every length, each equal to ONNX Runtime."""
+    rng = np.random.default_rng(8)
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["x"], ["shape"]),
+        n("Gather", ["shape", "one"], ["seq"], axis=0),
+        n("Range", ["zero", "seq", "one"], ["positions"]),
+        n("Gather", ["table", "positions"], ["embedded"], axis=0),
+        n("Add", ["x", "embedded"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "positions",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [
+            numpy_helper.from_array(np.array(0, np.int64), "zero"),
+            numpy_helper.from_array(np.array(1, np.int64), "one"),
+            numpy_helper.from_array(rng.standard_normal((128, HIDDEN)).astype(np.float32), "table"),
+        ],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    executable = dnnc.compile(made)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    session = ort.InferenceSession(made.SerializeToString(), providers=["CPUExecutionProvider"])
+    for length in LENGTHS[:10]:
+        x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
+        want = session.run(None, {"x": x})[0]
+        np.testing.assert_allclose(executable.run([x])[0], want, rtol=1e-6, err_msg=f"{length}")
+    assert (executable.stats().traces, executable.mismatches) == (2, 0)
+
+
+def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
+    """A Reshape whose target is computed from an input's *values* cannot be known per
+    signature: the import refuses it, naming the operand; dnnc.compile then compiles per
+    value of that input (ShapeSpecializedExecutable), not a trace."""
+    n = helper.make_node
+    graph = helper.make_graph(
+        [
+            n("Cast", ["x"], ["as_int"], to=onnx.TensorProto.INT64),
+            n("ReduceMax", ["as_int"], ["target"], keepdims=0),
+            n("Unsqueeze", ["target", "axis0"], ["target1"]),
+            n("Reshape", ["x", "target1"], ["y"]),
+        ],
+        "data_target",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["n"])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["m"])],
+        [numpy_helper.from_array(np.array([0], np.int64), "axis0")],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    with pytest.raises(dnnc.DnncError, match="input 1 \\(shape\\) must be a constant"):
+        dnnc.import_onnx(made)
+    executable = dnnc.compile(made)
+    assert isinstance(executable, ShapeSpecializedExecutable)
+    x = np.array([2.0, 3.0, 1.0], np.float32)
+    np.testing.assert_array_equal(executable.run([x])[0], x)
+
+
+def test_a_transformers_bert_export_is_traced_once(tmp_path: Path) -> None:
+    """BertModel from a config (eager attention, an attention mask), exported with dynamic
+    batch and sequence: its Shape-driven reshapes, position ids sliced up to the length and
+    the mask built from Range and Expand follow the sizes, so one template (and its check)
+    serves every length of a batch class; each run agrees with ONNX Runtime."""
+    torch = pytest.importorskip("torch")
+    from dnnc_testing.torchvision_models import transformers
+
+    torch.manual_seed(0)
+    config = transformers().BertConfig(
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+    )
+    encoder = transformers().BertModel(config).eval()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return self.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    path = tmp_path / "bert.onnx"
+    axes = {"ids": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}}
+    torch.onnx.export(
+        Encoder(),
+        (torch.ones(2, 8, dtype=torch.int64), torch.ones(2, 8, dtype=torch.int64)),
+        str(path),
+        opset_version=17,
+        dynamo=False,
+        input_names=["ids", "mask"],
+        output_names=["hidden"],
+        dynamic_axes={**axes, "hidden": {0: "batch", 1: "seq"}},
+    )
+    executable = dnnc.compile(path)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(9)
+    for length in (12, 5, 30, 17):
+        feeds = {"ids": rng.integers(0, 100, (2, length)), "mask": np.ones((2, length), np.int64)}
+        feeds["mask"][1, length // 2 :] = 0  # padding
+        want = session.run(None, feeds)[0]
+        np.testing.assert_allclose(
+            executable.run(feeds)[0], want, rtol=1e-4, atol=1e-4, err_msg=f"{length}"
+        )
+    assert (executable.stats().traces, executable.mismatches) == (2, 0)
