@@ -262,6 +262,14 @@ class DynamicExecutable(ShippedByRecipe):
         """The Executable for these input shapes: the cached plan's, else a new plan's."""
         return self._bound(signature)[0]
 
+    def sized_inputs(self, signature: Signature) -> dict[str, np.ndarray]:
+        """The inputs the plan of ``signature`` takes after the declared ones, by name: data
+        computed from the input sizes (``_Plan.sized``; none for a dnn function)."""
+        with self._lock:
+            executable, sized = self._bound(signature)
+        names = [spec.name for spec in executable.inputs[len(self.inputs) :]]
+        return dict(zip(names, sized, strict=True))
+
     def _bound(self, signature: Signature) -> tuple[Executable, tuple[np.ndarray, ...]]:
         """The plan's Executable and the arrays it takes after the inputs (``_Plan``)."""
         plan = self._plans.get(signature)

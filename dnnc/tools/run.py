@@ -389,11 +389,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         set_thread_count(args.threads)
     compiled = compile(args.file, args.pipeline, function=args.function)
     inputs = _inputs(args, compiled)
+    signature = tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs)
     executable = (
-        compiled.plan_for(tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs))
+        compiled.plan_for(signature)
         if isinstance(compiled, DynamicExecutable | ShapeSpecializedExecutable)
         else compiled
     )  # a dynamic function runs the plan of these shapes (checked by run below)
+    if isinstance(compiled, DynamicExecutable):  # with the data computed from the sizes
+        inputs = {**inputs, **compiled.sized_inputs(signature)}
     outputs = executable.run(inputs, as_dict=True)
     assert isinstance(outputs, dict)  # as_dict
     result: dict[str, Any] = {

@@ -19,6 +19,7 @@ import dnnc.driver.dynamic
 import dnnc.driver.onnx_shapes
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
+from dnnc.tools.run import run as run_cli
 from dnnc_testing.dynamic_graphs import bert, write_weights
 
 HIDDEN, FFN = 16, 32
@@ -289,10 +290,8 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
     assert len(shared) == 4  # the weight once, the divisor of each length
 
 
-def test_positions_from_range_of_shape_are_computed_per_signature(tmp_path: Path) -> None:
-    """Position ids Range(0, Shape(x)[1]) feed a Gather of an embedding table: data that
-    follows the sequence length. It becomes an input computed once per signature, so one
-    template serves every length, each equal to ONNX Runtime."""
+def positions_model() -> onnx.ModelProto:
+    """x + table[Range(0, Shape(x)[1])]: position embeddings as exporters write them."""
     rng = np.random.default_rng(8)
     n = helper.make_node
     nodes = [
@@ -315,6 +314,15 @@ def test_positions_from_range_of_shape_are_computed_per_signature(tmp_path: Path
     )
     made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     made.ir_version = 8
+    return made
+
+
+def test_positions_from_range_of_shape_are_computed_per_signature() -> None:
+    """Position ids Range(0, Shape(x)[1]) feed a Gather of an embedding table: data that
+    follows the sequence length. It becomes an input computed once per signature, so one
+    template serves every length, each equal to ONNX Runtime."""
+    made = positions_model()
+    rng = np.random.default_rng(10)
     executable = dnnc.compile(made)
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(made.SerializeToString(), providers=["CPUExecutionProvider"])
@@ -404,3 +412,13 @@ def test_a_transformers_bert_export_is_traced_once(tmp_path: Path) -> None:
             executable.run(feeds)[0], want, rtol=1e-4, atol=1e-4, err_msg=f"{length}"
         )
     assert (executable.stats().traces, executable.mismatches) == (2, 0)
+
+
+def test_dnnc_run_gives_the_plan_its_computed_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dnnc-run runs the plan of --shape with the data computed from those sizes."""
+    path = tmp_path / "positions.onnx"
+    onnx.save(positions_model(), path)
+    assert run_cli([str(path), "--shape", "x=2x7x16", "--json"]) == 0
+    assert '"shape": [\n        2,\n        7,\n        16\n      ]' in capsys.readouterr().out
