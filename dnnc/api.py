@@ -33,7 +33,7 @@ import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from dnnc.core.diagnostics import DnncError, ModelError
+from dnnc.core.diagnostics import DnncError, ModelError, remark_at
 from dnnc.dialects.dnn import WeightOp
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
@@ -159,6 +159,12 @@ def _per_input_shape(
             source, pipeline, function or traced.name, _weights_of(source, weights_dir), dynamic
         )
         return traced
+    remark_at(
+        model.graph.name or "model",
+        f"compiled per value of {', '.join(sorted(value_inputs(model)))}: those values reach "
+        "an operand dnn needs at compile time (a shape, axes, bounds), so each value set is "
+        "imported again (ShapeSpecializedExecutable)",
+    )
     executable = ShapeSpecializedExecutable(
         model,
         lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]

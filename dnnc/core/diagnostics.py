@@ -190,13 +190,18 @@ _pass_name: ContextVar[str | None] = ContextVar("dnnc_pass_name", default=None)
 
 def remark(op: Operation, message: str) -> None:
     """Record that the running pass decided something about `op`, and why."""
+    remark_at(location_of(op), message)
+
+
+def remark_at(location: str, message: str) -> None:
+    """Record a decision about what is at `location` (a model, a graph input), and why."""
     sink = _sink.get()
     if sink is None:
         return
     pass_name = _pass_name.get()
     if sink.passes is not None and pass_name not in sink.passes:
         return
-    sink.remarks.append(Remark(location_of(op), pass_name, message))
+    sink.remarks.append(Remark(location, pass_name, message))
 
 
 @contextmanager

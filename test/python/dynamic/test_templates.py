@@ -17,6 +17,7 @@ import dnnc
 import dnnc.api
 import dnnc.driver.dynamic
 import dnnc.driver.onnx_shapes
+from dnnc.core.diagnostics import collect_remarks
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
 from dnnc.tools.run import run as run_cli
@@ -354,8 +355,13 @@ def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
     made.ir_version = 8
     with pytest.raises(dnnc.DnncError, match="input 1 \\(shape\\) must be a constant"):
         dnnc.import_onnx(made)
-    executable = dnnc.compile(made)
+    with collect_remarks() as remarks:
+        executable = dnnc.compile(made)
     assert isinstance(executable, ShapeSpecializedExecutable)
+    assert [r.message for r in remarks] == [
+        "compiled per value of x: those values reach an operand dnn needs at compile time (a "
+        "shape, axes, bounds), so each value set is imported again (ShapeSpecializedExecutable)"
+    ]
     x = np.array([2.0, 3.0, 1.0], np.float32)
     np.testing.assert_array_equal(executable.run([x])[0], x)
 
