@@ -88,8 +88,9 @@ def _gather(node: Node, data: np.ndarray, indices: np.ndarray) -> np.ndarray:
 
 
 def _squeeze(node: Node, data: np.ndarray, axes: np.ndarray | None = None) -> np.ndarray:
-    listed = node.ints_attr("axes") if axes is None else _ints(axes)
-    return np.squeeze(data, tuple(a % data.ndim for a in listed))
+    """Axes from the second input (opset 13 on) or the attribute; none: every unit axis."""
+    listed = node.ints_attr("axes", []) if axes is None else _ints(axes)
+    return np.squeeze(data, tuple(a % data.ndim for a in listed) or None)
 
 
 def _slice(

@@ -159,8 +159,8 @@ def sized_shape(node: Node, inputs: Sequence[Folded]) -> tuple[int, ...] | None:
         return tuple(1 if i in insert else next(dims) for i in range(rank))
     if op == "Squeeze":
         axes = _axes(node, inputs, 1)
-        if axes is None:
-            return None
+        if axes is None:  # every unit axis (each == 1 a guard)
+            axes = [i for i, d in enumerate(shapes[0]) if d == 1]
         drop = {a % len(shapes[0]) for a in axes}
         return tuple(d for i, d in enumerate(shapes[0]) if i not in drop)
     if op == "Gather":

@@ -16,7 +16,7 @@ from onnx_helpers import check, model
 
 from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx import import_onnx
-from dnnc.frontend.onnx.folding import FOLDERS
+from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS
 from dnnc.frontend.onnx.graph import Node
 
 RNG = np.random.default_rng(0)
@@ -60,6 +60,38 @@ def test_folder_matches_the_reference_evaluator(op_type, attributes, inputs, ops
     assert folded is not None
     assert folded.dtype == np.asarray(expected).dtype
     np.testing.assert_array_equal(folded, expected)
+
+
+SHAPE = np.array([2, 1, 7, 64], np.int64)
+I64 = np.int64
+SYMBOLIC_CASES = [
+    ("Gather", {"axis": 0}, [SHAPE, np.array(2, I64)]),
+    ("Gather", {"axis": 0}, [SHAPE, np.array([0, 2], I64)]),
+    ("Squeeze", {}, [SHAPE[:2].reshape(2, 1)]),
+    ("Squeeze", {}, [SHAPE[:1].reshape(1, 1), np.array([1], I64)]),
+    ("Unsqueeze", {}, [SHAPE[2], np.array([0], I64)]),
+    ("Slice", {}, [SHAPE, np.array([1], I64), np.array([100], I64)]),
+    ("Slice", {}, [SHAPE, np.array([-2], I64), np.array([-1], I64), np.array([0], I64)]),
+    ("Concat", {"axis": 0}, [SHAPE[:2], np.array([-1], I64)]),
+    ("Cast", {"to": onnx.TensorProto.INT64}, [SHAPE]),
+    ("Reshape", {}, [SHAPE, np.array([2, 2], I64)]),
+    ("Add", {}, [SHAPE, np.array(3, I64)]),
+    ("Sub", {}, [SHAPE, np.array(1, I64)]),
+    ("Mul", {}, [SHAPE, SHAPE]),
+    ("Div", {}, [SHAPE, np.array(2, I64)]),
+    ("Equal", {}, [SHAPE, np.array(-1, I64)]),
+    ("Where", {}, [np.array([True, False, True, False]), SHAPE, -SHAPE]),
+]
+"""Shape-vector folds (folding.SYMBOLIC_FOLDERS) on plain sizes: each as ONNX defines it."""
+
+
+@pytest.mark.parametrize(("op_type", "attributes", "inputs"), SYMBOLIC_CASES)
+def test_symbolic_folder_matches_the_reference_evaluator(op_type, attributes, inputs):
+    names = [f"x{i}" for i in range(len(inputs))]
+    proto = helper.make_node(op_type, names, ["y"], **attributes)
+    folded = SYMBOLIC_FOLDERS[op_type](Node(proto, "n"), *inputs)
+    (expected,) = ReferenceEvaluator(proto, opsets={"": 17}).run(None, dict(zip(names, inputs)))
+    np.testing.assert_array_equal(np.asarray(folded), expected)
 
 
 def test_a_constant_of_strings_is_left_to_the_reference_evaluator():
