@@ -260,8 +260,8 @@ CASES = [
     for a in ARCHITECTURES
     if a.name in ("resnet18", "bert")
 ]
-"""BERT with a dynamic batch computes its reshapes from Shape: dnnc.compile gives a
-ShapeSpecializedExecutable, which compiles it per batch size."""
+"""BERT with a dynamic batch computes its reshapes from Shape: dnnc.compile gives an
+OnnxDynamicExecutable, which traces it with the batch as a symbol (dnnc.driver.onnx_shapes)."""
 
 DEFAULT_EXPORTER_CASES = [
     pytest.param(
