@@ -29,12 +29,13 @@ from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.frontend.onnx import nn
 from dnnc.frontend.onnx.graph import Node, dtype_name
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
+from dnnc.frontend.onnx.sized import SizedArray
 
 _INTEGERS = frozenset({DataType.S8, DataType.U8, DataType.S32})
 """The integer types of quantized values dnn holds (int32 only to dequantize)."""
 
 
-def _data_type(imp: Importer, node: Node, value: Value, what: str) -> DataType:
+def _data_type(imp: Importer, node: Node, value: SSAValue | np.ndarray, what: str) -> DataType:
     """The dnn data type of a value; a refusal naming ``what`` for types dnn has none of."""
     if isinstance(value, np.ndarray):
         try:
@@ -44,17 +45,20 @@ def _data_type(imp: Importer, node: Node, value: Value, what: str) -> DataType:
     return data_type_of(element_of(value))
 
 
-def _input(imp: Importer, node: Node, index: int, what: str) -> Value | None:
-    """Input ``index`` as it is (an array or an SSA value), None when absent."""
+def _input(imp: Importer, node: Node, index: int, what: str) -> SSAValue | np.ndarray | None:
+    """Input ``index`` as it is (an array or an SSA value; data computed from the input
+    sizes of a traced import as the SSA value it is passed as), None when absent."""
     if not imp.has_input(node, index):
         return None
     value = imp.values.get(node.input(index))
     if value is None:
         raise imp.error(node, f"input {index} ({what}) is not defined")
-    return value
+    return imp.tensor(node, index) if isinstance(value, SizedArray) else value
 
 
-def _as_tensor(imp: Importer, node: Node, value: Value, shape: Sequence[int], key: str) -> SSAValue:
+def _as_tensor(
+    imp: Importer, node: Node, value: SSAValue | np.ndarray, shape: Sequence[int], key: str
+) -> SSAValue:
     """``value`` reshaped to ``shape`` as an SSA value (an array materialized under ``key``)."""
     if isinstance(value, np.ndarray):
         return imp.materialize(node, np.array(value.reshape(shape), order="C"), key)
