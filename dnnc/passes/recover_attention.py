@@ -249,7 +249,9 @@ def _match(softmax: SoftmaxOp) -> _Match:
     guard = _nan_guard(probabilities)
     if guard:
         probabilities = guard[-1].results[0]
-    pv = _plain_matmul(only_use(probabilities, "the softmax").results[0], "the softmax's reader")
+    reader = only_use(probabilities, "the softmax")
+    need(isinstance(reader, MatmulOp), "the softmax is not read by a dnn.matmul")
+    pv = _plain_matmul(reader.results[0], "the softmax's reader")
     need(pv.lhs is probabilities, "the softmax is not the left operand of its matmul")
     v, v_ops = _strip_repeat_kv(pv.rhs, "v")
     masked, mask, where_mask, mask_ops = _unmask(softmax.src)

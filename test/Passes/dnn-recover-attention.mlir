@@ -239,3 +239,16 @@ func.func @negative_sdpa_probabilities_returned(%q: tensor<1x2x4x8xf32>, %kt: te
   %y = dnn.matmul %p, %v : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
   func.return %y, %p : tensor<1x2x4x8xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+/// The probabilities are the function's result (a softmax over a rank-4 product, as
+/// torch's functional softmax test exports it): no matmul reads them, so no attention.
+// CHECK-LABEL: func.func @negative_sdpa_softmax_returned
+// CHECK-NOT:     dnn.sdpa
+// REMARK: remark: [dnn-recover-attention] not recovered: the softmax is not read by a dnn.matmul
+func.func @negative_sdpa_softmax_returned(%q: tensor<1x2x4x8xf32>, %kt: tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32> {
+  %s = dnn.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = dnn.softmax %s {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  func.return %p : tensor<1x2x4x4xf32>
+}
