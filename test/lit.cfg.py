@@ -2,7 +2,8 @@
 
 Tools (dnnc-opt, filecheck, not) come from the Python environment running lit, so
 `.venv/bin/lit -sv test` needs no activated venv. oneDNN's and dnnc's environment variables
-(`ONEDNN_MAX_CPU_ISA` above all) reach the tests, so that a whole run can be held to an ISA.
+(`ONEDNN_MAX_CPU_ISA` above all) reach the tests, so that a whole run can be held to an ISA;
+so does `PYTHONPATH`, so that a checkout on it is the dnnc the tools import.
 Substitutions: `%python`; `%bf16-prefix`, the FileCheck prefix of this target's bf16 path:
 `BF16` where oneDNN computes natively in bf16 (dnnc.target.computes_in), else `NOBF16`.
 Features: `libdnnl` when the oneDNN library can be loaded (`// REQUIRES: libdnnl`),
@@ -31,7 +32,7 @@ for tool in ("dnnc-opt", "filecheck"):
         lit_config.fatal(f"'{tool}' not found next to {sys.executable}: run `make install`")
 config.substitutions.append(("%python", sys.executable))
 for name, value in os.environ.items():
-    if name.startswith(("ONEDNN_", "DNNL_", "DNNC_")):
+    if name.startswith(("ONEDNN_", "DNNL_", "DNNC_")) or name == "PYTHONPATH":
         config.environment[name] = value
 # Layout decisions checked here are the analytic model's: measured times differ by machine
 # and run (a RUN line asks for `cost=measured` itself); measured times go to a private cache.
