@@ -22,7 +22,7 @@ import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.ir.text import make_context
-from dnnc.passes.insert_data_transforms import transform_stats
+from dnnc.passes.data_transforms import transform_stats
 from dnnc.reference.interpreter import compare
 from dnnc_testing.graphs import residual_blocks, write
 from dnnc_testing.timing import median_ms

@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 from xdsl.utils.exceptions import DiagnosticException
@@ -202,6 +202,18 @@ def remark_at(location: str, message: str) -> None:
     if sink.passes is not None and pass_name not in sink.passes:
         return
     sink.remarks.append(Remark(location, pass_name, message))
+
+
+@dataclass
+class Decisions:
+    """The last word on each op a pattern decides about, emitted as remarks once the walk is
+    done (a greedy walk visits an op again after every change, which would repeat a remark)."""
+
+    messages: dict[Operation, str] = field(default_factory=dict)
+
+    def emit(self) -> None:
+        for op, message in self.messages.items():
+            remark(op, message)
 
 
 @contextmanager

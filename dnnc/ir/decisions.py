@@ -1,8 +1,11 @@
-"""The discardable attributes in which passes record decisions for the lowering: buffers, and
-which inputs the executable checks for special values.
+"""The discardable attributes in which passes record decisions for later passes and the lowering.
 
 The in-place pass writes `dnn.inplace`, dnn-buffer-fusing `dnn.implicit_concat` and
-`dnn.implicit_slice`; buffer classes, kernel calls and the lowering read them."""
+`dnn.implicit_slice`; buffer classes, kernel calls and the lowering read them.
+dnn-assign-layouts writes `dnn.operand_layouts` for dnn-insert-data-transforms,
+dnn-plan-memory the arena attributes for convert-dnn-to-onednn, and
+dnn-propagate-special-values marks the module for the recovering passes, and
+dnn-guard-special-values records which inputs the executable checks for special values."""
 
 from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation
@@ -19,6 +22,17 @@ IMPLICIT_SLICE = "dnn.implicit_slice"
 SPECIAL_VALUE_GUARDS = "dnn.special_value_guards"
 """On a function: per argument, the special values to refuse and why (written by
 dnn-guard-special-values, carried by convert-dnn-to-onednn to the executor)."""
+OPERAND_LAYOUTS = "dnn.operand_layouts"
+"""On an op: the layout each operand is expected in (written by dnn-assign-layouts, read and
+removed by dnn-insert-data-transforms)."""
+PROPAGATE_SPECIAL_VALUES = "dnn.propagate_special_values"
+"""On the module: dnn-propagate-special-values ran, so recovering passes leave it alone."""
+ARENA_OFFSETS = "dnn.arena_offsets"
+"""On an op: the arena byte offset of each result (written by dnn-plan-memory)."""
+ARENA_BYTES = "dnn.arena_bytes"
+"""On a function: the arena's size in bytes (written by dnn-plan-memory)."""
+LOWER_BOUND_BYTES = "dnn.lower_bound_bytes"
+"""On a function: the planner's lower bound on the arena size (written by dnn-plan-memory)."""
 
 
 def inplace_requests(op: Operation) -> list[int]:

@@ -58,22 +58,24 @@ from dnnc.dialects.onednn import (
 from dnnc.dialects.onednn import ConstantOp as MemoryConstantOp
 from dnnc.dialects.onednn import ReshapeOp as MemoryReshapeOp
 from dnnc.ir.decisions import (
+    ARENA_BYTES,
+    ARENA_OFFSETS,
     IMPLICIT_CONCAT,
     IMPLICIT_SLICE,
+    LOWER_BOUND_BYTES,
     SPECIAL_VALUE_GUARDS,
     inplace_requests,
 )
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.weights import release_payload
-from dnnc.lowering.plan_memory import ARENA_BYTES, ARENA_OFFSETS, LOWER_BOUND_BYTES
 from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
     buffer_classes,
-    is_dnn_function,
     memory_type,
     sum_post_args,
 )
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_calls import KernelCall, kernel_call, params_of
 
 
@@ -281,6 +283,5 @@ class ConvertDnnToOnednnPass(ModulePass):
     name = "convert-dnn-to-onednn"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in list(op.walk()):
-            if isinstance(function, func.FuncOp) and is_dnn_function(function):
-                lower_function(function)
+        for function in dnn_functions(op):
+            lower_function(function)

@@ -35,19 +35,21 @@ from xdsl.passes import ModulePass
 from dnnc.core.arena import ArenaPlan, Lifetime, plan_arena
 from dnnc.core.diagnostics import remark
 from dnnc.dialects.dnn.base import i64_array
-from dnnc.ir.decisions import INPLACE, inplace_requests
+from dnnc.ir.decisions import (
+    ARENA_BYTES,
+    ARENA_OFFSETS,
+    INPLACE,
+    LOWER_BOUND_BYTES,
+    inplace_requests,
+)
 from dnnc.passes.buffer_classes import (
     BufferClass,
     BufferClasses,
     Owner,
     buffer_classes,
-    is_dnn_function,
     memory_type,
 )
-
-ARENA_OFFSETS = "dnn.arena_offsets"
-ARENA_BYTES = "dnn.arena_bytes"
-LOWER_BOUND_BYTES = "dnn.lower_bound_bytes"
+from dnnc.passes.functions import dnn_functions
 
 
 def in_arena(buffer: BufferClass) -> bool:
@@ -107,6 +109,5 @@ class PlanMemoryPass(ModulePass):
     name = "dnn-plan-memory"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in op.walk():
-            if isinstance(function, func.FuncOp) and is_dnn_function(function):
-                plan_function(function)
+        for function in dnn_functions(op):
+            plan_function(function)

@@ -46,11 +46,11 @@ from dnnc.dialects.dnn import (
     EltwiseOp,
     ReshapeOp,
     SumOp,
+    post_op_attr,
     shape_of,
 )
 from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
 from dnnc.ir.names import input_name
-from dnnc.passes.fuse_post_ops import post_op_attr
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
 

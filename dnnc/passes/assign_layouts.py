@@ -73,8 +73,9 @@ from dnnc.dialects.dnn import (
     layout_of,
 )
 from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.passes.buffer_classes import is_dnn_function
+from dnnc.ir.decisions import OPERAND_LAYOUTS
+from dnnc.passes.data_transforms import moved_bytes
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_table import (
     LayoutRule,
     Probe,
@@ -85,23 +86,9 @@ from dnnc.target.kernel_table import (
 )
 from dnnc.target.timings import PrimitiveTimes, reorder_cost, tuning_enabled
 
-OPERAND_LAYOUTS = "dnn.operand_layouts"
-"""The op attribute recording the layout each operand is expected in (module docstring)."""
-
 STRATEGIES = ("global", "greedy", "plain")
 COSTS = ("auto", "measured", "bytes")
 _SWEEPS = 20
-
-
-def moved_bytes(value: SSAValue, src: Layout, dst: Layout) -> int:
-    """Bytes a reorder of `value` from `src` to `dst` reads and writes (0 if they place its
-    bytes alike: the reorder is a view)."""
-    type_ = tensor_type(value)
-    shape = tuple(type_.get_shape())
-    if src.same_bytes(dst, shape):
-        return 0
-    itemsize = data_type_of(type_.get_element_type()).itemsize
-    return (src.num_elements(shape) + dst.num_elements(shape)) * itemsize
 
 
 def _plain(value: SSAValue) -> Layout:
@@ -446,11 +433,7 @@ class AssignLayoutsPass(ModulePass):
         measured = self.cost == "measured" or (self.cost == "auto" and tuning_enabled())
         times = PrimitiveTimes() if measured and self.strategy == "global" else None
         probe = Probe()
-        for function in op.walk():
-            if not isinstance(function, func.FuncOp) or not function.body.blocks:
-                continue  # a declaration: nothing to choose
-            if not is_dnn_function(function):
-                continue  # no tensors: no layouts
+        for function in dnn_functions(op):
             graph = _Graph(function, probe, times)
             choice = graph.optimal() if self.strategy == "global" else graph.greedy()
             graph.annotate(choice)

@@ -37,7 +37,6 @@ from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
     ConstantOp,
-    DnnOp,
     SliceOp,
     SumPostOpAttr,
     WeightOp,
@@ -113,14 +112,6 @@ def memory_type(op: Operation, value: SSAValue) -> MemoryType:
     if not isinstance(type_, TensorType) or any(d < 0 for d in type_.get_shape()):
         raise error_at(op, f"needs static tensor types to lower, got {type_}")
     return MemoryType(type_.get_shape(), type_.get_element_type(), layout_of(type_))
-
-
-def is_dnn_function(function: func.FuncOp) -> bool:
-    """Whether a function is one the lowering handles: it holds dnn ops or passes tensors."""
-    signature = [*function.function_type.inputs, *function.function_type.outputs]
-    return any(isinstance(t, TensorType) for t in signature) or any(
-        isinstance(op, DnnOp) for op in function.body.ops
-    )
 
 
 def sum_post_args(op: Operation) -> list[int]:

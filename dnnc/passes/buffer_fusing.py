@@ -31,7 +31,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -42,8 +41,8 @@ from dnnc.dialects.dnn.base import i64_array
 from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
-    is_dnn_function,
 )
+from dnnc.passes.functions import dnn_functions
 
 
 def _static(op: Operation) -> bool:
@@ -79,9 +78,7 @@ class BufferFusingPass(ModulePass):
     name = "dnn-buffer-fusing"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in op.walk():
-            if not (isinstance(function, func.FuncOp) and is_dnn_function(function)):
-                continue
+        for function in dnn_functions(op):
             builder = ClassBuilder(function)
             for inner in builder.ops:
                 decided = IMPLICIT_CONCAT in inner.attributes or IMPLICIT_SLICE in inner.attributes

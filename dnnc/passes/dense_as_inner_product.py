@@ -47,7 +47,7 @@ from dnnc.core.diagnostics import DnncError, remark
 from dnnc.dialects.dnn import ConstantOp, InnerProductOp, MatmulOp, ReshapeOp, WeightOp, shape_of
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.ir.weights import source_value
-from dnnc.passes.fold_constants import constant_op, erase_dead_sources
+from dnnc.passes.constants import constant_op, erase_dead_sources
 from dnnc.target.kernel_calls import pinned_to_reference
 from dnnc.target.kernel_table import Probe, is_fallback
 

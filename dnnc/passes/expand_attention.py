@@ -61,7 +61,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.attributes import BinaryAlgAttr, CompareAlgAttr, EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, i64_array, int_of, tensor_type
-from dnnc.passes.fold_constants import constant_op
+from dnnc.passes.constants import constant_op
 from dnnc.reference.attention import causal_mask
 
 

@@ -40,9 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    BytesAttr,
     DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     ModuleOp,
     TensorType,
     i32,
@@ -58,8 +56,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from dnnc.core.diagnostics import error_at, location_of
-from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.core.diagnostics import Decisions, error_at, location_of
+from dnnc.core.kinds import BinaryAlg
 from dnnc.core.shapes import DYNAMIC
 from dnnc.dialects.dnn import (
     BatchNormOp,
@@ -74,18 +72,13 @@ from dnnc.dialects.dnn import (
     shape_of,
 )
 from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of
-from dnnc.ir.weights import release_payload, source_value
+from dnnc.ir.weights import source_value
 from dnnc.passes.buffer_classes import describe
-from dnnc.passes.fuse_post_ops import Decisions
-from dnnc.reference import to_dtype
+from dnnc.passes.constants import constant_op, erase_dead_sources, is_float
 from dnnc.reference.interpreter import kernel_and_arguments
 
 Producer = Conv2DOp | Deconv2DOp | InnerProductOp | MatmulOp
 _PRODUCERS = (Conv2DOp, Deconv2DOp, InnerProductOp, MatmulOp)
-_FLOATS = frozenset({DataType.F32, DataType.BF16, DataType.F16})
-_FLOAT_DTYPES = frozenset(t.numpy for t in _FLOATS)
-"""Arrays converted as they are (exactly in float64 too): no float64 copy of a large weight."""
 
 
 @dataclass(frozen=True)
@@ -101,33 +94,6 @@ class Sources:
         if isinstance(owner, (ConstantOp, WeightOp)):
             return source_value(owner, self.weights_dir)
         return None
-
-
-def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) -> ConstantOp:
-    """A dnn.constant of `type_` holding `array` (converted once with oneDNN's rounding, exactly
-    if it already has the element type), at `location_op`'s location."""
-    exact = array if array.dtype in _FLOAT_DTYPES else np.asarray(array, dtype=np.float64)
-    data = to_dtype(exact, data_type_of(type_.get_element_type()))
-    raw = BytesAttr(np.ascontiguousarray(data).tobytes())
-    # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
-    op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))  # type: ignore[arg-type]
-    op.location = location_op.location
-    return op
-
-
-def erase_dead_sources(rewriter: PatternRewriter, values: list[SSAValue]) -> None:
-    """Erase the dnn.constant and dnn.weight ops among the owners of `values` left unused,
-    releasing a dnn.constant's data at once (dnnc.ir.weights.release_payload)."""
-    for owner in dict.fromkeys(v.owner for v in values):
-        if isinstance(owner, (ConstantOp, WeightOp)) and not owner.result.uses:
-            rewriter.erase(owner)
-            if isinstance(owner, ConstantOp):
-                release_payload(owner)
-
-
-def is_float(value: SSAValue) -> bool:
-    """Whether a value's elements are f32, bf16 or f16."""
-    return data_type_of(tensor_type(value).get_element_type()) in _FLOATS
 
 
 def _weights(producer: Producer) -> SSAValue:

@@ -48,7 +48,7 @@ Post: no consumer that the rules allow is left unfused; every candidate (a consu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, NoneAttr, TensorType, i32
@@ -64,18 +64,15 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core import shapes
-from dnnc.core.diagnostics import DnncError, location_of, remark
+from dnnc.core.diagnostics import Decisions, DnncError, location_of
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
 from dnnc.dialects.dnn import (
     BinaryOp,
-    BinaryPostOpAttr,
     DnnOp,
     EltwiseAlgAttr,
     EltwiseOp,
-    EltwisePostOpAttr,
-    PostOpAttr,
     ReshapeOp,
-    SumPostOpAttr,
+    post_op_attr,
     shape_of,
 )
 from dnnc.dialects.dnn.base import f32_attr, post_ops_of, tensor_type
@@ -95,29 +92,8 @@ from dnnc.target.post_op_rules import (
 )
 
 
-def post_op_attr(post_op: PostOp) -> PostOpAttr:
-    """The dialect attribute of a post-op description."""
-    if isinstance(post_op, EltwisePostOp):
-        return EltwisePostOpAttr(post_op)
-    if isinstance(post_op, BinaryPostOp):
-        return BinaryPostOpAttr(post_op)
-    return SumPostOpAttr(post_op)
-
-
 def _eltwise_of(op: EltwiseOp) -> EltwisePostOp:
     return EltwisePostOp(op.alg.data, op.alpha.value.data, op.beta.value.data)
-
-
-@dataclass
-class Decisions:
-    """The last word on each candidate consumer, emitted as remarks once the walk is done (the
-    greedy walk visits an op again after every change, which would repeat a remark)."""
-
-    messages: dict[Operation, str] = field(default_factory=dict)
-
-    def emit(self) -> None:
-        for op, message in self.messages.items():
-            remark(op, message)
 
 
 @dataclass

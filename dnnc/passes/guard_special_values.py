@@ -67,7 +67,7 @@ from dnnc.ir.decisions import SPECIAL_VALUE_GUARDS
 from dnnc.ir.names import input_name
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import constant_value
-from dnnc.passes.buffer_classes import is_dnn_function
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_calls import kernel_call, params_of
 from dnnc.target.special_values import ANY_SPECIAL, Masking, Special, kernel_masks, post_op_masks
 
@@ -252,6 +252,5 @@ class GuardSpecialValuesPass(ModulePass):
     name = "dnn-guard-special-values"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in op.walk():
-            if isinstance(function, func.FuncOp) and is_dnn_function(function):
-                guard_function(function)
+        for function in dnn_functions(op):
+            guard_function(function)

@@ -36,7 +36,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -64,9 +63,9 @@ from dnnc.ir.decisions import INPLACE
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
     describe,
-    is_dnn_function,
     sum_post_args,
 )
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_calls import kernel_call
 from dnnc.target.post_op_rules import COMMUTATIVE
 
@@ -191,8 +190,7 @@ class InplacePass(ModulePass):
     """Only write `dnn.inplace_candidate` on each candidate op (analysis for tests; no rewrite)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in op.walk():
-            if isinstance(function, func.FuncOp) and is_dnn_function(function):
-                decide = _Decide(ClassBuilder(function), self.annotate_only)
-                for inner in decide.builder.ops:
-                    decide.visit(inner)
+        for function in dnn_functions(op):
+            decide = _Decide(ClassBuilder(function), self.annotate_only)
+            for inner in decide.builder.ops:
+                decide.visit(inner)

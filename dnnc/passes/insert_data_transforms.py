@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     InsertPoint,
@@ -52,47 +52,18 @@ from dnnc.dialects.dnn import (
     ConstantOp,
     DequantizeOp,
     DnnOp,
-    KernelAttr,
-    KernelLibrary,
     LayoutAttr,
     QuantizeOp,
     ReorderOp,
     WeightOp,
-    is_view,
     layout_of,
 )
 from dnnc.dialects.dnn.base import tensor_type
-from dnnc.dialects.types import data_type_of, element_type_of
-from dnnc.passes.assign_layouts import OPERAND_LAYOUTS, moved_bytes
-from dnnc.passes.buffer_classes import is_dnn_function
-from dnnc.target.kernel_table import KERNEL, kernel_of, operand_data_types
-
-
-def retyped(
-    type_: TensorType, element: Attribute | None = None, encoding: Attribute | None = None
-) -> TensorType:
-    """`type_` with another element type and/or encoding (layout)."""
-    return TensorType(
-        type_.get_element_type() if element is None else element,
-        type_.get_shape(),
-        type_.encoding if encoding is None else encoding,
-    )
-
-
-def transform_stats(block: Block) -> tuple[int, int, int]:
-    """(reorders, bytes they move, casts) run at every execution of `block`; reorders of
-    constants (the executor packs them once) and views (dnn.is_view) are left out."""
-    reorders = moved = casts = 0
-    for op in block.ops:
-        if isinstance(op, ReorderOp) and not (
-            is_view(op) or isinstance(op.src.owner, ConstantOp | WeightOp)
-        ):
-            reorders += 1
-            src, dst = layout_of(tensor_type(op.src)), layout_of(tensor_type(op.result))
-            moved += moved_bytes(op.src, src, dst)
-        elif isinstance(op, CastOp):
-            casts += 1
-    return reorders, moved, casts
+from dnnc.dialects.types import element_type_of
+from dnnc.ir.decisions import OPERAND_LAYOUTS
+from dnnc.passes.data_transforms import retyped, transform_op, transform_stats
+from dnnc.passes.functions import is_dnn_function
+from dnnc.target.kernel_table import kernel_of, operand_data_types
 
 
 def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
@@ -164,21 +135,6 @@ class MaterializeExpectedTypes(RewritePattern):
             op.attributes.pop(OPERAND_LAYOUTS, None)
         reorders, moved, casts = transform_stats(function.body.block)
         remark(function, f"{reorders} run-time reorders moving {moved} bytes, {casts} casts")
-
-
-def transform_op(
-    op_class: type[ReorderOp] | type[CastOp], value: SSAValue, type_: TensorType, at: Operation
-) -> ReorderOp | CastOp:
-    """A new (not inserted) reorder or cast of `value` to `type_`, with its kernel, located at
-    the op `at` that needs it."""
-    source = data_type_of(tensor_type(value).get_element_type())
-    new = op_class.create(
-        operands=[value],
-        result_types=[type_],
-        attributes={KERNEL: KernelAttr(KernelLibrary.ONEDNN, source)},
-    )
-    new.location = at.location
-    return new
 
 
 def _transformed(

@@ -49,20 +49,10 @@ from dnnc.dialects.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
 from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr, tensor_type
 from dnnc.dialects.types import data_type_of
+from dnnc.ir.decisions import PROPAGATE_SPECIAL_VALUES
 from dnnc.ir.values import attribute_value
 from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of, pinned_to_reference
 from dnnc.target.special_values import kernel_masks, post_op_masks
-
-MARK = "dnn.propagate_special_values"
-"""The module attribute this pass leaves (module docstring)."""
-
-
-def recover_unless_propagating(module: ModuleOp, pattern: RewritePattern) -> None:
-    """Apply a recovering rewrite (one that brings in a kernel dropping special values:
-    gelu_tanh, swish) to `module`, unless this pass marked it: the module then asked for
-    ONNX's special values, and the decomposed ops compute them."""
-    if MARK not in module.attributes:
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
 
 
 def _relu_slope_zero(op: EltwiseOp) -> bool:
@@ -109,6 +99,6 @@ class PropagateSpecialValuesPass(ModulePass):
     name = "dnn-propagate-special-values"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        op.attributes[MARK] = UnitAttr()
+        op.attributes[PROPAGATE_SPECIAL_VALUES] = UnitAttr()
         patterns = GreedyRewritePatternApplier([RelaxReluToElu(), PinToReference()])
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

@@ -62,9 +62,8 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import i64_array, int_of, ints, tensor_type
 from dnnc.ir.weights import constant_value
-from dnnc.passes.fold_constants import constant_op
-from dnnc.passes.propagate_special_values import recover_unless_propagating
-from dnnc.passes.recover_gelu import NoMatch, need, only_use, replace_chain
+from dnnc.passes.constants import constant_op
+from dnnc.passes.matching import NoMatch, need, only_use, recover_unless_propagating, replace_chain
 from dnnc.reference.attention import causal_mask
 
 Shape = shapes.Shape

@@ -43,7 +43,7 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import f32_attr, int_of, ints, tensor_type
 from dnnc.ir.weights import constant_value
-from dnnc.passes.recover_gelu import (
+from dnnc.passes.matching import (
     NoMatch,
     binary_user,
     need,

@@ -34,8 +34,13 @@ from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.dialects.dnn import BinaryOp, EltwiseOp
 from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
 from dnnc.dialects.dnn.base import f32_attr
-from dnnc.passes.propagate_special_values import recover_unless_propagating
-from dnnc.passes.recover_gelu import NoMatch, binary_user, need, other_operand
+from dnnc.passes.matching import (
+    NoMatch,
+    binary_user,
+    need,
+    other_operand,
+    recover_unless_propagating,
+)
 
 
 class RecoverSwish(RewritePattern):

@@ -39,7 +39,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -67,10 +66,9 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.base import retyped_op, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import source_value
-from dnnc.passes.assign_layouts import moved_bytes
-from dnnc.passes.buffer_classes import is_dnn_function
-from dnnc.passes.fold_constants import constant_op, erase_dead_sources, is_float
-from dnnc.passes.insert_data_transforms import retyped, transform_op, transform_stats
+from dnnc.passes.constants import constant_op, erase_dead_sources, is_float
+from dnnc.passes.data_transforms import moved_bytes, retyped, transform_op, transform_stats
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_table import LayoutRule, Probe, layout_rule, roles_of, runs_kernel
 
 _EXACT = {
@@ -309,11 +307,7 @@ class RemoveRedundantReordersPass(ModulePass):
     name = "dnn-remove-redundant-reorders"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        functions = [
-            f
-            for f in op.walk()
-            if isinstance(f, func.FuncOp) and f.body.blocks and is_dnn_function(f)
-        ]
+        functions = dnn_functions(op)
         before = {f: transform_stats(f.body.block) for f in functions}
         probe = Probe()
         patterns: list[RewritePattern] = [

@@ -50,8 +50,8 @@ from dnnc.core.shapes import inverse_permutation
 from dnnc.dialects.dnn import LayoutAttr, MatmulOp, TransposeOp, layout_of
 from dnnc.dialects.dnn.base import ints, tensor_type
 from dnnc.dialects.types import data_type_of
-from dnnc.passes.buffer_classes import is_dnn_function
-from dnnc.passes.insert_data_transforms import retyped
+from dnnc.passes.data_transforms import retyped
+from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_table import Probe, is_fallback, roles_of
 
 _OPERAND_ROLES = {0: "src", 1: "weights"}
@@ -149,9 +149,7 @@ class TransposeAsViewPass(ModulePass):
         patterns = [ReadTransposedOperand(probe), WriteTransposedResult(probe)]
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns, dce_enabled=False))
         walker.rewrite_module(op)
-        for function in op.walk():
-            if isinstance(function, func.FuncOp) and function.body.blocks:
-                if is_dnn_function(function):
-                    views, moved = _moved_by_transposes(function)
-                    if views:
-                        remark(function, f"{views} transposes are views: {moved} bytes not moved")
+        for function in dnn_functions(op):
+            views, moved = _moved_by_transposes(function)
+            if views:
+                remark(function, f"{views} transposes are views: {moved} bytes not moved")

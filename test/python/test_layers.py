@@ -1,6 +1,8 @@
 """The layers of docs/architecture.md, enforced: a module imports only from its own layer and the
 layers below it. Every import counts, including those inside functions; there is no exceptions
-list. A new package must be given a layer here (and in the document) before it can land."""
+list. A new package must be given a layer here (and in the document) before it can land.
+Within passes and lowering, a pass module (one whose `ModulePass` the registry lists) imports no
+other pass module: what passes share lives in utility modules."""
 
 import ast
 from pathlib import Path
@@ -122,3 +124,38 @@ def test_the_checker_sees_a_back_edge(tmp_path: Path) -> None:
     imported = imported_modules(source, "dnnc.core.probe")
     assert imported == {"dnnc.runtime.executor"}
     assert layer_of("dnnc.runtime.executor") not in MAY_IMPORT[layer_of("dnnc.core.probe")]
+
+
+def pass_modules() -> frozenset[str]:
+    """The pass modules: those defining a `ModulePass` registered in `dnnc.driver.registry`
+    (the other modules of `dnnc/passes` and `dnnc/lowering` are utilities passes share)."""
+    from dnnc.driver.registry import get_dnnc_passes
+
+    return frozenset(factory().__module__ for factory in get_dnnc_passes().values())
+
+
+PASS_SOURCES = [path for path in SOURCES if module_name(path) in pass_modules()]
+
+
+def test_pass_modules_are_known() -> None:
+    """The rule below sees the passes of both packages, and the shared utilities are not passes."""
+    modules = {module_name(path) for path in PASS_SOURCES}
+    assert {"dnnc.passes.fuse_post_ops", "dnnc.lowering.plan_memory"} <= modules
+    assert not modules & {"dnnc.passes.matching", "dnnc.passes.buffer_classes"}
+
+
+@pytest.mark.parametrize("path", PASS_SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_pass_imports_another(path: Path) -> None:
+    """A pass module imports no other pass module: what two passes share lives in a utility
+    module (`dnnc.passes.matching`, `dnnc.passes.constants`, `dnnc.ir.decisions`, ...)."""
+    module = module_name(path)
+    others = sorted(pass_modules() & imported_modules(path, module) - {module})
+    assert not others, f"pass module {module} imports pass modules {', '.join(others)}"
+
+
+def test_the_checker_sees_a_pass_import(tmp_path: Path) -> None:
+    """The pass rule can fail: an import of another pass module is found as one."""
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from dnnc.passes.fuse_post_ops import FusePostOpsPass\n")
+    imported = imported_modules(source, "dnnc.passes.probe")
+    assert imported & pass_modules() == {"dnnc.passes.fuse_post_ops"}

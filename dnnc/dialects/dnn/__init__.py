@@ -24,6 +24,7 @@ from dnnc.dialects.dnn.attributes import (
     PostOpAttr,
     ReduceKindAttr,
     SumPostOpAttr,
+    post_op_attr,
 )
 from dnnc.dialects.dnn.base import DnnOp, layout_of, shape_of
 from dnnc.dialects.dnn.compute import (
@@ -130,5 +131,6 @@ __all__ = [
     "WhereOp",
     "is_view",
     "layout_of",
+    "post_op_attr",
     "shape_of",
 ]

@@ -251,6 +251,15 @@ class SumPostOpAttr(PostOpAttr):
         printer.print_string(f"<{self.scale.data!r}>")
 
 
+def post_op_attr(post_op: PostOp) -> PostOpAttr:
+    """The dialect attribute of a post-op description."""
+    if isinstance(post_op, EltwisePostOp):
+        return EltwisePostOpAttr(post_op)
+    if isinstance(post_op, BinaryPostOp):
+        return BinaryPostOpAttr(post_op)
+    return SumPostOpAttr(post_op)
+
+
 @irdl_attr_definition
 class KernelAttr(ParametrizedAttribute):
     """``#dnn.kernel<library, data_type>``: what a pass decided an op runs with.
