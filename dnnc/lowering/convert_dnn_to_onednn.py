@@ -43,7 +43,7 @@ from dnnc.dialects.dnn import (
     WeightOp,
     is_view,
 )
-from dnnc.dialects.dnn.base import ints
+from dnnc.dialects.dnn.base import PostOpAnchor, ints
 from dnnc.dialects.onednn import ARENA_BYTES as LOWERED_ARENA_BYTES
 from dnnc.dialects.onednn import (
     GUARDS,
@@ -73,7 +73,6 @@ from dnnc.passes.buffer_classes import (
     BufferClasses,
     buffer_classes,
     memory_type,
-    sum_post_args,
 )
 from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_calls import KernelCall, kernel_call, params_of
@@ -189,7 +188,7 @@ class _FunctionLowering:
                 ins.extend((f"{role}{i}", self.memories[v]) for i, v in enumerate(value))
         outs = [(role, self.define(op, i)) for i, role in enumerate(call.outs)]
         dst = outs[0][1]
-        for index in sum_post_args(op):
+        for index in op.sum_post_args() if isinstance(op, PostOpAnchor) else []:
             role = f"post_arg_{index}"
             position = [r for r, _ in ins].index(role)
             if ins[position][1] is not dst:

@@ -49,7 +49,7 @@ from dnnc.dialects.dnn import (
     post_op_attr,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, inferring, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import PostOpAnchor, f32_attr, inferring, tensor_type
 from dnnc.ir.names import input_name
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
@@ -162,15 +162,13 @@ def specialize(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> f
     return clone
 
 
-def _invalid_binary(op: DnnOp) -> int | None:
+def _invalid_binary(op: PostOpAnchor) -> int | None:
     """The index in ``post_ops`` of the first binary post-op whose argument the anchor's
     primitive cannot take for the current shapes, None if all fit."""
     rule = anchor_rule(op)
-    if rule is None:
-        return None
-    dst = shape_of(op.results[0])
-    args = iter(op.post_args)  # type: ignore[attr-defined]
-    for index, post_op in enumerate(post_ops_of(op.post_ops)):  # type: ignore[attr-defined]
+    dst = shape_of(op.result)
+    args = iter(op.post_args)
+    for index, post_op in enumerate(op.post_op_chain):
         if not takes_argument(post_op):
             continue
         arg = next(args)
@@ -209,14 +207,13 @@ def _separate_op(post_op: PostOp, value: SSAValue, arg: SSAValue | None) -> Oper
     )
 
 
-def _split(op: DnnOp, at: int) -> None:
+def _split(op: PostOpAnchor, at: int) -> None:
     """``op`` keeps post-ops before ``at``; the others become separate ops after it."""
-    chain = post_ops_of(op.post_ops)  # type: ignore[attr-defined]
-    post_args = list(op.post_args)  # type: ignore[attr-defined]
+    chain = op.post_op_chain
+    post_args = list(op.post_args)
     kept = sum(takes_argument(p) for p in chain[:at])
-    fixed = list(op.operands[: len(op.operands) - len(post_args)])
     anchor = op.clone()
-    anchor.operands = [*fixed, *post_args[:kept]]
+    anchor.operands = [*op.own_operands, *post_args[:kept]]
     anchor.properties["post_ops"] = ArrayAttr([post_op_attr(p) for p in chain[:at]])
     sizes = anchor.properties.get("operandSegmentSizes")
     if isinstance(sizes, DenseArrayBase):
@@ -242,7 +239,7 @@ def unfuse_invalid_post_ops(function: func.FuncOp) -> list[DnnOp]:
     """Split every anchor whose binary post-op argument no longer fits (module docstring)."""
     split: list[DnnOp] = []
     for op in list(function.body.block.ops):
-        if not isinstance(op, DnnOp):
+        if not isinstance(op, PostOpAnchor):
             continue
         at = _invalid_binary(op)
         if at is not None:

@@ -32,18 +32,16 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from dnnc.core.diagnostics import error_at, location_of
-from dnnc.core.kinds import takes_argument
 from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
     ConstantOp,
     SliceOp,
-    SumPostOpAttr,
     WeightOp,
     is_view,
     layout_of,
 )
-from dnnc.dialects.dnn.base import int_of, ints
+from dnnc.dialects.dnn.base import PostOpAnchor, int_of, ints
 from dnnc.dialects.onednn import MemoryType
 from dnnc.ir.decisions import IMPLICIT_CONCAT, IMPLICIT_SLICE, INPLACE, inplace_requests
 from dnnc.passes.regions import concat_offsets, region_offset
@@ -112,15 +110,6 @@ def memory_type(op: Operation, value: SSAValue) -> MemoryType:
     if not isinstance(type_, TensorType) or any(d < 0 for d in type_.get_shape()):
         raise error_at(op, f"needs static tensor types to lower, got {type_}")
     return MemoryType(type_.get_shape(), type_.get_element_type(), layout_of(type_))
-
-
-def sum_post_args(op: Operation) -> list[int]:
-    """Indices in `post_args` of the arguments of `#dnn.sum` post-ops (dst accumulates them)."""
-    post_ops = getattr(op, "post_ops", None)
-    if post_ops is None:
-        return []
-    with_args = [p for p in post_ops.data if takes_argument(p.post_op)]
-    return [i for i, p in enumerate(with_args) if isinstance(p, SumPostOpAttr)]
 
 
 def describe(value: SSAValue) -> str:
@@ -211,8 +200,11 @@ class ClassBuilder:
             same_element = other is source and isinstance(op, BinaryOp)
             if other_index != operand and self.of[other] is target and not same_element:
                 return f"{name} shares its buffer with operand {other_index}, which this op reads"
-        first_post_arg = len(op.operands) - len(getattr(op, "post_args", ()))
-        sums = [first_post_arg + i for i in sum_post_args(op)]
+        sums = (
+            [op.first_post_arg + i for i in op.sum_post_args()]
+            if isinstance(op, PostOpAnchor)
+            else []
+        )
         if sums and operand not in sums:
             return "a sum post-op accumulates another operand into the destination"
         return None

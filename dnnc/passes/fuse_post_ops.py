@@ -75,14 +75,13 @@ from dnnc.dialects.dnn import (
     post_op_attr,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import PostOpAnchor, f32_attr, post_ops_of, tensor_type
 from dnnc.passes.buffer_classes import describe
 from dnnc.target.kernel_calls import kernel_call, pinned_to_reference
 from dnnc.target.post_op_rules import (
     COMMUTATIVE,
     DEFAULT_MAX_POST_OPS,
     ONEDNN_MAX_POST_OPS,
-    AnchorOp,
     PostOpKind,
     anchor_rule,
     appended,
@@ -105,7 +104,7 @@ class _FusionPattern(RewritePattern):
 
     def refusal(
         self,
-        anchor: Operation,
+        anchor: PostOpAnchor,
         value: SSAValue,
         consumer: DnnOp,
         extra: list[PostOp],
@@ -114,8 +113,6 @@ class _FusionPattern(RewritePattern):
         """Why `consumer` (reading `value`, `anchor`'s result) cannot become `extra` post-ops;
         `result` is the type the fused op would have (the consumer's, unless through a reshape)."""
         rule = anchor_rule(anchor)
-        if rule is None:
-            return f"{anchor.name} takes no post-ops in oneDNN"
         for post_op in extra:
             if PostOpKind.of(post_op) not in rule.kinds:
                 return f"{anchor.name} takes no {PostOpKind.of(post_op)} post-op in oneDNN"
@@ -141,8 +138,7 @@ class _FusionPattern(RewritePattern):
             )
         if have != want:
             return f"the layout changes from {have.encoding} to {want.encoding}"
-        assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
-        length = len(appended(post_ops_of(anchor.post_ops), extra))
+        length = len(appended(anchor.post_op_chain, extra))
         if length > self.max_post_ops:
             return (
                 f"the chain would have {length} post-ops, more than "
@@ -153,7 +149,7 @@ class _FusionPattern(RewritePattern):
     def fuse(
         self,
         rewriter: PatternRewriter,
-        anchor: AnchorOp,
+        anchor: PostOpAnchor,
         consumer: DnnOp,
         extra: list[PostOp],
         extra_args: list[SSAValue],
@@ -161,10 +157,9 @@ class _FusionPattern(RewritePattern):
     ) -> None:
         """Replace `consumer` and `anchor` by `anchor` with `extra` post-ops, at `consumer`;
         with `reshape` (between them), the fused result is reshaped to the consumer's."""
-        chain = appended(post_ops_of(anchor.post_ops), extra)
+        chain = appended(anchor.post_op_chain, extra)
         fused = anchor.clone()
-        fixed = list(anchor.operands[: len(anchor.operands) - len(anchor.post_args)])
-        fused.operands = [*fixed, *anchor.post_args, *extra_args]
+        fused.operands = [*anchor.own_operands, *anchor.post_args, *extra_args]
         fused.properties["post_ops"] = ArrayAttr([post_op_attr(p) for p in chain])
         sizes = fused.properties.get("operandSegmentSizes")
         if isinstance(sizes, DenseArrayBase):
@@ -198,7 +193,7 @@ class _FusionPattern(RewritePattern):
         if not isinstance(reshape, ReshapeOp):
             return value, None, same
         source = reshape.src
-        if not isinstance(source.owner, Operation) or anchor_rule(source.owner) is None:
+        if not isinstance(source.owner, PostOpAnchor):
             return value, None, same
         if value.uses.get_length() > 1:
             other = next((u.operation for u in value.uses if u.operation is not consumer), consumer)
@@ -228,6 +223,11 @@ class _FusionPattern(RewritePattern):
         """The type of the fused op: the consumer's element type over `value`'s shape."""
         result = tensor_type(consumer.results[0])
         return TensorType(result.get_element_type(), shape_of(value), result.encoding)
+
+
+def _takes_no_post_ops(op: Operation) -> str:
+    """The refusal for a value that an op other than a post-op anchor produces."""
+    return f"{op.name} takes no post-ops in oneDNN"
 
 
 def _through(
@@ -267,6 +267,9 @@ class FuseEltwiseIntoProducer(_FusionPattern):
         value, reshape, mapped = self.through_reshape(op.src, op, [])
         anchor = value.owner
         assert isinstance(anchor, Operation)  # through_reshape returns produced values
+        if not isinstance(anchor, PostOpAnchor):
+            self.decisions.messages[op] = f"not fused: {_takes_no_post_ops(anchor)}"
+            return  # oneDNN attaches post-ops to anchors only
         result = None if reshape is None else self.fused_type(value, op)
         reason = (
             mapped if isinstance(mapped, str) else self.refusal(anchor, value, op, extra, result)
@@ -274,7 +277,6 @@ class FuseEltwiseIntoProducer(_FusionPattern):
         if reason is not None:
             self.decisions.messages[op] = f"not fused: {reason}"
             return  # the refusal says why
-        assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
         self.fuse(rewriter, anchor, op, extra, [], reshape)
 
 
@@ -302,6 +304,9 @@ class FuseBinaryIntoProducer(_FusionPattern):
                 continue  # perhaps the other side fuses
             anchor = fused.owner
             assert isinstance(anchor, Operation)  # through_reshape returns produced values
+            if not isinstance(anchor, PostOpAnchor):
+                reasons.append(f"{side}: {_takes_no_post_ops(anchor)}")
+                continue  # perhaps the other side fuses
             result = None if reshape is None else self.fused_type(fused, op)
             reason = self.refusal(anchor, fused, op, extra, result)
             checked = args if reshape is not None else args[:1]  # post_args fit the binary
@@ -310,7 +315,6 @@ class FuseBinaryIntoProducer(_FusionPattern):
             if reason is not None:
                 reasons.append(f"{side}: {reason}")
                 continue  # perhaps the other side fuses
-            assert isinstance(anchor, AnchorOp)  # anchor_rule accepted it
             reshaped = [
                 self.reshaped(rewriter, op, a, m) for a, m in zip(args, mapped, strict=True)
             ]
@@ -319,12 +323,11 @@ class FuseBinaryIntoProducer(_FusionPattern):
         self.decisions.messages[op] = f"not fused: {'; '.join(reasons)}"
 
     def broadcast_refusal(
-        self, anchor: Operation, dst: tuple[int, ...], arg: tuple[int, ...], other: SSAValue
+        self, anchor: PostOpAnchor, dst: tuple[int, ...], arg: tuple[int, ...], other: SSAValue
     ) -> str | None:
         """Why `other`, taken as `arg` (of `dst`'s rank), cannot be a binary post-op argument
         of `anchor` writing `dst` (None if it can)."""
         rule = anchor_rule(anchor)
-        assert rule is not None  # refusal() checked the anchor first
         kind = broadcast_kind(arg, dst, rule.oc_axis)
         if kind is None:
             return (

@@ -168,7 +168,7 @@ def _pixelwise(op: Operation) -> list[int] | None:
     if isinstance(op, EltwiseOp):
         return [0]
     if isinstance(op, Conv2DOp):
-        indices = list(range(len(op.operands) - len(op.post_args), len(op.operands)))
+        indices = list(range(op.first_post_arg, len(op.operands)))
     elif isinstance(op, BinaryOp):
         indices = list(range(len(op.operands)))
     else:

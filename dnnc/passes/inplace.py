@@ -46,37 +46,29 @@ from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
     BinaryPostOpAttr,
-    Conv2DOp,
-    Deconv2DOp,
     EltwiseOp,
     EltwisePostOpAttr,
-    InnerProductOp,
     LayerNormOp,
     LogSoftmaxOp,
-    MatmulOp,
     SoftmaxOp,
     SumOp,
     SumPostOpAttr,
 )
-from dnnc.dialects.dnn.base import i64_array, shape_of
+from dnnc.dialects.dnn.base import PostOpAnchor, i64_array, shape_of
 from dnnc.ir.decisions import INPLACE
 from dnnc.passes.buffer_classes import (
     ClassBuilder,
     describe,
-    sum_post_args,
 )
 from dnnc.passes.functions import dnn_functions
 from dnnc.target.kernel_calls import kernel_call
-from dnnc.target.post_op_rules import COMMUTATIVE
+from dnnc.target.post_op_rules import COMMUTATIVE, accumulates
 
 INPLACE_CANDIDATE = "dnn.inplace_candidate"
 """What annotate_only writes: the operand the result would take the buffer of, or -1."""
 
 _OVERWRITE_SRC = (EltwiseOp, SoftmaxOp, LogSoftmaxOp, BatchNormOp, LayerNormOp)
 """oneDNN 3.2 documents these forward primitives as supporting dst == src."""
-_ANCHORS = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp)
-AccumulatingAnchor = Conv2DOp | Deconv2DOp | MatmulOp | InnerProductOp
-"""Primitives with a sum post-op that accumulates into dst."""
 
 
 def overwritable_operands(op: Operation) -> tuple[list[int], str | None]:
@@ -88,7 +80,7 @@ def overwritable_operands(op: Operation) -> tuple[list[int], str | None]:
         return [], "oneDNN's sum primitive runs in place only through an extra buffer"
     if not isinstance(op, BinaryOp):
         return [], None
-    if sum_post_args(op):
+    if op.sum_post_args():
         return [], "its sum post-op already accumulates into the destination"
     call = kernel_call(op)
     if call.reference:
@@ -98,9 +90,9 @@ def overwritable_operands(op: Operation) -> tuple[list[int], str | None]:
     return [0 if dict(call.ins)["src_0"] == "lhs" else 1], None  # oneDNN: dst == src_0 only
 
 
-def residual_add(op: AccumulatingAnchor) -> tuple[int, int] | None:
+def residual_add(op: PostOpAnchor) -> tuple[int, int] | None:
     """The post-op index and operand index of the binary add a sum post-op may replace."""
-    first_post_arg = len(op.operands) - len(op.post_args)
+    first_post_arg = op.first_post_arg
     argument = 0
     for index, attr in enumerate(op.post_ops.data):
         if isinstance(attr, SumPostOpAttr):
@@ -127,7 +119,7 @@ class _Decide:
         if INPLACE in op.attributes or len(op.results) != 1:
             self.builder.add(op)  # decided already (by hand or an earlier run), or multi-result
             return
-        if isinstance(op, _ANCHORS) and not sum_post_args(op):
+        if isinstance(op, PostOpAnchor) and accumulates(op) and not op.sum_post_args():
             chosen = self._accumulate_residual(op)
         else:
             chosen = self._overwrite_operand(op)
@@ -135,9 +127,8 @@ class _Decide:
 
     def _overwrite_operand(self, op: Operation) -> int:
         candidates, why_not = overwritable_operands(op)
-        if isinstance(op, _ANCHORS):  # a hand-written sum post-op: its argument is dst
-            first = len(op.operands) - len(op.post_args)
-            candidates = [first + i for i in sum_post_args(op)]
+        if isinstance(op, PostOpAnchor) and accumulates(op):  # a sum post-op's argument is dst
+            candidates = [op.first_post_arg + i for i in op.sum_post_args()]
         if not candidates:
             if why_not is not None:
                 remark(op, f"not in place: {why_not}")
@@ -154,7 +145,7 @@ class _Decide:
         remark(op, f"not in place: {'; '.join(reasons)}")
         return -1
 
-    def _accumulate_residual(self, op: AccumulatingAnchor) -> int:
+    def _accumulate_residual(self, op: PostOpAnchor) -> int:
         site = residual_add(op)
         if site is None:
             return -1

@@ -192,7 +192,8 @@ def reference_call(op: DnnOp) -> KernelCall:
     return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
 
 
-_REFERENCE_ANCHORS = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp, ReduceOp)
+_REDUCING = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp, ReduceOp)
+"""The ops that reduce over an operand dimension (which may be empty)."""
 
 
 def _empty_reduction(op: DnnOp) -> bool:
@@ -200,7 +201,7 @@ def _empty_reduction(op: DnnOp) -> bool:
     dimension) into a non-empty result: oneDNN 3.2 then writes no output at all (or, reducing,
     -FLT_MAX for a max), where the result is the reduction's identity: zeros, then bias and
     post-ops (ONNX: MatMul with K = 0 gives zeros; ReduceMax of nothing is -inf)."""
-    if not isinstance(op, _REFERENCE_ANCHORS) or 0 in shape_of(op.results[0]):
+    if not isinstance(op, _REDUCING) or 0 in shape_of(op.results[0]):
         return False
     return any(0 in shape_of(v) for v in op.operands[:2])
 

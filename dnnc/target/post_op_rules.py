@@ -1,7 +1,7 @@
 """What oneDNN 3.2 accepts as post-ops: the one legality table of dnnc's fusion.
 
 Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the primitive pages.
-- Anchors (the dnn ops with a ``post_ops`` property) and the post-op kinds their primitive
+- Anchors (the dnn ops of the ``PostOpAnchor`` interface) and the post-op kinds their primitive
   takes: convolution, deconvolution, matmul and inner product take eltwise, binary and sum;
   binary and pooling take eltwise and binary.
 - Every ``dnn.eltwise`` algorithm has a post-op form (oneDNN's eltwise post-op takes any
@@ -40,11 +40,11 @@ from dnnc.dialects.dnn import (
     BinaryOp,
     Conv2DOp,
     Deconv2DOp,
-    DnnOp,
     InnerProductOp,
     MatmulOp,
     PoolOp,
 )
+from dnnc.dialects.dnn.base import PostOpAnchor
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 
 ONEDNN_MAX_POST_OPS = 32
@@ -104,7 +104,7 @@ class AnchorRule:
 _ALL_KINDS = frozenset(PostOpKind)
 _NO_SUM = frozenset({PostOpKind.ELTWISE, PostOpKind.BINARY})
 
-ANCHORS: dict[type[DnnOp], AnchorRule] = {
+ANCHORS: dict[type[PostOpAnchor], AnchorRule] = {
     Conv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     Deconv2DOp: AnchorRule(_ALL_KINDS, oc_axis=1),
     MatmulOp: AnchorRule(
@@ -118,10 +118,8 @@ ANCHORS: dict[type[DnnOp], AnchorRule] = {
     ),
     BinaryOp: AnchorRule(_NO_SUM, oc_axis=1),
 }
-"""Every dnn op that carries post-ops, with the post-op kinds its oneDNN primitive accepts."""
-
-AnchorOp = Conv2DOp | Deconv2DOp | MatmulOp | InnerProductOp | PoolOp | BinaryOp
-"""The type of an op of ANCHORS: one with `post_ops` and `post_args`."""
+"""Every dnn op that carries post-ops (each `PostOpAnchor`), with the post-op kinds its oneDNN
+primitive accepts."""
 
 COMMUTATIVE: frozenset[BinaryAlg] = frozenset(
     {BinaryAlg.ADD, BinaryAlg.MUL, BinaryAlg.MAX, BinaryAlg.MIN}
@@ -129,9 +127,15 @@ COMMUTATIVE: frozenset[BinaryAlg] = frozenset(
 """Binary algorithms whose operands may swap (so the fused value may be either one)."""
 
 
-def anchor_rule(op: object) -> AnchorRule | None:
-    """The rule of an anchor op, None for any other op."""
-    return ANCHORS.get(type(op)) if isinstance(op, DnnOp) else None
+def anchor_rule(op: PostOpAnchor) -> AnchorRule:
+    """The rule of an anchor op."""
+    return ANCHORS[type(op)]
+
+
+def accumulates(op: PostOpAnchor) -> bool:
+    """Whether the anchor's primitive takes a sum post-op, which accumulates into dst (so a
+    residual add may become one, computed in place)."""
+    return PostOpKind.SUM in anchor_rule(op).kinds
 
 
 def broadcast_kind(arg: shapes.Shape, dst: shapes.Shape, oc_axis: int) -> Broadcast | None:

@@ -138,3 +138,24 @@ def test_dnnc_run_version_prints_what_it_found() -> None:
     assert found["implementations"]["convolution"]["f32"] == implementation(
         "convolution", DataType.F32
     )
+
+
+def test_every_post_op_anchor_has_a_rule() -> None:
+    """The legality table covers exactly the ops of the PostOpAnchor interface, and the
+    accumulating subset (a residual add may become a sum post-op) is pinned."""
+    from dnnc.dialects.dnn import DNN, PostOpAnchor
+    from dnnc.target.post_op_rules import ANCHORS, PostOpKind
+
+    anchors = {op for op in DNN.operations if issubclass(op, PostOpAnchor)}
+    assert set(ANCHORS) == anchors
+    names = {op.name for op in anchors}
+    assert names == {
+        "dnn.conv2d",
+        "dnn.deconv2d",
+        "dnn.matmul",
+        "dnn.inner_product",
+        "dnn.pool",
+        "dnn.binary",
+    }
+    accumulating = {op.name for op, rule in ANCHORS.items() if PostOpKind.SUM in rule.kinds}
+    assert accumulating == {"dnn.conv2d", "dnn.deconv2d", "dnn.matmul", "dnn.inner_product"}

@@ -26,7 +26,7 @@ from dnnc.dialects.dnn.attributes import (
     SumPostOpAttr,
     post_op_attr,
 )
-from dnnc.dialects.dnn.base import DnnOp, layout_of, shape_of
+from dnnc.dialects.dnn.base import DnnOp, PostOpAnchor, layout_of, shape_of
 from dnnc.dialects.dnn.compute import (
     COMPUTE_OPS,
     BatchNormOp,
@@ -113,6 +113,7 @@ __all__ = [
     "MatmulOp",
     "PoolKindAttr",
     "PoolOp",
+    "PostOpAnchor",
     "PostOpAttr",
     "QuantizeOp",
     "ReduceKindAttr",

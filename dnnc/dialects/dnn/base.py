@@ -14,10 +14,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import ClassVar, cast, overload
+from typing import TYPE_CHECKING, ClassVar, cast, overload
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -33,8 +34,8 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
+from xdsl.irdl import IRDLOperation, VarOperand, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
@@ -288,17 +289,66 @@ class DnnOp(IRDLOperation):
         if known is not None:
             known[result] = inferred
 
-    def verify_post_ops(
-        self, result: SSAValue, post_ops: ArrayAttr[PostOpAttr], post_args: Sequence[SSAValue]
-    ) -> None:
+
+NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
+"""The default of a post-op anchor's ``post_ops``: none."""
+
+
+class PostOpAnchor(DnnOp, ABC):
+    """The interface of a dnn op that takes post-ops (conv2d, deconv2d, matmul, inner_product,
+    pool, binary): a ``post_ops`` property, a ``post_args`` operand list and their checks.
+
+    An op opts in by inheriting this class (as xDSL's ``HasFolderInterface``), defines
+    ``post_args = var_operand_def(TensorType)`` as its last operand (IRDL keeps operand
+    order, so the interface cannot define it) and ``result``, and gives its result shape in
+    ``infer_result_shape``; ``isinstance(op, PostOpAnchor)`` then types ``op.post_ops`` and
+    ``op.post_args`` for the checker. Which post-ops each anchor's oneDNN primitive takes is a
+    rule of dnnc.target.post_op_rules."""
+
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+
+    if TYPE_CHECKING:  # defined by each op: its last operand, and its one result
+        post_args: VarOperand
+        result: OpResult
+
+    @abstractmethod
+    def infer_result_shape(self) -> shapes.Shape:
+        """The result shape the op's dnnc.core.shapes function gives for its operands."""
+
+    @property
+    def post_op_chain(self) -> list[PostOp]:
+        """The post-ops as dnnc.core.kinds descriptions, in order."""
+        return post_ops_of(self.post_ops)
+
+    @property
+    def first_post_arg(self) -> int:
+        """The operand index of ``post_args[0]``: the operands before it are the op's own."""
+        return len(self.operands) - len(self.post_args)
+
+    @property
+    def own_operands(self) -> list[SSAValue]:
+        """The operands but the post-op arguments."""
+        return list(self.operands[: self.first_post_arg])
+
+    def sum_post_args(self) -> list[int]:
+        """Indices in ``post_args`` of the arguments of ``#dnn.sum`` post-ops (dst accumulates
+        them)."""
+        with_args = [p for p in self.post_op_chain if takes_argument(p)]
+        return [i for i, p in enumerate(with_args) if isinstance(p, SumPostOp)]
+
+    def verify_op(self) -> None:
+        self.expect_result_shape(self.result, self.infer_result_shape())
+        self.verify_post_ops()
+
+    def verify_post_ops(self) -> None:
         """Post-op arguments: count and shapes (dnnc.core.shapes.post_ops), sum args typed as the
         result."""
-        kinds = post_ops_of(post_ops)
-        shapes.post_ops(shape_of(result), kinds, [shape_of(a) for a in post_args])
+        kinds = self.post_op_chain
+        shapes.post_ops(shape_of(self.result), kinds, [shape_of(a) for a in self.post_args])
         sums = [isinstance(p, SumPostOp) for p in kinds if takes_argument(p)]
-        for index, (arg, is_sum) in enumerate(zip(post_args, sums)):
-            if is_sum and arg.type != result.type:
+        for index, (arg, is_sum) in enumerate(zip(self.post_args, sums)):
+            if is_sum and arg.type != self.result.type:
                 raise VerifyException(
                     f"post_args[{index}] of a sum post-op has type {arg.type}, expected the "
-                    f"result type {result.type} (oneDNN accumulates into the result buffer)",
+                    f"result type {self.result.type} (oneDNN accumulates into the result buffer)",
                 )

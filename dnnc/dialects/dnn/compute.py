@@ -11,7 +11,6 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
-    ArrayAttr,
     BoolAttr,
     DenseArrayBase,
     Float32Type,
@@ -44,13 +43,13 @@ from dnnc.dialects.dnn.attributes import (
     EltwiseAlgAttr,
     LrnKindAttr,
     PoolKindAttr,
-    PostOpAttr,
     ReduceKindAttr,
 )
 from dnnc.dialects.dnn.base import (
     FALSE,
     TRUE,
     DnnOp,
+    PostOpAnchor,
     f32_attr,
     i64_array,
     int_of,
@@ -61,7 +60,6 @@ from dnnc.dialects.dnn.base import (
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
-NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
 
 _POST_ARGS = "(`post_args` `(` $post_args^ `:` type($post_args) `)`)?"
 _ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
@@ -71,7 +69,7 @@ def _opt_shape(value: SSAValue | None) -> shapes.Shape | None:
     return None if value is None else shape_of(value)
 
 
-class _WindowedProduct(DnnOp):
+class _WindowedProduct(PostOpAnchor):
     """The operands, properties and verifier conv2d and deconv2d share; ``INFER_SHAPE`` is
     the shape function of the one or the other."""
 
@@ -86,7 +84,6 @@ class _WindowedProduct(DnnOp):
     pads_end = prop_def(DenseArrayBase[I64], ZEROS)
     dilations = prop_def(DenseArrayBase[I64], ONES)
     groups = prop_def(IntegerAttr[I64], IntegerAttr(1, i64))
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = _ANCHOR_OPTIONS
     assembly_format = (
@@ -94,8 +91,8 @@ class _WindowedProduct(DnnOp):
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
-    def verify_op(self) -> None:
-        inferred = type(self).INFER_SHAPE(
+    def infer_result_shape(self) -> shapes.Shape:
+        return type(self).INFER_SHAPE(
             shape_of(self.src),
             shape_of(self.wei),
             _opt_shape(self.bias),
@@ -105,8 +102,6 @@ class _WindowedProduct(DnnOp):
             dilations=ints(self.dilations),
             groups=int_of(self.groups),
         )
-        self.expect_result_shape(self.result, inferred)
-        self.verify_post_ops(self.result, self.post_ops, self.post_args)
 
 
 @irdl_op_definition
@@ -138,7 +133,7 @@ class Deconv2DOp(_WindowedProduct):
 
 
 @irdl_op_definition
-class MatmulOp(DnnOp):
+class MatmulOp(PostOpAnchor):
     """Batched matrix product (oneDNN ``matmul``), then bias and post-ops.
 
     dst[..., m, n] = sum_k lhs[..., m, k] * rhs[..., k, n] + bias (broadcast numpy-style);
@@ -152,7 +147,6 @@ class MatmulOp(DnnOp):
     bias = opt_operand_def(TensorType)
     post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = _ANCHOR_OPTIONS
     assembly_format = (
@@ -165,14 +159,12 @@ class MatmulOp(DnnOp):
     def allows_result_layout(self, layout: Layout, src: TensorType) -> bool:
         return layout == layout_of(src) or not layout.is_blocked
 
-    def verify_op(self) -> None:
-        inferred = shapes.matmul(shape_of(self.lhs), shape_of(self.rhs), _opt_shape(self.bias))
-        self.expect_result_shape(self.result, inferred)
-        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+    def infer_result_shape(self) -> shapes.Shape:
+        return shapes.matmul(shape_of(self.lhs), shape_of(self.rhs), _opt_shape(self.bias))
 
 
 @irdl_op_definition
-class InnerProductOp(DnnOp):
+class InnerProductOp(PostOpAnchor):
     """Fully connected layer (oneDNN ``inner_product_forward``), then bias and post-ops.
 
     dst[n, o] = bias[o] + sum over every index i of src[n, i...] * wei[o, i...].
@@ -184,7 +176,6 @@ class InnerProductOp(DnnOp):
     bias = opt_operand_def(TensorType)
     post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = _ANCHOR_OPTIONS
     assembly_format = (
@@ -192,16 +183,12 @@ class InnerProductOp(DnnOp):
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
-    def verify_op(self) -> None:
-        inferred = shapes.inner_product(
-            shape_of(self.src), shape_of(self.wei), _opt_shape(self.bias)
-        )
-        self.expect_result_shape(self.result, inferred)
-        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+    def infer_result_shape(self) -> shapes.Shape:
+        return shapes.inner_product(shape_of(self.src), shape_of(self.wei), _opt_shape(self.bias))
 
 
 @irdl_op_definition
-class PoolOp(DnnOp):
+class PoolOp(PostOpAnchor):
     """2-D pooling (oneDNN ``pooling_forward``: ``pooling_max``, ``pooling_avg_include_padding``,
     ``pooling_avg_exclude_padding``), then post-ops.
 
@@ -219,13 +206,12 @@ class PoolOp(DnnOp):
     pads_begin = prop_def(DenseArrayBase[I64], ZEROS)
     pads_end = prop_def(DenseArrayBase[I64], ZEROS)
     dilations = prop_def(DenseArrayBase[I64], ONES)
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
 
-    def verify_op(self) -> None:
-        inferred = shapes.pool(
+    def infer_result_shape(self) -> shapes.Shape:
+        return shapes.pool(
             shape_of(self.src),
             kernel=ints(self.kernel),
             strides=ints(self.strides),
@@ -233,8 +219,6 @@ class PoolOp(DnnOp):
             pads_end=ints(self.pads_end),
             dilations=ints(self.dilations),
         )
-        self.expect_result_shape(self.result, inferred)
-        self.verify_post_ops(self.result, self.post_ops, self.post_args)
 
 
 @irdl_op_definition
@@ -434,7 +418,7 @@ class EltwiseOp(DnnOp):
 
 
 @irdl_op_definition
-class BinaryOp(DnnOp):
+class BinaryOp(PostOpAnchor):
     """Element-wise binary op with numpy broadcasting (oneDNN ``binary``: ``binary_add``,
     ``_sub``, ``_mul``, ``_div``, ``_max``, ``_min``), then post-ops.
 
@@ -447,7 +431,6 @@ class BinaryOp(DnnOp):
     post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
     alg = prop_def(BinaryAlgAttr)
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
@@ -455,10 +438,8 @@ class BinaryOp(DnnOp):
         "`(` type($lhs) `,` type($rhs) `)` `->` type($result)"
     )
 
-    def verify_op(self) -> None:
-        inferred = shapes.binary(shape_of(self.lhs), shape_of(self.rhs))
-        self.expect_result_shape(self.result, inferred)
-        self.verify_post_ops(self.result, self.post_ops, self.post_args)
+    def infer_result_shape(self) -> shapes.Shape:
+        return shapes.binary(shape_of(self.lhs), shape_of(self.rhs))
 
 
 @irdl_op_definition
