@@ -264,9 +264,8 @@ def lower_function(function: func.FuncOp) -> None:
             release_payload(op)  # its clone holds the same data, which nothing else should
     old.erase(safe_erase=False)
     types = [a.type for a in lowering.block.args]
-    function.properties["function_type"] = FunctionType.from_lists(types, [])
-    for stale in ("arg_attrs", "res_attrs"):
-        function.properties.pop(stale, None)
+    function.function_type = FunctionType.from_lists(types, [])
+    function.arg_attrs = function.res_attrs = None  # stale: the signature is new
     attributes = function.attributes
     attributes[LOWERED_ARENA_BYTES] = attributes.pop(ARENA_BYTES)
     attributes.pop(LOWER_BOUND_BYTES, None)

@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FunctionType, TensorType, f32, i32
+from xdsl.dialects.builtin import FunctionType, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -39,17 +39,14 @@ from dnnc.core import shapes
 from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
 from dnnc.dialects.dnn import (
-    BinaryAlgAttr,
     BinaryOp,
     DnnOp,
-    EltwiseAlgAttr,
     EltwiseOp,
     ReshapeOp,
     SumOp,
-    post_op_attr,
     shape_of,
 )
-from dnnc.dialects.dnn.base import PostOpAnchor, f32_attr, inferring, tensor_type
+from dnnc.dialects.dnn.base import PostOpAnchor, inferring, stand_in, tensor_type
 from dnnc.ir.names import input_name
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
@@ -181,30 +178,13 @@ def _invalid_binary(op: PostOpAnchor) -> int | None:
 
 def _separate_op(post_op: PostOp, value: SSAValue, arg: SSAValue | None) -> Operation:
     """One post-op as its own dnn op on ``value`` (``arg``: its argument, if it takes one)."""
-    type_ = value.type
     if isinstance(post_op, EltwisePostOp):
-        return EltwiseOp.create(
-            operands=[value],
-            result_types=[type_],
-            properties={
-                "alg": EltwiseAlgAttr(post_op.alg),
-                "alpha": f32_attr(post_op.alpha),
-                "beta": f32_attr(post_op.beta),
-            },
-        )
+        return EltwiseOp(post_op.alg, value, alpha=post_op.alpha, beta=post_op.beta)
     assert arg is not None  # binary and sum post-ops take one
     if isinstance(post_op, BinaryPostOp):
-        return BinaryOp.create(
-            operands=[value, arg],
-            result_types=[type_],
-            properties={"alg": BinaryAlgAttr(post_op.alg)},
-        )
+        return BinaryOp(post_op.alg, value, arg, result_type=tensor_type(value))
     assert isinstance(post_op, SumPostOp)
-    return SumOp.create(
-        operands=[value, arg],
-        result_types=[type_],
-        properties={"scales": DenseArrayBase.from_list(f32, [1.0, post_op.scale])},
-    )
+    return SumOp([value, arg], scales=[1.0, post_op.scale])
 
 
 def _split(op: PostOpAnchor, at: int) -> None:
@@ -212,14 +192,7 @@ def _split(op: PostOpAnchor, at: int) -> None:
     chain = op.post_op_chain
     post_args = list(op.post_args)
     kept = sum(takes_argument(p) for p in chain[:at])
-    anchor = op.clone()
-    anchor.operands = [*op.own_operands, *post_args[:kept]]
-    anchor.properties["post_ops"] = ArrayAttr([post_op_attr(p) for p in chain[:at]])
-    sizes = anchor.properties.get("operandSegmentSizes")
-    if isinstance(sizes, DenseArrayBase):
-        counts = [int(n) for n in sizes.get_values()]
-        counts[-1] = kept
-        anchor.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+    anchor = stand_in(op.with_post_ops(chain[:at], post_args[:kept]), op)
     block = op.parent_block()
     assert block is not None  # a function body op
     block.insert_op_before(anchor, op)

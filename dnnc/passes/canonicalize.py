@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -42,18 +42,7 @@ from xdsl.pattern_rewriter import (
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg
 from dnnc.dialects.dnn import BinaryOp, MatmulOp, ReshapeOp, TransposeOp, shape_of
-from dnnc.dialects.dnn.attributes import BinaryAlgAttr
-from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
-
-
-def _transpose(src: SSAValue, permutation: Sequence[int], type_: TensorType) -> TransposeOp:
-    return TransposeOp.build(
-        operands=[src], result_types=[type_], properties={"permutation": i64_array(*permutation)}
-    )
-
-
-def _reshape(src: SSAValue, type_: TensorType) -> ReshapeOp:
-    return ReshapeOp.build(operands=[src], result_types=[type_])
+from dnnc.dialects.dnn.base import ints, tensor_type
 
 
 def _is_identity(permutation: Sequence[int]) -> bool:
@@ -83,14 +72,15 @@ class ComposeTransposes(RewritePattern):
         if _is_identity(composed):
             rewriter.replace(op, [], [inner.src])
             return
-        _replace(rewriter, op, [_transpose(inner.src, composed, tensor_type(op.result))])
+        moved = TransposeOp(inner.src, permutation=composed, result_type=tensor_type(op.result))
+        _replace(rewriter, op, [moved])
 
 
 class TransposeOfUnitDims(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter, /) -> None:
         if shapes.moves_only_unit_dims(shape_of(op.src), ints(op.permutation)):
-            _replace(rewriter, op, [_reshape(op.src, tensor_type(op.result))])
+            _replace(rewriter, op, [ReshapeOp(op.src, shape_of(op.result))])
 
 
 class ReshapeBeforeTranspose(RewritePattern):
@@ -105,9 +95,10 @@ class ReshapeBeforeTranspose(RewritePattern):
         if found is None:
             return
         first, permutation = found
-        element = tensor_type(inner.src).get_element_type()
-        reshaped = _reshape(inner.src, TensorType(element, first))  # static: plain
-        moved = _transpose(reshaped.results[0], permutation, tensor_type(op.result))
+        reshaped = ReshapeOp(inner.src, first)
+        moved = TransposeOp(
+            reshaped.result, permutation=permutation, result_type=tensor_type(op.result)
+        )
         _replace(rewriter, op, [reshaped, moved])
 
 
@@ -116,7 +107,7 @@ class ComposeReshapes(RewritePattern):
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /) -> None:
         inner = op.src.owner
         if isinstance(inner, ReshapeOp):
-            _replace(rewriter, op, [_reshape(inner.src, tensor_type(op.result))])
+            _replace(rewriter, op, [ReshapeOp(inner.src, shape_of(op.result))])
 
 
 def _scaled(value: SSAValue, reader: MatmulOp) -> tuple[SSAValue, SSAValue] | None:
@@ -148,16 +139,10 @@ class ScalarsAfterMatmul(RewritePattern):
                 factors.append(factor)
         if not factors:
             return
-        product = MatmulOp.build(operands=[*operands, [], []], result_types=[op.result.type])
-        ops: list[Operation] = [product]
+        result_type = tensor_type(op.result)
+        ops: list[Operation] = [MatmulOp(*operands, result_type=result_type)]
         for factor in factors:
-            ops.append(
-                BinaryOp.build(
-                    operands=[ops[-1].results[0], factor, []],
-                    result_types=[op.result.type],
-                    properties={"alg": BinaryAlgAttr(BinaryAlg.MUL)},
-                )
-            )
+            ops.append(BinaryOp(BinaryAlg.MUL, ops[-1].results[0], factor, result_type=result_type))
         _replace(rewriter, op, ops)
 
 

@@ -67,11 +67,12 @@ def transform_op(
 ) -> ReorderOp | CastOp:
     """A new (not inserted) reorder or cast of `value` to `type_`, with its kernel, located at
     the op `at` that needs it."""
+    new: ReorderOp | CastOp
+    if op_class is ReorderOp:
+        new = ReorderOp(value, type_)
+    else:
+        new = CastOp(value, type_.get_element_type())
     source = data_type_of(tensor_type(value).get_element_type())
-    new = op_class.create(
-        operands=[value],
-        result_types=[type_],
-        attributes={KERNEL: KernelAttr(KernelLibrary.ONEDNN, source)},
-    )
+    new.attributes[KERNEL] = KernelAttr(KernelLibrary.ONEDNN, source)
     new.location = at.location
     return new

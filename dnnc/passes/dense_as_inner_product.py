@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     InsertPoint,
@@ -84,17 +84,17 @@ class DenseAsInnerProduct(RewritePattern):
         rows = transposed(source_value(weights), (1, 0))
         element = tensor_type(op.rhs).get_element_type()
         added: list[Operation] = [constant_op(rows, TensorType(element, [n, k]), weights)]
-        bias: list[SSAValue] = []
-        if op.bias is not None and shape_of(op.bias) == (n,):
-            bias = [op.bias]
-        elif op.bias is not None:
-            vector = TensorType(tensor_type(op.bias).get_element_type(), [n])
-            added.append(ReshapeOp.build(operands=[op.bias], result_types=[vector]))
-            bias = [added[-1].results[0]]
-        dense = InnerProductOp.build(
-            operands=[op.lhs, added[0].results[0], bias, list(op.post_args)],
-            result_types=[op.result.type],
-            properties={"post_ops": op.post_ops},
+        bias = op.bias
+        if bias is not None and shape_of(bias) != (n,):
+            added.append(ReshapeOp(bias, [n]))
+            bias = added[-1].results[0]
+        dense = InnerProductOp(
+            op.lhs,
+            added[0].results[0],
+            bias,
+            post_ops=op.post_op_chain,
+            post_args=op.post_args,
+            result_type=tensor_type(op.result),
         )
         dense.location = op.location
         if probing:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i1, i64
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -59,8 +59,7 @@ from dnnc.dialects.dnn import (
     WhereOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import BinaryAlgAttr, CompareAlgAttr, EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr, i64_array, int_of, tensor_type
+from dnnc.dialects.dnn.base import int_of, tensor_type
 from dnnc.passes.constants import constant_op
 from dnnc.reference.attention import causal_mask
 
@@ -85,61 +84,33 @@ class _Builder:
     def reshape(self, value: SSAValue, shape: shapes.Shape) -> SSAValue:
         if shape_of(value) == shape:
             return value
-        return self._add(ReshapeOp.build(operands=[value], result_types=[self._type(shape)]))
+        return self._add(ReshapeOp(value, shape))
 
     def transpose_last(self, value: SSAValue) -> SSAValue:
         rank = len(shape_of(value))
         permutation = [*range(rank - 2), rank - 1, rank - 2]
         shape = shapes.transpose(shape_of(value), permutation=permutation)
-        properties = {"permutation": i64_array(*permutation)}
-        return self._add(
-            TransposeOp.build(
-                operands=[value], result_types=[self._type(shape)], properties=properties
-            )
-        )
+        return self._add(TransposeOp(value, permutation=permutation, result_type=self._type(shape)))
 
     def matmul(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         shape = shapes.matmul(shape_of(lhs), shape_of(rhs))
-        return self._add(
-            MatmulOp.build(operands=[lhs, rhs, [], []], result_types=[self._type(shape)])
-        )
+        return self._add(MatmulOp(lhs, rhs, result_type=self._type(shape)))
 
     def binary(self, alg: BinaryAlg, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         shape = shapes.binary(shape_of(lhs), shape_of(rhs))
-        properties = {"alg": BinaryAlgAttr(alg)}
-        return self._add(
-            BinaryOp.build(
-                operands=[lhs, rhs, []], result_types=[self._type(shape)], properties=properties
-            )
-        )
+        return self._add(BinaryOp(alg, lhs, rhs, result_type=self._type(shape)))
 
     def linear(self, value: SSAValue, alpha: float) -> SSAValue:
-        properties = {
-            "alg": EltwiseAlgAttr(EltwiseAlg.LINEAR),
-            "alpha": f32_attr(alpha),
-            "beta": f32_attr(0.0),
-        }
-        return self._add(
-            EltwiseOp.build(operands=[value], result_types=[value.type], properties=properties)
-        )
+        return self._add(EltwiseOp(EltwiseAlg.LINEAR, value, alpha=alpha))
 
     def softmax(self, value: SSAValue) -> SSAValue:
-        axis = IntegerAttr(len(shape_of(value)) - 1, i64)
-        return self._add(
-            SoftmaxOp.build(operands=[value], result_types=[value.type], properties={"axis": axis})
-        )
+        return self._add(SoftmaxOp(value, axis=len(shape_of(value)) - 1))
 
     def nan_to_zero(self, value: SSAValue) -> SSAValue:
         """where(value != value, 0, value)."""
-        properties = {"alg": CompareAlgAttr(CompareAlg.NE)}
-        condition_type = self._type(shape_of(value), i1)
-        is_nan = self._add(
-            CompareOp.build(
-                operands=[value, value], result_types=[condition_type], properties=properties
-            )
-        )
+        is_nan = self._add(CompareOp(CompareAlg.NE, value, value))
         zero = self.constant(np.zeros((1,) * len(shape_of(value)), np.float32))
-        return self._add(WhereOp.build(operands=[zero, value, is_nan], result_types=[value.type]))
+        return self._add(WhereOp(is_nan, zero, value))
 
 
 def _rows_folded(sdpa: SdpaOp) -> bool:

@@ -40,10 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
     ModuleOp,
     TensorType,
-    i32,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -71,7 +69,7 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import tensor_type
+from dnnc.dialects.dnn.base import stand_in, tensor_type
 from dnnc.ir.weights import source_value
 from dnnc.passes.buffer_classes import describe
 from dnnc.passes.constants import constant_op, erase_dead_sources, is_float
@@ -94,6 +92,16 @@ class Sources:
         if isinstance(owner, (ConstantOp, WeightOp)):
             return source_value(owner, self.weights_dir)
         return None
+
+
+def _with_weights(producer: Producer, weights: SSAValue, bias: SSAValue) -> Producer:
+    """A new op like `producer` (which has no post-ops) with other weights and bias."""
+    result_type = tensor_type(producer.result)
+    if isinstance(producer, MatmulOp):
+        return MatmulOp(producer.lhs, weights, bias, result_type=result_type)
+    if isinstance(producer, InnerProductOp):
+        return InnerProductOp(producer.src, weights, bias, result_type=result_type)
+    return producer.rebuilt(producer.src, weights, bias, post_ops=[], post_args=[])
 
 
 def _weights(producer: Producer) -> SSAValue:
@@ -147,9 +155,8 @@ class _FoldPattern(RewritePattern):
     ) -> None:
         """Replace `consumer` and `producer` by `producer` with weights and bias that apply
         `affine`, at `consumer`."""
-        folded = producer.clone()
         new_ops: list[Operation] = []
-        weights = _weights(producer)
+        weights = new_weights = _weights(producer)
         if affine.scale is not None:
             wei = self.sources.constant_of(weights)
             assert wei is not None  # affine_refusal checked it
@@ -159,8 +166,7 @@ class _FoldPattern(RewritePattern):
             new_wei = affine.scale.reshape(shape) * wei.astype(np.float64)
             assert isinstance(weights.owner, Operation)  # a constant: its source op
             new_ops.append(constant_op(new_wei, tensor_type(weights), weights.owner))
-            new = new_ops[-1].results[0]
-            folded.operands = [new if v is weights else v for v in folded.operands]
+            new_weights = new_ops[-1].results[0]
         old_bias = self.sources.constant_of(producer.bias)
         scale = 1.0 if affine.scale is None else affine.scale
         bias = affine.shift
@@ -170,17 +176,7 @@ class _FoldPattern(RewritePattern):
         if producer.bias is not None:
             bias_type = TensorType(tensor_type(producer.bias).get_element_type(), bias.shape)
         new_ops.append(constant_op(bias, bias_type, consumer))
-        new_bias = new_ops[-1].results[0]
-        if producer.bias is not None:
-            folded.operands = [new_bias if v is producer.bias else v for v in folded.operands]
-        else:
-            fixed = list(folded.operands)
-            folded.operands = [*fixed[:2], new_bias, *fixed[2:]]
-            sizes = folded.properties["operandSegmentSizes"]
-            assert isinstance(sizes, DenseArrayBase)  # the IRDL definition's segment sizes
-            counts = [int(n) for n in sizes.get_values()]
-            counts[2] = 1
-            folded.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+        folded = stand_in(_with_weights(producer, new_weights, new_ops[-1].results[0]), producer)
         folded.results[0].name_hint = consumer.results[0].name_hint
         self.decisions.messages[consumer] = (
             f"folded into {producer.name} at {location_of(producer)}"

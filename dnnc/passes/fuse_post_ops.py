@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, ModuleOp, NoneAttr, TensorType, i32
+from xdsl.dialects.builtin import ModuleOp, NoneAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -69,13 +69,12 @@ from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
 from dnnc.dialects.dnn import (
     BinaryOp,
     DnnOp,
-    EltwiseAlgAttr,
     EltwiseOp,
     ReshapeOp,
     post_op_attr,
     shape_of,
 )
-from dnnc.dialects.dnn.base import PostOpAnchor, f32_attr, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import PostOpAnchor, post_ops_of, stand_in, tensor_type
 from dnnc.passes.buffer_classes import describe
 from dnnc.target.kernel_calls import kernel_call, pinned_to_reference
 from dnnc.target.post_op_rules import (
@@ -158,14 +157,7 @@ class _FusionPattern(RewritePattern):
         """Replace `consumer` and `anchor` by `anchor` with `extra` post-ops, at `consumer`;
         with `reshape` (between them), the fused result is reshaped to the consumer's."""
         chain = appended(anchor.post_op_chain, extra)
-        fused = anchor.clone()
-        fused.operands = [*anchor.own_operands, *anchor.post_args, *extra_args]
-        fused.properties["post_ops"] = ArrayAttr([post_op_attr(p) for p in chain])
-        sizes = fused.properties.get("operandSegmentSizes")
-        if isinstance(sizes, DenseArrayBase):
-            counts = [int(n) for n in sizes.get_values()]
-            counts[-1] = len(anchor.post_args) + len(extra_args)
-            fused.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, counts)
+        fused = stand_in(anchor.with_post_ops(chain, [*anchor.post_args, *extra_args]), anchor)
         added = ", ".join(str(post_op_attr(p)) for p in extra)
         through = "" if reshape is None else " through the dnn.reshape of its result"
         self.decisions.messages[consumer] = (
@@ -175,7 +167,8 @@ class _FusionPattern(RewritePattern):
             fused.results[0].name_hint = consumer.results[0].name_hint  # the consumer's value now
             rewriter.replace(consumer, fused, [fused.results[0]])
         else:
-            back = _reshape(fused.results[0], shape_of(consumer.results[0]), consumer)
+            back = ReshapeOp(fused.result, shape_of(consumer.results[0]))
+            back.location = consumer.location
             back.results[0].name_hint = consumer.results[0].name_hint
             rewriter.replace(consumer, [fused, back], [back.results[0]])
             rewriter.erase(reshape)
@@ -242,16 +235,6 @@ def _through(
     if all(n == 1 for n in extended[:-1]) and shape and source and shape[-1] == source[-1]:
         return (1,) * (len(source) - 1) + (extended[-1],)
     return None
-
-
-def _reshape(value: SSAValue, shape: tuple[int, ...], at: Operation) -> ReshapeOp:
-    """A dnn.reshape of `value` to `shape`, located at `at` (not yet inserted)."""
-    type_ = tensor_type(value)
-    reshape = ReshapeOp.create(
-        operands=[value], result_types=[TensorType(type_.get_element_type(), shape)]
-    )
-    reshape.location = at.location
-    return reshape
 
 
 class FuseEltwiseIntoProducer(_FusionPattern):
@@ -346,7 +329,8 @@ class FuseBinaryIntoProducer(_FusionPattern):
         """`value`, reshaped (before `op`) to `shape` if it has another."""
         if shape_of(value) == shape:
             return value
-        reshape = _reshape(value, shape, op)
+        reshape = ReshapeOp(value, shape)
+        reshape.location = op.location
         rewriter.insert(reshape, InsertPoint.before(op))
         return reshape.results[0]
 
@@ -379,14 +363,13 @@ class CombineEltwiseOps(RewritePattern):
                 f"{location_of(user)}"
             )
             return  # the inner value is still needed
-        inner.properties["alg"] = EltwiseAlgAttr(combined.alg)
-        inner.properties["alpha"] = f32_attr(combined.alpha)
-        inner.properties["beta"] = f32_attr(combined.beta)
-        rewriter.notify_op_modified(inner)
+        new = EltwiseOp(combined.alg, inner.src, alpha=combined.alpha, beta=combined.beta)
+        stand_in(new, inner)
         self.decisions.messages[op] = (
             f"combined with {inner.name} at {location_of(inner)} into {combined.alg}"
         )
-        rewriter.replace(op, [], [inner.result])
+        rewriter.replace(op, new)
+        rewriter.erase(inner)
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,7 @@ from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import PoolKind
 from dnnc.dialects.dnn import BinaryOp, Conv2DOp, EltwiseOp, PoolOp, shape_of
-from dnnc.dialects.dnn.attributes import PoolKindAttr
-from dnnc.dialects.dnn.base import i64_array, ints, retyped_op, tensor_type
+from dnnc.dialects.dnn.base import ints, retyped_op, stand_in, tensor_type
 
 Strides = tuple[int, int]
 
@@ -117,14 +116,12 @@ class _AtStride:
             and _pixelwise(producer) is not None
         ):
             return self.computed(producer)
-        pool = PoolOp.create(
-            operands=[value],
-            result_types=[self.subsampled(value)],
-            properties={
-                "kind": PoolKindAttr(PoolKind.AVG_EXCLUDE_PAD),
-                "kernel": i64_array(1, 1),
-                "strides": i64_array(*self.strides),
-            },
+        pool = PoolOp(
+            PoolKind.AVG_EXCLUDE_PAD,
+            value,
+            kernel=(1, 1),
+            strides=self.strides,
+            result_type=self.subsampled(value),
         )
         pool.location = reader.location
         self.rewriter.insert_op(pool, InsertPoint.before(reader))
@@ -135,7 +132,7 @@ class _AtStride:
         pixelwise = _pixelwise(op)
         assert pixelwise is not None
         operands = list(op.operands)
-        strides = None
+        strides: tuple[int, int] | None = None
         if isinstance(op, Conv2DOp):
             producer = op.src.owner
             if (
@@ -147,14 +144,26 @@ class _AtStride:
                 operands[0] = self.computed(producer)
             else:
                 height, width = ints(op.strides)
-                strides = i64_array(height * self.strides[0], width * self.strides[1])
+                strides = (height * self.strides[0], width * self.strides[1])
         full = shape_of(op.results[0])
         for index in pixelwise:
             if shape_of(operands[index]) == full:
                 operands[index] = self.operand(operands[index], op)
-        new = retyped_op(op, operands, self.subsampled(op.results[0]))
-        if strides is not None:
-            new.properties["strides"] = strides
+        subsampled = self.subsampled(op.results[0])
+        if isinstance(op, Conv2DOp):
+            first = op.first_post_arg
+            new: Operation = op.rebuilt(
+                operands[0],
+                op.wei,
+                op.bias,
+                post_ops=op.post_op_chain,
+                post_args=operands[first:],
+                strides=strides,
+                result_type=subsampled,
+            )
+            stand_in(new, op)
+        else:
+            new = retyped_op(op, operands, subsampled)
         self.rewriter.insert_op(new, InsertPoint.before(op))
         self.replaced.append(op)
         return new.results[0]
@@ -194,9 +203,15 @@ class HoistStridesOfReaders(RewritePattern):
         for use in list(value.uses):
             reader = use.operation
             assert isinstance(reader, Conv2DOp)  # _common_strides
-            reader.operands[0] = computed
-            reader.properties["strides"] = i64_array(1, 1)
-            rewriter.notify_op_modified(reader)
+            unstrided = reader.rebuilt(
+                computed,
+                reader.wei,
+                reader.bias,
+                post_ops=reader.post_op_chain,
+                post_args=reader.post_args,
+                strides=(1, 1),
+            )
+            rewriter.replace(reader, stand_in(unstrided, reader))
         for old in reversed(build.replaced):  # readers first: each is unused once they are gone
             rewriter.erase_op(old)
 

@@ -46,8 +46,7 @@ from xdsl.pattern_rewriter import (
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import EltwiseAlg
 from dnnc.dialects.dnn import DnnOp, EltwiseOp, KernelAttr, KernelLibrary
-from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr, tensor_type
+from dnnc.dialects.dnn.base import stand_in, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.decisions import PROPAGATE_SPECIAL_VALUES
 from dnnc.ir.values import attribute_value
@@ -66,9 +65,8 @@ class RelaxReluToElu(RewritePattern):
     def match_and_rewrite(self, op: EltwiseOp, rewriter: PatternRewriter, /) -> None:
         if not _relu_slope_zero(op) or pinned_to_reference(op):
             return
-        op.properties["alg"] = EltwiseAlgAttr(EltwiseAlg.ELU)
-        op.properties["alpha"] = f32_attr(0.0)
-        rewriter.notify_op_modified(op)
+        elu = EltwiseOp(EltwiseAlg.ELU, op.src, alpha=0.0, beta=op.beta.value.data)
+        rewriter.replace(op, stand_in(elu, op))
 
 
 class PinToReference(RewritePattern):

@@ -60,7 +60,7 @@ from dnnc.dialects.dnn import (
     WhereOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import i64_array, int_of, ints, tensor_type
+from dnnc.dialects.dnn.base import int_of, ints, tensor_type
 from dnnc.ir.weights import constant_value
 from dnnc.passes.constants import constant_op
 from dnnc.passes.matching import NoMatch, need, only_use, recover_unless_propagating, replace_chain
@@ -70,10 +70,6 @@ Shape = shapes.Shape
 
 MASKED = -1e30
 """A mask value at or below this is a masked position: exp(MASKED - max) is 0 in f32."""
-
-
-_SWAP_LAST = i64_array(0, 1, 3, 2)
-"""The permutation of kᵀ = k with its last two axes swapped."""
 
 
 @dataclass
@@ -283,11 +279,7 @@ def _additive(where: WhereOp, at: Operation) -> list[Operation]:
     """dnn.where %c, 0, fill: the additive form of a dnn.where that masks the scores."""
     element = tensor_type(where.rhs).get_element_type()
     zero = constant_op(np.zeros(()), TensorType(element, []), at)
-    shape = shapes.binary(shape_of(where.condition), shape_of(where.rhs))
-    additive = WhereOp.build(
-        operands=[zero.result, where.rhs, where.condition],
-        result_types=[TensorType(element, shape)],
-    )
+    additive = WhereOp(where.condition, zero.result, where.rhs)
     return [zero, additive]
 
 
@@ -306,14 +298,7 @@ class RecoverAttention(RewritePattern):
         causal = mask is not None and _is_causal(mask, shape_of(op.src))
         k = match.k
         if not match.transposed:
-            element = tensor_type(k).get_element_type()
-            transpose = TransposeOp.build(
-                operands=[k],
-                result_types=[
-                    TensorType(element, shapes.transpose(shape_of(k), permutation=[0, 1, 3, 2]))
-                ],
-                properties={"permutation": _SWAP_LAST},
-            )
+            transpose = TransposeOp(k, permutation=[0, 1, 3, 2])
             new_ops.append(transpose)
             k = transpose.result
         last = match.ops[-1]

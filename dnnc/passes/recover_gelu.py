@@ -34,8 +34,6 @@ from xdsl.pattern_rewriter import (
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.dialects.dnn import BinaryOp, EltwiseOp
-from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr
 from dnnc.passes.matching import (
     NoMatch,
     binary_user,
@@ -115,15 +113,7 @@ class RecoverTanhGelu(RewritePattern):
         except NoMatch as refusal:
             remark(op, f"not recovered: {refusal}")
             return
-        gelu = EltwiseOp.build(
-            operands=[x],
-            result_types=[x.type],
-            properties={
-                "alg": EltwiseAlgAttr(EltwiseAlg.GELU_TANH),
-                "alpha": f32_attr(0.0),
-                "beta": f32_attr(0.0),
-            },
-        )
+        gelu = EltwiseOp(EltwiseAlg.GELU_TANH, x)
         replace_chain(rewriter, [*chain, last], [gelu])
         remark(gelu, "recovered gelu_tanh")
 

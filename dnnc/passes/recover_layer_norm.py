@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -41,7 +41,7 @@ from dnnc.dialects.dnn import (
     ReshapeOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import f32_attr, int_of, ints, tensor_type
+from dnnc.dialects.dnn.base import int_of, ints
 from dnnc.ir.weights import constant_value
 from dnnc.passes.matching import (
     NoMatch,
@@ -125,21 +125,14 @@ class RecoverLayerNorm(RewritePattern):
             return
         channels = shape_of(match.x)[-1]
         new_ops: list[Operation] = []
-        operands: list[list[SSAValue]] = []
+        operands: list[SSAValue | None] = []
         for vector in (match.scale, match.shift):
             if vector is not None and len(shape_of(vector)) != 1:
-                element = tensor_type(vector).get_element_type()
-                reshape = ReshapeOp.build(
-                    operands=[vector], result_types=[TensorType(element, [channels])]
-                )
+                reshape = ReshapeOp(vector, [channels])
                 new_ops.append(reshape)
                 vector = reshape.result
-            operands.append([] if vector is None else [vector])
-        norm = LayerNormOp.build(
-            operands=[match.x, *operands],
-            result_types=[match.x.type],
-            properties={"epsilon": f32_attr(match.epsilon)},
-        )
+            operands.append(vector)
+        norm = LayerNormOp(match.x, *operands, epsilon=match.epsilon)
         replace_chain(rewriter, match.ops, [*new_ops, norm])
         remark(norm, "recovered layer_norm")
 

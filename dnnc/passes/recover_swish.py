@@ -32,8 +32,6 @@ from xdsl.pattern_rewriter import (
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.dialects.dnn import BinaryOp, EltwiseOp
-from dnnc.dialects.dnn.attributes import EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr
 from dnnc.passes.matching import (
     NoMatch,
     binary_user,
@@ -61,15 +59,7 @@ class RecoverSwish(RewritePattern):
         except NoMatch as refusal:
             remark(op, f"not recovered: {refusal}")
             return
-        swish = EltwiseOp.build(
-            operands=[op.src],
-            result_types=[op.src.type],
-            properties={
-                "alg": EltwiseAlgAttr(EltwiseAlg.SWISH),
-                "alpha": f32_attr(1.0),
-                "beta": f32_attr(0.0),
-            },
-        )
+        swish = EltwiseOp(EltwiseAlg.SWISH, op.src, alpha=1.0)
         rewriter.replace(mul, swish)
         rewriter.erase(op)
         remark(swish, "recovered swish")

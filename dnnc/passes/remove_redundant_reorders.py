@@ -63,7 +63,7 @@ from dnnc.dialects.dnn import (
     WeightOp,
     layout_of,
 )
-from dnnc.dialects.dnn.base import retyped_op, tensor_type
+from dnnc.dialects.dnn.base import retyped_op, shape_of, stand_in, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import source_value
 from dnnc.passes.constants import constant_op, erase_dead_sources, is_float
@@ -150,17 +150,9 @@ class SinkCastBelowReshape(RewritePattern):
         cast = op.src.owner
         if not isinstance(cast, CastOp) or not cast.result.has_one_use():
             return  # no cast before, or one whose result is read elsewhere too
-        element = tensor_type(cast.src).get_element_type()
-        reshape = ReshapeOp.create(
-            operands=[cast.src], result_types=[retyped(tensor_type(op.result), element=element)]
-        )
+        reshape = ReshapeOp(cast.src, shape_of(op.result))
         reshape.location = op.location
-        moved = CastOp.create(
-            operands=[reshape.results[0]],
-            result_types=[op.result.type],
-            attributes=dict(cast.attributes),
-        )
-        moved.location = cast.location
+        moved = stand_in(CastOp(reshape.result, tensor_type(op.result).get_element_type()), cast)
         moved.results[0].name_hint = op.result.name_hint
         rewriter.replace(op, [reshape, moved], moved.results)
         rewriter.erase(cast)
@@ -189,9 +181,13 @@ class FoldReorderIntoConstant(RewritePattern):
         source = op.src.owner
         if not isinstance(source, ConstantOp | WeightOp):
             return  # only sources can be packed before the first run
-        packed = retyped_op(source, list(source.operands), op.result.type)
-        if isinstance(packed, ConstantOp) and isinstance(source, ConstantOp):
-            packed.properties["value"] = DenseIntOrFPElementsAttr(op.result.type, source.value.data)
+        packed: ConstantOp | WeightOp
+        if isinstance(source, ConstantOp):
+            packed = ConstantOp(DenseIntOrFPElementsAttr(op.result.type, source.value.data))
+        else:
+            key = None if source.key is None else source.key.data
+            packed = WeightOp(source.file.data, key, tensor_type(op.result))
+        stand_in(packed, source)
         rewriter.replace(op, packed, packed.results)
         erase_dead_sources(rewriter, [source.results[0]])
 

@@ -43,7 +43,6 @@ from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import BinaryAlg
 from dnnc.dialects.dnn import BinaryOp, ConstantOp, Conv2DOp, WeightOp, shape_of
-from dnnc.dialects.dnn.attributes import BinaryAlgAttr
 from dnnc.dialects.dnn.base import tensor_type
 
 
@@ -101,11 +100,7 @@ class ScaleWeightsNotInput(RewritePattern):
         if 2 * weights > math.prod(shape_of(x)):
             return  # the weights are the larger pass: keep the mul
         for conv in convolutions:
-            scaled = BinaryOp.build(
-                operands=[conv.wei, s, []],
-                result_types=[conv.wei.type],
-                properties={"alg": BinaryAlgAttr(BinaryAlg.MUL)},
-            )
+            scaled = BinaryOp(BinaryAlg.MUL, conv.wei, s, result_type=tensor_type(conv.wei))
             scaled.location = op.location  # the multiply it moves
             rewriter.insert(scaled, InsertPoint.before(conv))
             conv.operands[1] = scaled.result

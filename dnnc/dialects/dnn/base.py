@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, ClassVar, cast, overload
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast, overload
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -41,7 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType, PostOp, SumPostOp, takes_argument
 from dnnc.core.layouts import Layout, plain_layout
-from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr
+from dnnc.dialects.dnn.attributes import LayoutAttr, PostOpAttr, post_op_attr
 from dnnc.dialects.types import DATA_TYPES, element_type_of
 
 MAX_TENSOR_BYTES = 2**47
@@ -58,6 +58,8 @@ def shape_errors() -> Iterator[None]:
     except shapes.ShapeError as error:
         raise VerifyException(str(error)) from error
 
+
+OpT = TypeVar("OpT", bound=Operation)
 
 _inferred: ContextVar[dict[SSAValue, shapes.Shape] | None] = ContextVar(
     "dnn_inferred_shapes", default=None
@@ -78,6 +80,21 @@ def inferring(known: dict[SSAValue, shapes.Shape]) -> Iterator[dict[SSAValue, sh
         yield known
     finally:
         _inferred.reset(token)
+
+
+def stand_in(new: OpT, old: Operation) -> OpT:
+    """`new`, built to replace `old`, given `old`'s location, discardable attributes and result
+    names (what a rewrite keeps of the op it rebuilds); properties both have come in `old`'s
+    order, so that the rebuilt op prints as the patched one did."""
+    new.location = old.location
+    new.attributes |= old.attributes
+    for new_result, old_result in zip(new.results, old.results):
+        new_result.name_hint = old_result.name_hint
+    order = {name: index for index, name in enumerate(old.properties)}
+    ordered = sorted(new.properties.items(), key=lambda item: order.get(item[0], len(order)))
+    new.properties.clear()
+    new.properties.update(ordered)
+    return new
 
 
 def retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute) -> Operation:
@@ -108,6 +125,25 @@ def shape_of(value: SSAValue) -> shapes.Shape:
     return tuple(
         shapes.DYNAMIC if d == DYNAMIC_INDEX else d for d in tensor_type(value).get_shape()
     )
+
+
+def tensor_of(
+    element: Attribute, shape: Sequence[int], encoding: Attribute | None = None
+) -> TensorType:
+    """A tensor type of `shape` (``shapes.DYNAMIC`` dimensions are ``?``), plain unless an
+    `encoding` is given."""
+    dims = [DYNAMIC_INDEX if d == shapes.DYNAMIC else d for d in shape]
+    return TensorType(element, dims, NoneAttr() if encoding is None else encoding)
+
+
+def result_like(
+    src: SSAValue, shape: Sequence[int], element: Attribute | None = None
+) -> TensorType:
+    """The type of a result of `shape` that follows `src` (the verifier's rule): `src`'s element
+    type (or `element`, for results whose type the op fixes) and, at `src`'s rank, its layout."""
+    type_ = tensor_type(src)
+    encoding = type_.encoding if len(shape) == type_.get_num_dims() else None
+    return tensor_of(element or type_.get_element_type(), shape, encoding)
 
 
 def layout_of(type_: TensorType) -> Layout:
@@ -294,6 +330,11 @@ NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
 """The default of a post-op anchor's ``post_ops``: none."""
 
 
+def post_ops_attr(post_ops: Sequence[PostOp]) -> ArrayAttr[PostOpAttr]:
+    """The ``post_ops`` property of a chain of post-op descriptions."""
+    return ArrayAttr([post_op_attr(p) for p in post_ops])
+
+
 class PostOpAnchor(DnnOp, ABC):
     """The interface of a dnn op that takes post-ops (conv2d, deconv2d, matmul, inner_product,
     pool, binary): a ``post_ops`` property, a ``post_args`` operand list and their checks.
@@ -314,6 +355,13 @@ class PostOpAnchor(DnnOp, ABC):
     @abstractmethod
     def infer_result_shape(self) -> shapes.Shape:
         """The result shape the op's dnnc.core.shapes function gives for its operands."""
+
+    @abstractmethod
+    def with_post_ops(
+        self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]
+    ) -> PostOpAnchor:
+        """A new op (not inserted) like this one, its own operands, properties and result
+        type, with `post_ops` and `post_args` in place of its own: built by its constructor."""
 
     @property
     def post_op_chain(self) -> list[PostOp]:

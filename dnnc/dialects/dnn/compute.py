@@ -7,7 +7,8 @@ take their post-op arguments as ``post_args(%p : type)`` after the main operands
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import ClassVar, Self
 
 from xdsl.dialects.builtin import (
     I64,
@@ -17,6 +18,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntegerAttr,
     TensorType,
+    f32,
     i64,
 )
 from xdsl.ir import SSAValue
@@ -37,6 +39,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from dnnc.core import shapes
+from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, PostOp, ReduceKind
 from dnnc.core.layouts import Layout
 from dnnc.dialects.dnn.attributes import (
     BinaryAlgAttr,
@@ -55,7 +58,10 @@ from dnnc.dialects.dnn.base import (
     int_of,
     ints,
     layout_of,
+    post_ops_attr,
+    result_like,
     shape_of,
+    tensor_type,
 )
 
 ONES = i64_array(1, 1)
@@ -67,6 +73,11 @@ _ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=T
 
 def _opt_shape(value: SSAValue | None) -> shapes.Shape | None:
     return None if value is None else shape_of(value)
+
+
+def _optional(value: SSAValue | None) -> list[SSAValue]:
+    """The operand list of an optional operand."""
+    return [] if value is None else [value]
 
 
 class _WindowedProduct(PostOpAnchor):
@@ -90,6 +101,76 @@ class _WindowedProduct(PostOpAnchor):
         f"$src `,` $wei (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
+
+    def __init__(
+        self,
+        src: SSAValue,
+        wei: SSAValue,
+        bias: SSAValue | None = None,
+        *,
+        strides: Sequence[int] = (1, 1),
+        pads_begin: Sequence[int] = (0, 0),
+        pads_end: Sequence[int] = (0, 0),
+        dilations: Sequence[int] = (1, 1),
+        groups: int = 1,
+        post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = type(self).INFER_SHAPE(
+                shape_of(src),
+                shape_of(wei),
+                _opt_shape(bias),
+                strides=strides,
+                pads_begin=pads_begin,
+                pads_end=pads_end,
+                dilations=dilations,
+                groups=groups,
+            )
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src, wei, _optional(bias), post_args],
+            result_types=[result_type],
+            properties={
+                "strides": i64_array(*strides),
+                "pads_begin": i64_array(*pads_begin),
+                "pads_end": i64_array(*pads_end),
+                "dilations": i64_array(*dilations),
+                "groups": IntegerAttr(groups, i64),
+                "post_ops": post_ops_attr(post_ops),
+            },
+        )
+
+    def rebuilt(
+        self,
+        src: SSAValue,
+        wei: SSAValue,
+        bias: SSAValue | None,
+        *,
+        post_ops: Sequence[PostOp],
+        post_args: Sequence[SSAValue],
+        strides: Sequence[int] | None = None,
+        result_type: TensorType | None = None,
+    ) -> Self:
+        """A new op of this class on other operands and post-ops, with this op's window and
+        result type unless other `strides` and `result_type` are given."""
+        return type(self)(
+            src,
+            wei,
+            bias,
+            strides=ints(self.strides) if strides is None else strides,
+            pads_begin=ints(self.pads_begin),
+            pads_end=ints(self.pads_end),
+            dilations=ints(self.dilations),
+            groups=int_of(self.groups),
+            post_ops=post_ops,
+            post_args=post_args,
+            result_type=tensor_type(self.result) if result_type is None else result_type,
+        )
+
+    def with_post_ops(self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]) -> Self:
+        return self.rebuilt(self.src, self.wei, self.bias, post_ops=post_ops, post_args=post_args)
 
     def infer_result_shape(self) -> shapes.Shape:
         return type(self).INFER_SHAPE(
@@ -156,6 +237,35 @@ class MatmulOp(PostOpAnchor):
 
     RESULT_LAYOUT_EXCEPTION: ClassVar[str] = ", or be unblocked (a strided write)"
 
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        bias: SSAValue | None = None,
+        *,
+        post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.matmul(shape_of(lhs), shape_of(rhs), _opt_shape(bias))
+            result_type = result_like(lhs, shape)
+        super().__init__(
+            operands=[lhs, rhs, _optional(bias), post_args],
+            result_types=[result_type],
+            properties={"post_ops": post_ops_attr(post_ops)},
+        )
+
+    def with_post_ops(self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]) -> MatmulOp:
+        return MatmulOp(
+            self.lhs,
+            self.rhs,
+            self.bias,
+            post_ops=post_ops,
+            post_args=post_args,
+            result_type=tensor_type(self.result),
+        )
+
     def allows_result_layout(self, layout: Layout, src: TensorType) -> bool:
         return layout == layout_of(src) or not layout.is_blocked
 
@@ -183,6 +293,37 @@ class InnerProductOp(PostOpAnchor):
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
+    def __init__(
+        self,
+        src: SSAValue,
+        wei: SSAValue,
+        bias: SSAValue | None = None,
+        *,
+        post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.inner_product(shape_of(src), shape_of(wei), _opt_shape(bias))
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src, wei, _optional(bias), post_args],
+            result_types=[result_type],
+            properties={"post_ops": post_ops_attr(post_ops)},
+        )
+
+    def with_post_ops(
+        self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]
+    ) -> InnerProductOp:
+        return InnerProductOp(
+            self.src,
+            self.wei,
+            self.bias,
+            post_ops=post_ops,
+            post_args=post_args,
+            result_type=tensor_type(self.result),
+        )
+
     def infer_result_shape(self) -> shapes.Shape:
         return shapes.inner_product(shape_of(self.src), shape_of(self.wei), _opt_shape(self.bias))
 
@@ -209,6 +350,58 @@ class PoolOp(PostOpAnchor):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
+
+    def __init__(
+        self,
+        kind: PoolKind,
+        src: SSAValue,
+        *,
+        kernel: Sequence[int],
+        strides: Sequence[int] = (1, 1),
+        pads_begin: Sequence[int] = (0, 0),
+        pads_end: Sequence[int] = (0, 0),
+        dilations: Sequence[int] = (1, 1),
+        post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.pool(
+                shape_of(src),
+                kernel=kernel,
+                strides=strides,
+                pads_begin=pads_begin,
+                pads_end=pads_end,
+                dilations=dilations,
+            )
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src, post_args],
+            result_types=[result_type],
+            properties={
+                "kind": PoolKindAttr(kind),
+                "kernel": i64_array(*kernel),
+                "strides": i64_array(*strides),
+                "pads_begin": i64_array(*pads_begin),
+                "pads_end": i64_array(*pads_end),
+                "dilations": i64_array(*dilations),
+                "post_ops": post_ops_attr(post_ops),
+            },
+        )
+
+    def with_post_ops(self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]) -> PoolOp:
+        return PoolOp(
+            self.kind.data,
+            self.src,
+            kernel=ints(self.kernel),
+            strides=ints(self.strides),
+            pads_begin=ints(self.pads_begin),
+            pads_end=ints(self.pads_end),
+            dilations=ints(self.dilations),
+            post_ops=post_ops,
+            post_args=post_args,
+            result_type=tensor_type(self.result),
+        )
 
     def infer_result_shape(self) -> shapes.Shape:
         return shapes.pool(
@@ -244,6 +437,26 @@ class BatchNormOp(DnnOp):
         "functional-type(operands, results)"
     )
 
+    def __init__(
+        self,
+        src: SSAValue,
+        scale: SSAValue,
+        shift: SSAValue,
+        mean: SSAValue,
+        variance: SSAValue,
+        *,
+        epsilon: float = 1e-5,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            stats = (scale, shift, mean, variance)
+            result_type = result_like(src, shapes.batch_norm(*map(shape_of, (src, *stats))))
+        super().__init__(
+            operands=[src, scale, shift, mean, variance],
+            result_types=[result_type],
+            properties={"epsilon": f32_attr(epsilon)},
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.batch_norm(
             shape_of(self.src),
@@ -278,6 +491,20 @@ class LayerNormOp(DnnOp):
         "(`shift` `(` $shift^ `:` type($shift) `)`)? attr-dict `:` type($src)"
     )
 
+    def __init__(
+        self,
+        src: SSAValue,
+        scale: SSAValue | None = None,
+        shift: SSAValue | None = None,
+        *,
+        epsilon: float = 1e-5,
+    ):
+        super().__init__(
+            operands=[src, _optional(scale), _optional(shift)],
+            result_types=[src.type],
+            properties={"epsilon": f32_attr(epsilon)},
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.layer_norm(
             shape_of(self.src), _opt_shape(self.scale), _opt_shape(self.shift)
@@ -307,6 +534,28 @@ class LrnOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$kind $src attr-dict `:` type($src)"
 
+    def __init__(
+        self,
+        kind: LrnKind,
+        src: SSAValue,
+        *,
+        size: int,
+        alpha: float = 1e-4,
+        beta: float = 0.75,
+        k: float = 1.0,
+    ):
+        super().__init__(
+            operands=[src],
+            result_types=[src.type],
+            properties={
+                "kind": LrnKindAttr(kind),
+                "size": IntegerAttr(size, i64),
+                "alpha": f32_attr(alpha),
+                "beta": f32_attr(beta),
+                "k": f32_attr(k),
+            },
+        )
+
     def verify_op(self) -> None:
         self.expect_result_shape(
             self.result, shapes.lrn(shape_of(self.src), size=int_of(self.size))
@@ -323,6 +572,11 @@ class _AxisOp(DnnOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src attr-dict `:` type($src)"
+
+    def __init__(self, src: SSAValue, *, axis: int):
+        super().__init__(
+            operands=[src], result_types=[src.type], properties={"axis": IntegerAttr(axis, i64)}
+        )
 
     def verify_op(self) -> None:
         inferred = shapes.softmax(shape_of(self.src), axis=int_of(self.axis))
@@ -367,6 +621,28 @@ class ReduceOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$kind $src attr-dict `:` functional-type($src, $result)"
 
+    def __init__(
+        self,
+        kind: ReduceKind,
+        src: SSAValue,
+        *,
+        axes: Sequence[int],
+        keep_dims: bool = True,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.reduce(shape_of(src), axes=axes, keep_dims=keep_dims)
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src],
+            result_types=[result_type],
+            properties={
+                "kind": ReduceKindAttr(kind),
+                "axes": i64_array(*axes),
+                "keep_dims": IntegerAttr.from_bool(keep_dims),
+            },
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.reduce(
             shape_of(self.src), axes=ints(self.axes), keep_dims=bool(int_of(self.keep_dims))
@@ -391,6 +667,17 @@ class CumSumOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src attr-dict `:` functional-type($src, $result)"
 
+    def __init__(self, src: SSAValue, *, axis: int, exclusive: bool = False, reverse: bool = False):
+        super().__init__(
+            operands=[src],
+            result_types=[result_like(src, shapes.cumsum(shape_of(src), axis=axis))],
+            properties={
+                "axis": IntegerAttr(axis, i64),
+                "exclusive": IntegerAttr.from_bool(exclusive),
+                "reverse": IntegerAttr.from_bool(reverse),
+            },
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.cumsum(shape_of(self.src), axis=int_of(self.axis))
         self.expect_result_shape(self.result, inferred)
@@ -412,6 +699,17 @@ class EltwiseOp(DnnOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$alg $src attr-dict `:` type($src)"
+
+    def __init__(self, alg: EltwiseAlg, src: SSAValue, *, alpha: float = 0.0, beta: float = 0.0):
+        super().__init__(
+            operands=[src],
+            result_types=[src.type],
+            properties={
+                "alg": EltwiseAlgAttr(alg),
+                "alpha": f32_attr(alpha),
+                "beta": f32_attr(beta),
+            },
+        )
 
     def verify_op(self) -> None:
         self.expect_result_shape(self.result, shapes.eltwise(shape_of(self.src)))
@@ -438,6 +736,34 @@ class BinaryOp(PostOpAnchor):
         "`(` type($lhs) `,` type($rhs) `)` `->` type($result)"
     )
 
+    def __init__(
+        self,
+        alg: BinaryAlg,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        *,
+        post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            result_type = result_like(lhs, shapes.binary(shape_of(lhs), shape_of(rhs)))
+        super().__init__(
+            operands=[lhs, rhs, post_args],
+            result_types=[result_type],
+            properties={"alg": BinaryAlgAttr(alg), "post_ops": post_ops_attr(post_ops)},
+        )
+
+    def with_post_ops(self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]) -> BinaryOp:
+        return BinaryOp(
+            self.alg.data,
+            self.lhs,
+            self.rhs,
+            post_ops=post_ops,
+            post_args=post_args,
+            result_type=tensor_type(self.result),
+        )
+
     def infer_result_shape(self) -> shapes.Shape:
         return shapes.binary(shape_of(self.lhs), shape_of(self.rhs))
 
@@ -457,6 +783,15 @@ class SumOp(DnnOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$inputs attr-dict `:` type($result)"
+
+    def __init__(self, inputs: Sequence[SSAValue], *, scales: Sequence[float] | None = None):
+        super().__init__(
+            operands=[inputs],
+            result_types=[inputs[0].type],
+            properties={
+                "scales": None if scales is None else DenseArrayBase.from_list(f32, scales)
+            },
+        )
 
     def verify_op(self) -> None:
         scales = None if self.scales is None else list(self.scales.get_values())

@@ -7,7 +7,7 @@ and ``dnn.cast`` the only one that changes an element type.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar, TypeGuard
 
 from xdsl.dialects.builtin import (
@@ -21,10 +21,11 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f32,
+    f64,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -43,7 +44,18 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout
-from dnnc.dialects.dnn.base import TRUE, DnnOp, int_of, ints, layout_of, shape_of, tensor_type
+from dnnc.dialects.dnn.base import (
+    TRUE,
+    DnnOp,
+    i64_array,
+    int_of,
+    ints,
+    layout_of,
+    result_like,
+    shape_of,
+    tensor_of,
+    tensor_type,
+)
 
 _UNARY_FORMAT = "$src attr-dict `:` functional-type($src, $result)"
 
@@ -70,6 +82,18 @@ class ConcatOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$inputs attr-dict `:` functional-type($inputs, $result)"
 
+    def __init__(
+        self, inputs: Sequence[SSAValue], *, axis: int, result_type: TensorType | None = None
+    ):
+        if result_type is None:
+            shape = shapes.concat([shape_of(v) for v in inputs], axis=axis)
+            result_type = result_like(inputs[0], shape)
+        super().__init__(
+            operands=[inputs],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.concat([shape_of(v) for v in self.inputs], axis=int_of(self.axis))
         self.expect_result_shape(self.result, inferred)
@@ -87,6 +111,28 @@ class SliceOp(_UnaryOp):
     ends = prop_def(DenseArrayBase[I64])
     steps = opt_prop_def(DenseArrayBase[I64])
 
+    def __init__(
+        self,
+        src: SSAValue,
+        *,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        steps: Sequence[int] | None = None,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.slice(shape_of(src), starts=starts, ends=ends, steps=steps)
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src],
+            result_types=[result_type],
+            properties={
+                "starts": i64_array(*starts),
+                "ends": i64_array(*ends),
+                "steps": None if steps is None else i64_array(*steps),
+            },
+        )
+
     def verify_op(self) -> None:
         inferred = shapes.slice(
             shape_of(self.src),
@@ -103,6 +149,11 @@ class ReshapeOp(_UnaryOp):
     plain data, so both types must be plain)."""
 
     name = "dnn.reshape"
+
+    def __init__(self, src: SSAValue, shape: Sequence[int]):
+        """`src` (plain) viewed with `shape`."""
+        element = tensor_type(src).get_element_type()
+        super().__init__(operands=[src], result_types=[tensor_of(element, shape)])
 
     def verify_op(self) -> None:
         for name, value in (("src", self.src), ("result", self.result)):
@@ -126,6 +177,22 @@ class TransposeOp(_UnaryOp):
     RESULT_LAYOUT_EXCEPTION: ClassVar[str] = (
         ", or be the src layout transposed (a view of unblocked data)"
     )
+
+    def __init__(
+        self,
+        src: SSAValue,
+        *,
+        permutation: Sequence[int],
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.transpose(shape_of(src), permutation=permutation)
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src],
+            result_types=[result_type],
+            properties={"permutation": i64_array(*permutation)},
+        )
 
     def verify_op(self) -> None:
         inferred = shapes.transpose(shape_of(self.src), permutation=ints(self.permutation))
@@ -166,6 +233,23 @@ class _IndexedPick(DnnOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        src: SSAValue,
+        indices: SSAValue,
+        *,
+        axis: int = 0,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = type(self).INFER_SHAPE(shape_of(src), shape_of(indices), axis=axis)
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src, indices],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
 
     def verify_op(self) -> None:
         element = tensor_type(self.indices).get_element_type()
@@ -214,6 +298,23 @@ class GatherNDOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"
 
+    def __init__(
+        self,
+        src: SSAValue,
+        indices: SSAValue,
+        *,
+        batch_dims: int = 0,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.gather_nd(shape_of(src), shape_of(indices), batch_dims=batch_dims)
+            result_type = result_like(src, shape)
+        super().__init__(
+            operands=[src, indices],
+            result_types=[result_type],
+            properties={"batch_dims": IntegerAttr(batch_dims, i64)},
+        )
+
     def verify_op(self) -> None:
         element = tensor_type(self.indices).get_element_type()
         if element not in (i32, i64):
@@ -260,6 +361,32 @@ class ResizeOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src attr-dict `:` functional-type($src, $result)"
 
+    def __init__(
+        self,
+        src: SSAValue,
+        *,
+        sizes: Sequence[int],
+        scales: Sequence[float],
+        mode: str,
+        coordinate_mode: str = "half_pixel",
+        nearest_mode: str = "round_prefer_floor",
+        cubic_coeff_a: float = -0.75,
+        exclude_outside: bool = False,
+    ):
+        super().__init__(
+            operands=[src],
+            result_types=[result_like(src, sizes)],
+            properties={
+                "sizes": i64_array(*sizes),
+                "scales": DenseArrayBase.from_list(f64, scales),
+                "mode": StringAttr(mode),
+                "coordinate_mode": StringAttr(coordinate_mode),
+                "nearest_mode": StringAttr(nearest_mode),
+                "cubic_coeff_a": FloatAttr(cubic_coeff_a, f32),
+                "exclude_outside": IntegerAttr.from_bool(exclude_outside),
+            },
+        )
+
     def verify_op(self) -> None:
         for what, value, valid in (
             ("mode", self.mode.data, RESIZE_MODES),
@@ -295,6 +422,27 @@ class TopKOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src attr-dict `:` functional-type($src, results)"
 
+    def __init__(
+        self,
+        src: SSAValue,
+        *,
+        k: int,
+        axis: int = -1,
+        largest: bool = True,
+        sorted: bool = True,
+    ):
+        values, indices = shapes.top_k(shape_of(src), k=k, axis=axis)
+        super().__init__(
+            operands=[src],
+            result_types=[result_like(src, values), tensor_of(i64, indices)],
+            properties={
+                "k": IntegerAttr(k, i64),
+                "axis": IntegerAttr(axis, i64),
+                "largest": IntegerAttr.from_bool(largest),
+                "sorted": IntegerAttr.from_bool(sorted),
+            },
+        )
+
     def verify_op(self) -> None:
         values, indices = shapes.top_k(shape_of(self.src), k=int_of(self.k), axis=int_of(self.axis))
         self.expect_result_shape(self.values, values)
@@ -308,6 +456,10 @@ class ReorderOp(_UnaryOp):
     1xCx1x1 tensor), no byte moves: a view that runs nothing (``is_view``)."""
 
     name = "dnn.reorder"
+
+    def __init__(self, src: SSAValue, result_type: TensorType):
+        """`src` reordered to `result_type`, which differs from src's type in layout only."""
+        super().__init__(operands=[src], result_types=[result_type])
 
     def verify_op(self) -> None:
         self.expect_result_shape(self.result, shapes.reorder(shape_of(self.src)))
@@ -335,6 +487,12 @@ class CastOp(_UnaryOp):
     saturating to integer ranges (oneDNN ``reorder`` between data types)."""
 
     name = "dnn.cast"
+
+    def __init__(self, src: SSAValue, element: Attribute):
+        """`src` converted to the element type `element`."""
+        type_ = tensor_type(src)
+        result_type = TensorType(element, type_.get_shape(), type_.encoding)
+        super().__init__(operands=[src], result_types=[result_type])
 
     def verify_op(self) -> None:
         self.expect_result_shape(self.result, shapes.cast(shape_of(self.src)))
@@ -394,6 +552,12 @@ class WeightOp(DnnOp):
     key = opt_prop_def(StringAttr)
     traits = traits_def(Pure())
     assembly_format = "$file (`,` $key^)? attr-dict `:` type($result)"
+
+    def __init__(self, file: str, key: str | None, result_type: TensorType):
+        super().__init__(
+            result_types=[result_type],
+            properties={"file": StringAttr(file), "key": None if key is None else StringAttr(key)},
+        )
 
     def verify_op(self) -> None:
         suffix = self.file.data.rsplit(".", 1)[-1]

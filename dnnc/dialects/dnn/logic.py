@@ -6,9 +6,11 @@ each runs its numpy reference kernel. Every operand broadcasts as numpy does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, DenseArrayBase, TensorType, i1
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
@@ -21,9 +23,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.core.kinds import DataType
+from dnnc.core.kinds import CompareAlg, DataType, LogicalAlg
 from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
-from dnnc.dialects.dnn.base import DnnOp, ints, shape_of, tensor_type
+from dnnc.dialects.dnn.base import DnnOp, i64_array, ints, result_like, shape_of, tensor_type
+
+
+def _boolean_like(lhs: SSAValue, rhs: SSAValue) -> TensorType:
+    """The i1 result type of a comparison or logic op on `lhs` and `rhs`."""
+    return result_like(lhs, shapes.binary(shape_of(lhs), shape_of(rhs)), i1)
 
 
 class _BooleanBinaryOp(DnnOp):
@@ -54,6 +61,13 @@ class CompareOp(_BooleanBinaryOp):
     name = "dnn.compare"
     alg = prop_def(CompareAlgAttr)
 
+    def __init__(self, alg: CompareAlg, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[_boolean_like(lhs, rhs)],
+            properties={"alg": CompareAlgAttr(alg)},
+        )
+
 
 @irdl_op_definition
 class LogicalOp(_BooleanBinaryOp):
@@ -61,6 +75,13 @@ class LogicalOp(_BooleanBinaryOp):
 
     name = "dnn.logical"
     alg = prop_def(LogicalAlgAttr)
+
+    def __init__(self, alg: LogicalAlg, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[_boolean_like(lhs, rhs)],
+            properties={"alg": LogicalAlgAttr(alg)},
+        )
 
     def verify_op(self) -> None:
         if tensor_type(self.lhs).get_element_type() != i1:
@@ -86,6 +107,18 @@ class WhereOp(DnnOp):
         "`(` type($condition) `,` type($lhs) `,` type($rhs) `)` `->` type($result)"
     )
 
+    def __init__(
+        self,
+        condition: SSAValue,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        result_type: TensorType | None = None,
+    ):
+        if result_type is None:
+            shape = shapes.binary(shapes.binary(shape_of(condition), shape_of(lhs)), shape_of(rhs))
+            result_type = result_like(lhs, shape)
+        super().__init__(operands=[lhs, rhs, condition], result_types=[result_type])
+
     def verify_op(self) -> None:
         if tensor_type(self.condition).get_element_type() != i1:
             raise VerifyException("condition must be i1")
@@ -109,6 +142,15 @@ class ExpandOp(DnnOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$src attr-dict `:` functional-type($src, $result)"
+
+    def __init__(
+        self, src: SSAValue, *, shape: Sequence[int], result_type: TensorType | None = None
+    ):
+        if result_type is None:
+            result_type = result_like(src, shapes.binary(shape_of(src), tuple(shape)))
+        super().__init__(
+            operands=[src], result_types=[result_type], properties={"shape": i64_array(*shape)}
+        )
 
     def verify_op(self) -> None:
         inferred = shapes.binary(shape_of(self.src), tuple(ints(self.shape) or ()))

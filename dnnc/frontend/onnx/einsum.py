@@ -104,12 +104,7 @@ def convert_einsum(imp: Importer, node: Node) -> Value:
     lhs = imp.reshape(_arranged(imp, a, ta, batch + free_a + contracted), (*dims, m, k))
     rhs = imp.reshape(_arranged(imp, b, tb, batch + contracted + free_b), (*dims, k, n))
     shape = imp.infer(node, shapes.matmul, shape_of(lhs), shape_of(rhs))
-    product = imp.emit(
-        MatmulOp.build(
-            operands=[lhs, rhs, [], []],
-            result_types=[make_tensor_type(element_of(lhs), shape)],
-        )
-    )
+    product = imp.emit(MatmulOp(lhs, rhs, result_type=make_tensor_type(element_of(lhs), shape)))
     labels = batch + free_a + free_b
     unflat = imp.reshape(product, [size[c] for c in labels])
     return _arranged(imp, unflat, labels, output)

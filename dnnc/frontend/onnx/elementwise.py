@@ -24,7 +24,6 @@ from dnnc.frontend.onnx.importer import (
     Importer,
     Value,
     element_of,
-    make_tensor_type,
 )
 
 _FLOAT_MAX = float(np.finfo(np.float32).max)
@@ -141,12 +140,7 @@ def convert_pow(imp: Importer, node: Node) -> Value:
     if value is None:
         power = imp.tensor(node, 1, len(shape_of(base)))
         if element_of(power) != element_of(base):
-            power = imp.emit(
-                CastOp.build(
-                    operands=[power],
-                    result_types=[make_tensor_type(element_of(base), shape_of(power))],
-                )
-            )
+            power = imp.emit(CastOp(power, element_of(base)))
         return imp.binary(node, BinaryAlg.POW, base, power)
     if value == 1.0:
         return base
@@ -191,9 +185,7 @@ def _cast(imp: Importer, node: Node, data_type: DataType) -> Value:
     element = element_type_of(data_type)
     if element == element_of(src):
         return src
-    return imp.emit(
-        CastOp.build(operands=[src], result_types=[make_tensor_type(element, shape_of(src))])
-    )
+    return imp.emit(CastOp(src, element))
 
 
 def convert_identity(imp: Importer, node: Node) -> Value:

@@ -32,14 +32,12 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BytesAttr,
     DenseIntOrFPElementsAttr,
-    IntegerAttr,
     ModuleOp,
     NameLoc,
     NoneAttr,
     StringAttr,
     TensorType,
     UnknownLoc,
-    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -58,8 +56,6 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import BinaryAlgAttr, EltwiseAlgAttr
-from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS, symbolic_inputs
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
@@ -277,10 +273,7 @@ class Importer:
             assert self.weights_file is not None  # inline otherwise
             weight_key = self._unique_key(key)
             self.weights[weight_key] = np.ascontiguousarray(array)
-            op = WeightOp.build(
-                result_types=[type_],
-                properties={"file": StringAttr(self.weights_file), "key": StringAttr(weight_key)},
-            )
+            op = WeightOp(self.weights_file, weight_key, type_)
         result = self.emit(op, key)
         self._materialized[(key, array.ndim)] = result
         return result
@@ -384,36 +377,20 @@ class Importer:
         self, src: SSAValue, alg: EltwiseAlg, alpha: float = 0.0, beta: float = 0.0
     ) -> SSAValue:
         """``dnn.eltwise alg`` with explicit alpha and beta."""
-        return self.emit(
-            EltwiseOp.build(
-                operands=[src],
-                result_types=[src.type],
-                properties={
-                    "alg": EltwiseAlgAttr(alg),
-                    "alpha": f32_attr(alpha),
-                    "beta": f32_attr(beta),
-                },
-            )
-        )
+        return self.emit(EltwiseOp(alg, src, alpha=alpha, beta=beta))
 
     def binary(self, node: Node, alg: BinaryAlg, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         """``dnn.binary alg`` with numpy broadcasting."""
         shape = self.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
         return self.emit(
-            BinaryOp.build(
-                operands=[lhs, rhs, []],
-                result_types=[make_tensor_type(element_of(lhs), shape)],
-                properties={"alg": BinaryAlgAttr(alg)},
-            )
+            BinaryOp(alg, lhs, rhs, result_type=make_tensor_type(element_of(lhs), shape))
         )
 
     def reshape(self, src: SSAValue, shape: Sequence[int]) -> SSAValue:
         """``dnn.reshape`` to ``shape`` (no op when the shape is already that)."""
         if tuple(shape) == shape_of(src):
             return src
-        return self.emit(
-            ReshapeOp.build(operands=[src], result_types=[make_tensor_type(element_of(src), shape)])
-        )
+        return self.emit(ReshapeOp(src, shape))
 
     def slice(
         self,
@@ -425,13 +402,14 @@ class Importer:
     ) -> SSAValue:
         """``dnn.slice`` with one start, end (and step) per dimension (bounds in range)."""
         steps = [1] * len(starts) if steps is None else steps
-        properties = {"starts": list(starts), "ends": list(ends), "steps": list(steps)}
-        shape = self.infer(node, shapes.slice, shape_of(src), **properties)
+        shape = self.infer(node, shapes.slice, shape_of(src), starts=starts, ends=ends, steps=steps)
         return self.emit(
-            SliceOp.build(
-                operands=[src],
-                result_types=[make_tensor_type(element_of(src), shape)],
-                properties={name: i64_array(*values) for name, values in properties.items()},
+            SliceOp(
+                src,
+                starts=starts,
+                ends=ends,
+                steps=steps,
+                result_type=make_tensor_type(element_of(src), shape),
             )
         )
 
@@ -441,11 +419,7 @@ class Importer:
             return inputs[0]
         shape = self.infer(node, shapes.concat, [shape_of(v) for v in inputs], axis=axis)
         return self.emit(
-            ConcatOp.build(
-                operands=[list(inputs)],
-                result_types=[make_tensor_type(element_of(inputs[0]), shape)],
-                properties={"axis": IntegerAttr(axis, i64)},
-            )
+            ConcatOp(inputs, axis=axis, result_type=make_tensor_type(element_of(inputs[0]), shape))
         )
 
     def transpose(self, src: SSAValue, permutation: Sequence[int]) -> SSAValue:
@@ -454,10 +428,10 @@ class Importer:
             return src
         shape = shapes.transpose(shape_of(src), permutation=permutation)
         return self.emit(
-            TransposeOp.build(
-                operands=[src],
-                result_types=[make_tensor_type(element_of(src), shape)],
-                properties={"permutation": i64_array(*permutation)},
+            TransposeOp(
+                src,
+                permutation=permutation,
+                result_type=make_tensor_type(element_of(src), shape),
             )
         )
 
@@ -469,7 +443,8 @@ class Importer:
         *args: P.args,
         **kwargs: P.kwargs,
     ) -> R:
-        """A dnnc.core.shapes function's result, its ShapeError reported at ``node``."""
+        """A dnnc.core.shapes function's result (or a dnn op whose constructor infers its
+        result type with one), its ShapeError reported at ``node``."""
         try:
             return shape_function(*args, **kwargs)
         except shapes.ShapeError as error:

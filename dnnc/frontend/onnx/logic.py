@@ -4,15 +4,12 @@ Where, Expand, IsNaN and IsInf (dnnc/dialects/dnn/logic.py)."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import i1
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import CompareAlg, LogicalAlg
 from dnnc.core.symbols import SymbolicInt, evaluate
 from dnnc.dialects.dnn import CompareOp, ExpandOp, LogicalOp, WhereOp, shape_of
-from dnnc.dialects.dnn.attributes import CompareAlgAttr, LogicalAlgAttr
-from dnnc.dialects.dnn.base import i64_array
 from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
@@ -37,45 +34,39 @@ def _operands(imp: Importer, node: Node) -> list[SSAValue]:
 def _boolean(
     imp: Importer,
     node: Node,
-    op_class: type[CompareOp | LogicalOp],
     alg: CompareAlg | LogicalAlg,
     lhs: SSAValue,
     rhs: SSAValue,
 ) -> SSAValue:
-    shape = imp.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))
-    attr = CompareAlgAttr(alg) if isinstance(alg, CompareAlg) else LogicalAlgAttr(alg)
-    return imp.emit(
-        op_class.build(
-            operands=[lhs, rhs],
-            result_types=[make_tensor_type(i1, shape)],
-            properties={"alg": attr},
-        )
-    )
+    imp.infer(node, shapes.binary, shape_of(lhs), shape_of(rhs))  # an error names the node
+    if isinstance(alg, CompareAlg):
+        return imp.emit(CompareOp(alg, lhs, rhs))
+    return imp.emit(LogicalOp(alg, lhs, rhs))
 
 
 def convert_compare(imp: Importer, node: Node) -> Value:
     """Equal, Less, LessOrEqual, Greater, GreaterOrEqual -> dnn.compare (a bool result)."""
     lhs, rhs = _operands(imp, node)
-    return _boolean(imp, node, CompareOp, COMPARE[node.op_type], lhs, rhs)
+    return _boolean(imp, node, COMPARE[node.op_type], lhs, rhs)
 
 
 def convert_logical(imp: Importer, node: Node) -> Value:
     """And, Or, Xor -> dnn.logical."""
     lhs, rhs = _operands(imp, node)
-    return _boolean(imp, node, LogicalOp, LOGICAL[node.op_type], lhs, rhs)
+    return _boolean(imp, node, LOGICAL[node.op_type], lhs, rhs)
 
 
 def convert_not(imp: Importer, node: Node) -> Value:
     """Not x -> x xor true."""
     src = imp.tensor(node, 0)
     true = imp.materialize(node, np.ones((1,) * len(shape_of(src)), np.bool_), "true")
-    return _boolean(imp, node, LogicalOp, LogicalAlg.XOR, src, true)
+    return _boolean(imp, node, LogicalAlg.XOR, src, true)
 
 
 def convert_is_nan(imp: Importer, node: Node) -> Value:
     """IsNaN x -> x != x (NaN alone is unequal to itself)."""
     src = imp.tensor(node, 0)
-    return _boolean(imp, node, CompareOp, CompareAlg.NE, src, src)
+    return _boolean(imp, node, CompareAlg.NE, src, src)
 
 
 def convert_is_inf(imp: Importer, node: Node) -> Value:
@@ -88,40 +79,31 @@ def convert_is_inf(imp: Importer, node: Node) -> Value:
         if node.int_attr(attr, 1)
     ]
     if not wanted:
-        return imp.emit(
-            ExpandOp.build(
-                operands=[imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")],
-                result_types=[make_tensor_type(i1, shape_of(src))],
-                properties={"shape": i64_array(*shape_of(src))},
-            )
-        )
+        false = imp.materialize(node, np.zeros((1,) * rank, np.bool_), "false")
+        return imp.emit(ExpandOp(false, shape=shape_of(src)))
     dtype = element_of(src)
     tests = []
     for sign in wanted:
         infinity = imp.materialize(
             node, np.full((1,) * rank, sign * np.inf, data_type_of(dtype).numpy), f"{sign}inf"
         )
-        tests.append(_boolean(imp, node, CompareOp, CompareAlg.EQ, src, infinity))
+        tests.append(_boolean(imp, node, CompareAlg.EQ, src, infinity))
     if len(tests) == 1:
         return tests[0]
-    return _boolean(imp, node, LogicalOp, LogicalAlg.OR, *tests)
+    return _boolean(imp, node, LogicalAlg.OR, *tests)
 
 
 def convert_where(imp: Importer, node: Node) -> Value:
     """Where(condition, X, Y) -> dnn.where (X's element type)."""
     condition, lhs, rhs = _operands(imp, node)
-    shape = imp.infer(
+    imp.infer(  # an error names the node
         node,
         lambda c, x, y: shapes.binary(shapes.binary(c, x), y),
         shape_of(condition),
         shape_of(lhs),
         shape_of(rhs),
     )
-    return imp.emit(
-        WhereOp.build(
-            operands=[lhs, rhs, condition], result_types=[make_tensor_type(element_of(lhs), shape)]
-        )
-    )
+    return imp.emit(WhereOp(condition, lhs, rhs))
 
 
 def convert_expand(imp: Importer, node: Node) -> Value:
@@ -135,22 +117,12 @@ def convert_expand(imp: Importer, node: Node) -> Value:
     if len(shape_of(src)) < rank:
         src = imp.reshape(src, (1,) * (rank - len(shape_of(src))) + tuple(shape_of(src)))
     shape = imp.infer(node, shapes.binary, shape_of(src), tuple(target))
+    result_type = make_tensor_type(element_of(src), shape)
     if any(isinstance(d, SymbolicInt) for d in target):
         hint = np.ones([int.__int__(d) for d in target], np.bool_)
         everywhere = SizedArray(
             hint, tuple(target), lambda v: np.ones([evaluate(d, v) for d in target], np.bool_)
         )
         condition = imp.materialize(node, everywhere, f"{node.outputs[0]}.everywhere", rank)
-        return imp.emit(
-            WhereOp.build(
-                operands=[src, src, condition],
-                result_types=[make_tensor_type(element_of(src), shape)],
-            )
-        )
-    return imp.emit(
-        ExpandOp.build(
-            operands=[src],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={"shape": i64_array(*target)},
-        )
-    )
+        return imp.emit(WhereOp(condition, src, src, result_type=result_type))
+    return imp.emit(ExpandOp(src, shape=target, result_type=result_type))

@@ -9,13 +9,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr, f64, i64
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.kinds import BinaryAlg
 from dnnc.dialects.dnn import GatherOp, ResizeOp, TopKOp, shape_of
-from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.dnn.data import COORDINATE_MODES, NEAREST_MODES, RESIZE_MODES
 from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
@@ -94,11 +92,7 @@ def gather(imp: Importer, node: Node, src: SSAValue, indices: Sequence[int], axi
     index_value = imp.materialize(node, array, key)
     shape = imp.infer(node, shapes.gather, shape_of(src), (len(array),), axis=axis)
     return imp.emit(
-        GatherOp.build(
-            operands=[src, index_value],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        GatherOp(src, index_value, axis=axis, result_type=make_tensor_type(element_of(src), shape))
     )
 
 
@@ -224,20 +218,8 @@ def top_k(
     imp: Importer, node: Node, src: SSAValue, k: int, axis: int, largest: bool, ordered: bool
 ) -> tuple[SSAValue, SSAValue]:
     """dnn.top_k: values and int64 indices."""
-    shape, indices_shape = imp.infer(node, shapes.top_k, shape_of(src), k=k, axis=axis)
-    op = TopKOp.build(
-        operands=[src],
-        result_types=[
-            make_tensor_type(element_of(src), shape),
-            make_tensor_type(i64, indices_shape),
-        ],
-        properties={
-            "k": IntegerAttr(k, i64),
-            "axis": IntegerAttr(axis, i64),
-            "largest": IntegerAttr.from_bool(largest),
-            "sorted": IntegerAttr.from_bool(ordered),
-        },
-    )
+    imp.infer(node, shapes.top_k, shape_of(src), k=k, axis=axis)  # an error names the node
+    op = TopKOp(src, k=k, axis=axis, largest=largest, sorted=ordered)
     imp.emit(op)
     return op.results[0], op.results[1]
 
@@ -320,17 +302,14 @@ def convert_resize(imp: Importer, node: Node) -> Value:
             node, "input 2 (scales) or 3 (sizes) must be a constant: it is computed at run time"
         )
     return imp.emit(
-        ResizeOp.build(
-            operands=[src],
-            result_types=[make_tensor_type(element_of(src), sizes)],
-            properties={
-                "sizes": i64_array(*sizes),
-                "scales": DenseArrayBase.from_list(f64, scales),
-                "mode": StringAttr(mode),
-                "coordinate_mode": StringAttr(coordinate_mode),
-                "nearest_mode": StringAttr(nearest_mode),
-                "cubic_coeff_a": f32_attr(node.float_attr("cubic_coeff_a", -0.75)),
-                "exclude_outside": IntegerAttr.from_bool(bool(node.int_attr("exclude_outside", 0))),
-            },
+        ResizeOp(
+            src,
+            sizes=sizes,
+            scales=scales,
+            mode=mode,
+            coordinate_mode=coordinate_mode,
+            nearest_mode=nearest_mode,
+            cubic_coeff_a=node.float_attr("cubic_coeff_a", -0.75),
+            exclude_outside=bool(node.int_attr("exclude_outside", 0)),
         )
     )

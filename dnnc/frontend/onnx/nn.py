@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
@@ -32,8 +31,6 @@ from dnnc.dialects.dnn import (
     SoftmaxOp,
     shape_of,
 )
-from dnnc.dialects.dnn.attributes import LrnKindAttr, PoolKindAttr, ReduceKindAttr
-from dnnc.dialects.dnn.base import f32_attr, i64_array
 from dnnc.dialects.types import data_type_of
 from dnnc.frontend.onnx.graph import Node
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
@@ -197,31 +194,19 @@ def _conv(
         src, wei = _as_2d(imp, src), _as_2d(imp, wei)
     lead = [1] if one_d else []
     lead_pad = [0] if one_d else []
-    properties = {
-        "strides": [*lead, *window.strides],
-        "pads_begin": [*lead_pad, *window.begin],
-        "pads_end": [*lead_pad, *window.end],
-        "dilations": [*lead, *window.dilations],
-    }
-    shape = imp.infer(
+    conv = imp.infer(
         node,
-        op.INFER_SHAPE,
-        shape_of(src),
-        shape_of(wei),
-        None if bias is None else shape_of(bias),
+        op,
+        src,
+        wei,
+        bias,
+        strides=[*lead, *window.strides],
+        pads_begin=[*lead_pad, *window.begin],
+        pads_end=[*lead_pad, *window.end],
+        dilations=[*lead, *window.dilations],
         groups=window.groups,
-        **properties,
     )
-    result = imp.emit(
-        op.build(
-            operands=[src, wei, [] if bias is None else [bias], []],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={
-                **{name: i64_array(*values) for name, values in properties.items()},
-                "groups": IntegerAttr(window.groups, i64),
-            },
-        )
-    )
+    result, shape = imp.emit(conv), shape_of(conv.result)
     return imp.reshape(result, (*shape[:2], shape[3])) if one_d else result
 
 
@@ -451,24 +436,18 @@ class _Window:
 def _pool2d(
     imp: Importer, node: Node, src: SSAValue, kind: PoolKind, height: _Window, width: _Window
 ) -> SSAValue:
-    properties = {
-        "kernel": [height.kernel, width.kernel],
-        "strides": [height.stride, width.stride],
-        "pads_begin": [height.begin, width.begin],
-        "pads_end": [height.end, width.end],
-        "dilations": [height.dilation, width.dilation],
-    }
-    shape = imp.infer(node, shapes.pool, shape_of(src), **properties)
-    return imp.emit(
-        PoolOp.build(
-            operands=[src, []],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={
-                "kind": PoolKindAttr(kind),
-                **{name: i64_array(*values) for name, values in properties.items()},
-            },
-        )
+    pool = imp.infer(
+        node,
+        PoolOp,
+        kind,
+        src,
+        kernel=[height.kernel, width.kernel],
+        strides=[height.stride, width.stride],
+        pads_begin=[height.begin, width.begin],
+        pads_end=[height.end, width.end],
+        dilations=[height.dilation, width.dilation],
     )
+    return imp.emit(pool)
 
 
 def reduce(
@@ -482,14 +461,12 @@ def reduce(
     """dnn.reduce of ``src`` over ``axes``."""
     shape = imp.infer(node, shapes.reduce, shape_of(src), axes=axes, keep_dims=keep_dims)
     return imp.emit(
-        ReduceOp.build(
-            operands=[src],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={
-                "kind": ReduceKindAttr(kind),
-                "axes": i64_array(*axes),
-                "keep_dims": IntegerAttr.from_bool(keep_dims),
-            },
+        ReduceOp(
+            kind,
+            src,
+            axes=axes,
+            keep_dims=keep_dims,
+            result_type=make_tensor_type(element_of(src), shape),
         )
     )
 
@@ -515,10 +492,10 @@ def convert_batch_norm(imp: Importer, node: Node) -> Value:
     operands = [imp.tensor(node, index) for index in range(5)]
     shape = imp.infer(node, shapes.batch_norm, *(shape_of(v) for v in operands))
     return imp.emit(
-        BatchNormOp.build(
-            operands=operands,
-            result_types=[make_tensor_type(element_of(operands[0]), shape)],
-            properties={"epsilon": f32_attr(node.float_attr("epsilon", 1e-5))},
+        BatchNormOp(
+            *operands,
+            epsilon=node.float_attr("epsilon", 1e-5),
+            result_type=make_tensor_type(element_of(operands[0]), shape),
         )
     )
 
@@ -549,13 +526,7 @@ def convert_layer_norm(imp: Importer, node: Node) -> Value | tuple[Value, ...]:
     flat_src = imp.reshape(src, flat)
     imp.infer(node, shapes.layer_norm, flat, (channels,), None if shift is None else (channels,))
     epsilon = node.float_attr("epsilon", 1e-5)
-    result = imp.emit(
-        LayerNormOp.build(
-            operands=[flat_src, [scale], [] if shift is None else [shift]],
-            result_types=[flat_src.type],
-            properties={"epsilon": f32_attr(epsilon)},
-        )
-    )
+    result = imp.emit(LayerNormOp(flat_src, scale, shift, epsilon=epsilon))
     normalized = imp.reshape(result, shape)
     if not (imp.used(node, 1) or imp.used(node, 2)):
         return normalized
@@ -585,11 +556,7 @@ def convert_softmax(imp: Importer, node: Node) -> Value:
     if legacy and axis != len(shape) - 1:
         view = imp.reshape(src, _flatten_to(imp, node, shape, axis))
         axis = len(shape_of(view)) - 1
-    result = imp.emit(
-        op_class.build(
-            operands=[view], result_types=[view.type], properties={"axis": IntegerAttr(axis, i64)}
-        )
-    )
+    result = imp.emit(op_class(view, axis=axis))
     return imp.reshape(result, shape)
 
 
@@ -607,24 +574,22 @@ def convert_lrn(imp: Importer, node: Node) -> Value:
     src = imp.tensor(node, 0)
     if len(shape_of(src)) != 4:
         raise imp.error(node, f"a rank-{len(shape_of(src))} input: dnn.lrn takes NCHW")
-    properties = {
-        "kind": LrnKindAttr(LrnKind.ACROSS_CHANNELS),
-        "size": IntegerAttr(size, i64),
-        "alpha": f32_attr(node.float_attr("alpha", 1e-4)),
-        "beta": f32_attr(node.float_attr("beta", 0.75)),
-        "k": f32_attr(node.float_attr("bias", 1.0)),
-    }
-    return imp.emit(LrnOp.build(operands=[src], result_types=[src.type], properties=properties))
+    return imp.emit(
+        LrnOp(
+            LrnKind.ACROSS_CHANNELS,
+            src,
+            size=size,
+            alpha=node.float_attr("alpha", 1e-4),
+            beta=node.float_attr("beta", 0.75),
+            k=node.float_attr("bias", 1.0),
+        )
+    )
 
 
 def matmul(imp: Importer, node: Node, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
     """dnn.matmul of two values of rank >= 2."""
     shape = imp.infer(node, shapes.matmul, shape_of(lhs), shape_of(rhs))
-    return imp.emit(
-        MatmulOp.build(
-            operands=[lhs, rhs, [], []], result_types=[make_tensor_type(element_of(lhs), shape)]
-        )
-    )
+    return imp.emit(MatmulOp(lhs, rhs, result_type=make_tensor_type(element_of(lhs), shape)))
 
 
 def convert_matmul(imp: Importer, node: Node) -> Value:
@@ -702,10 +667,7 @@ def convert_gemm(imp: Importer, node: Node) -> Value:
             None if bias is None else shape_of(bias),
         )
         return imp.emit(
-            InnerProductOp.build(
-                operands=[src, wei, [] if bias is None else [bias], []],
-                result_types=[make_tensor_type(element_of(src), shape)],
-            )
+            InnerProductOp(src, wei, bias, result_type=make_tensor_type(element_of(src), shape))
         )
     lhs = imp.transpose(src, [1, 0] if node.attr("transA", 0) else [0, 1])
     rhs = imp.transpose(imp.tensor(node, 1), [1, 0] if node.attr("transB", 0) else [0, 1])
@@ -723,13 +685,7 @@ def convert_gemm(imp: Importer, node: Node) -> Value:
 def _normalized_last(imp: Importer, node: Node, src: SSAValue, epsilon: float) -> SSAValue:
     """dnn.layer_norm over the last axis, without scale or shift."""
     imp.infer(node, shapes.layer_norm, shape_of(src))
-    return imp.emit(
-        LayerNormOp.build(
-            operands=[src, [], []],
-            result_types=[src.type],
-            properties={"epsilon": f32_attr(epsilon)},
-        )
-    )
+    return imp.emit(LayerNormOp(src, epsilon=epsilon))
 
 
 def _per_channel(imp: Importer, node: Node, index: int, rank: int) -> SSAValue:

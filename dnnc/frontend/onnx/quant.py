@@ -28,7 +28,7 @@ from dnnc.dialects.dnn import CastOp, DequantizeOp, DynamicQuantizeOp, QuantizeO
 from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.frontend.onnx import nn
 from dnnc.frontend.onnx.graph import Node, dtype_name
-from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
+from dnnc.frontend.onnx.importer import Importer, Value, element_of
 from dnnc.frontend.onnx.sized import SizedArray
 
 _INTEGERS = frozenset({DataType.S8, DataType.U8, DataType.S32})
@@ -254,9 +254,7 @@ def _centered(imp: Importer, node: Node, index: int, axis: int) -> SSAValue:
 def _to_int32(imp: Importer, value: SSAValue) -> SSAValue:
     """An f32 value of whole numbers as int32 (dnn.cast truncates, exact on them)."""
     i32 = element_type_of(DataType.S32)
-    return imp.emit(
-        CastOp.build(operands=[value], result_types=[make_tensor_type(i32, shape_of(value))])
-    )
+    return imp.emit(CastOp(value, i32))
 
 
 def convert_conv_integer(imp: Importer, node: Node) -> Value:

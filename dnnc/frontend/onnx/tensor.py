@@ -12,7 +12,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, i64
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
@@ -139,11 +138,7 @@ def convert_gather(imp: Importer, node: Node) -> Value:
     )
     shape = imp.infer(node, infer, shape_of(src), shape_of(indices), axis=axis)
     return imp.emit(
-        op.build(
-            operands=[src, indices],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        op(src, indices, axis=axis, result_type=make_tensor_type(element_of(src), shape))
     )
 
 
@@ -157,10 +152,11 @@ def convert_gather_nd(imp: Importer, node: Node) -> Value:
         node, shapes.gather_nd, shape_of(src), shape_of(indices), batch_dims=batch_dims
     )
     return imp.emit(
-        GatherNDOp.build(
-            operands=[src, indices],
-            result_types=[make_tensor_type(element_of(src), shape)],
-            properties={"batch_dims": IntegerAttr(batch_dims, i64)},
+        GatherNDOp(
+            src,
+            indices,
+            batch_dims=batch_dims,
+            result_type=make_tensor_type(element_of(src), shape),
         )
     )
 
@@ -255,12 +251,14 @@ def convert_cumsum(imp: Importer, node: Node) -> Value:
     if not isinstance(axis, np.integer):
         raise imp.error(node, f"input 1 (the axis) must be an integer, got {axis.dtype} {axis}")
     along = imp.infer(node, shapes.normalize_axis, int(axis), len(shape_of(src)))
-    properties = {
-        "axis": IntegerAttr(along, i64),
-        "exclusive": IntegerAttr.from_bool(bool(node.int_attr("exclusive", 0))),
-        "reverse": IntegerAttr.from_bool(bool(node.int_attr("reverse", 0))),
-    }
-    return imp.emit(CumSumOp.build(operands=[src], result_types=[src.type], properties=properties))
+    return imp.emit(
+        CumSumOp(
+            src,
+            axis=along,
+            exclusive=bool(node.int_attr("exclusive", 0)),
+            reverse=bool(node.int_attr("reverse", 0)),
+        )
+    )
 
 
 def convert_size(imp: Importer, node: Node) -> Value:
