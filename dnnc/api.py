@@ -33,7 +33,12 @@ import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
-from dnnc.core.diagnostics import DnncError, ModelError, remark_at
+from dnnc.core.diagnostics import (
+    DnncError,
+    RunTimeShapeError,
+    RunTimeValueError,
+    remark_at,
+)
 from dnnc.dialects.dnn import WeightOp
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
@@ -42,7 +47,6 @@ from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.onnx_shapes import (
     OnnxDynamicExecutable,
     ShapeSpecializedExecutable,
-    names_a_run_time_shape,
     value_inputs,
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
@@ -137,7 +141,7 @@ def _per_input_shape(
     weights_dir: str | os.PathLike[str] | None,
     dynamic: DynamicOptions | None,
     cache: PrimitiveCache | None,
-    error: ModelError,
+    error: RunTimeValueError,
 ) -> OnnxDynamicExecutable | ShapeSpecializedExecutable:
     """An ONNX model whose shape arithmetic reads `?` dimensions: traced into program
     templates (OnnxDynamicExecutable); or one whose shape arithmetic reads input values:
@@ -147,8 +151,8 @@ def _per_input_shape(
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
     model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
     if not value_inputs(model):
-        if "must be a constant" in str(error):
-            raise error
+        if not isinstance(error, RunTimeShapeError):
+            raise error  # an operand computed at run time, but from no graph input
         traced = OnnxDynamicExecutable(
             model,
             (*parse_pipeline(pipeline), *parse_pipeline(LOWERING)),
@@ -287,8 +291,8 @@ def compile(
         save_to = entry
     try:
         module, source_dir = load_module(loaded)
-    except ModelError as error:
-        if not (_is_onnx(loaded) and names_a_run_time_shape(str(error))) or save_to is not None:
+    except RunTimeValueError as error:  # what the import needs is computed at run time
+        if not _is_onnx(loaded) or save_to is not None:
             raise
         return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data

@@ -83,6 +83,17 @@ class ModelError(DnncError):
     """An ONNX model dnnc cannot read or import (the file, a node, an attribute, a type)."""
 
 
+class RunTimeValueError(ModelError):
+    """An import that needs at compile time an operand the model computes at run time (a
+    shape, axes or sizes computed from the graph's inputs). dnnc.compile then compiles the
+    model per input shape and value (dnnc.driver.onnx_shapes), if inputs feed such values."""
+
+
+class RunTimeShapeError(RunTimeValueError):
+    """An import that needs at compile time a shape with dimensions known only at run time
+    (``?``); dnnc.compile then compiles the model per input shape."""
+
+
 class InputError(DnncError):
     """Inputs given to ``run`` that do not fit the executable (names, count, dtype, shape)."""
 

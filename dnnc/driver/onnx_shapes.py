@@ -310,15 +310,4 @@ class OnnxDynamicExecutable(DynamicExecutable):
         return self._templates[0]
 
 
-def names_a_run_time_shape(message: str) -> bool:
-    """Whether an import error is one ShapeSpecializedExecutable is for: a shape known only
-    at run time, or an operand that must be constant computed from a graph input."""
-    return "is only known at run time" in message or "must be a constant" in message
-
-
-__all__ = [
-    "OnnxDynamicExecutable",
-    "ShapeSpecializedExecutable",
-    "names_a_run_time_shape",
-    "value_inputs",
-]
+__all__ = ["OnnxDynamicExecutable", "ShapeSpecializedExecutable", "value_inputs"]

@@ -9,14 +9,16 @@ Adding a pass to a pipeline is one line in its `steps`, e.g. `"dnn-fuse-post-ops
 
 import os
 import re
+import typing
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.arg_spec import parse_pipeline as parse_xdsl_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
@@ -24,7 +26,6 @@ from dnnc.core.diagnostics import DnncError, running_pass
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver.registry import get_all_passes
 from dnnc.ir.text import verify_module
-from dnnc.passes.assign_precision import LOWER_PRECISIONS
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ class OptimizePipeline(PipelinePass):
     """
 
     name = "dnn-optimize"
-    precision: str = "f32"
+    precision: Literal["f32", "bf16"] = "f32"
+    """``f32``, or a data type of dnn-assign-precision's ``dtype``."""
     steps = (
         "dnn-recover-gelu",
         "dnn-recover-swish",
@@ -90,11 +92,6 @@ class OptimizePipeline(PipelinePass):
     )
 
     def expand(self) -> tuple[ModulePass, ...]:
-        valid = ("f32", *LOWER_PRECISIONS)
-        if self.precision not in valid:
-            raise DnncError(
-                f"dnn-optimize: precision={self.precision} is not one of {', '.join(valid)}"
-            )
         steps = list(self.steps)
         if self.precision != "f32":
             after = steps.index("dnn-select-kernels") + 1
@@ -164,6 +161,23 @@ def _without_blanks(spec: str) -> str:
     return "".join(kept)
 
 
+def _check_choices(pass_class: type[ModulePass], arg_spec: ArgSpec) -> None:
+    """An error naming the valid values when an option typed ``Literal[...]`` is given another
+    (xDSL refuses it too, but names the type rather than the values)."""
+    hints = typing.get_type_hints(pass_class)
+    for option, values in arg_spec.parameters.items():
+        hint = hints.get(option.replace("-", "_"))
+        if typing.get_origin(hint) is not typing.Literal:
+            continue
+        choices = typing.get_args(hint)
+        if len(values) != 1 or values[0] not in choices:
+            given = ",".join(str(v) for v in values)
+            raise DnncError(
+                f"invalid options for pass '{arg_spec.name}': {option}={given} is not one of "
+                f"{', '.join(map(str, choices))}"
+            )
+
+
 def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
     """Passes from `a,b{opt=1}` or `builtin.module(a,b{opt=1})`; pass names from the registry.
 
@@ -183,9 +197,11 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
         if arg_spec.name not in available:
             known = ", ".join(sorted(available))
             raise DnncError(f"unknown pass '{arg_spec.name}' (known: {known})")
+        pass_class = available[arg_spec.name]()
+        _check_choices(pass_class, arg_spec)
         try:
-            passes.append(available[arg_spec.name]().from_spec(arg_spec))
-        except ValueError as error:
+            passes.append(pass_class.from_spec(arg_spec))
+        except ValueError as error:  # an option of another type or out of range
             raise DnncError(f"invalid options for pass '{arg_spec.name}': {error}") from error
     return tuple(passes)
 

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -59,7 +60,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from dnnc.core.diagnostics import DnncError, remark
+from dnnc.core.diagnostics import remark
 from dnnc.core.layouts import Layout, plain_layout
 from dnnc.dialects.dnn import (
     CastOp,
@@ -86,8 +87,8 @@ from dnnc.target.kernel_table import (
 )
 from dnnc.target.timings import PrimitiveTimes, reorder_cost, tuning_enabled
 
-STRATEGIES = ("global", "greedy", "plain")
-COSTS = ("auto", "measured", "bytes")
+Strategy = Literal["global", "greedy", "plain"]
+Cost = Literal["auto", "measured", "bytes"]
 _SWEEPS = 20
 
 
@@ -411,23 +412,14 @@ class AssignLayoutsPass(ModulePass):
 
     name = "dnn-assign-layouts"
 
-    strategy: str = "global"
+    strategy: Strategy = "global"
     """``global`` (least cost), ``greedy`` (each op its own pick) or ``plain``."""
 
-    cost: str = "auto"
+    cost: Cost = "auto"
     """``measured`` (kernel and reorder times on this CPU), ``bytes`` (reorder traffic) or
     ``auto``: measured if ``DNNC_TUNE=on``, else bytes."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.strategy not in STRATEGIES:
-            raise DnncError(
-                f"dnn-assign-layouts: strategy={self.strategy} is not one of "
-                f"{', '.join(STRATEGIES)}"
-            )
-        if self.cost not in COSTS:
-            raise DnncError(
-                f"dnn-assign-layouts: cost={self.cost} is not one of {', '.join(COSTS)}"
-            )
         if self.strategy == "plain":
             return  # no change: every value stays in the layout its type has
         measured = self.cost == "measured" or (self.cost == "auto" and tuning_enabled())

@@ -35,6 +35,7 @@ Post: every other f32 oneDNN kernel computes in ``dtype``, or, on a CPU without 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -42,7 +43,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from dnnc.core.diagnostics import DnncError, remark, warn
+from dnnc.core.diagnostics import remark, warn
 from dnnc.core.kinds import DataType
 from dnnc.dialects.dnn import CastOp, DnnOp, KernelAttr, KernelLibrary, ReorderOp
 from dnnc.target import computes_in, effective_isa, onednn_version
@@ -56,7 +57,7 @@ from dnnc.target.kernel_table import (
     kernel_support,
 )
 
-LOWER_PRECISIONS = (DataType.BF16,)
+LowerPrecision = Literal["bf16"]
 """The data types ``dtype`` may name."""
 
 
@@ -97,15 +98,10 @@ class AssignPrecisionPass(ModulePass):
 
     name = "dnn-assign-precision"
 
-    dtype: str = "bf16"
+    dtype: LowerPrecision = "bf16"
     """The compute data type (oneDNN spelling)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.dtype not in LOWER_PRECISIONS:
-            raise DnncError(
-                f"dnn-assign-precision: dtype={self.dtype} is not one of "
-                f"{', '.join(LOWER_PRECISIONS)}"
-            )
         dtype = DataType(self.dtype)
         if not computes_in(dtype):
             warn(

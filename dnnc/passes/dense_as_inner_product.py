@@ -28,6 +28,7 @@ Post: every matched matmul meeting ``when`` is a dnn.inner_product; the transpos
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -43,7 +44,7 @@ from xdsl.pattern_rewriter import (
 
 from dnnc.core import shapes
 from dnnc.core.arrays import transposed
-from dnnc.core.diagnostics import DnncError, remark
+from dnnc.core.diagnostics import remark
 from dnnc.dialects.dnn import ConstantOp, InnerProductOp, MatmulOp, ReshapeOp, WeightOp, shape_of
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.ir.weights import source_value
@@ -51,14 +52,14 @@ from dnnc.passes.constants import constant_op, erase_dead_sources
 from dnnc.target.kernel_calls import pinned_to_reference
 from dnnc.target.kernel_table import Probe, is_fallback
 
-WHEN = ("fallback", "always", "never")
+When = Literal["fallback", "always", "never"]
 
 
 @dataclass
 class DenseAsInnerProduct(RewritePattern):
     """The rule of the module docstring."""
 
-    when: str
+    when: When
     probe: Probe = field(default_factory=Probe)
 
     @op_type_rewrite_pattern
@@ -116,14 +117,10 @@ class DenseAsInnerProductPass(ModulePass):
 
     name = "dnn-dense-as-inner-product"
 
-    when: str = "fallback"
+    when: When = "fallback"
     """``fallback``, ``always`` or ``never`` (module docstring)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.when not in WHEN:
-            raise DnncError(
-                f"dnn-dense-as-inner-product: when={self.when} is not one of {', '.join(WHEN)}"
-            )
         if self.when == "never":
             return
         walker = PatternRewriteWalker(DenseAsInnerProduct(self.when), apply_recursively=False)

@@ -64,7 +64,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core import shapes
-from dnnc.core.diagnostics import Decisions, DnncError, location_of
+from dnnc.core.diagnostics import Decisions, location_of
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp
 from dnnc.dialects.dnn import (
     BinaryOp,
@@ -381,12 +381,14 @@ class FusePostOpsPass(ModulePass):
     max_post_ops: int = DEFAULT_MAX_POST_OPS
     """The longest post-op chain to build (oneDNN takes at most 32)."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def __post_init__(self) -> None:
         if not 1 <= self.max_post_ops <= ONEDNN_MAX_POST_OPS:
-            raise DnncError(
-                f"dnn-fuse-post-ops: max-post-ops={self.max_post_ops} is outside 1 to "
-                f"{ONEDNN_MAX_POST_OPS} (oneDNN's limit)"
+            raise ValueError(
+                f"max-post-ops={self.max_post_ops} is outside 1 to {ONEDNN_MAX_POST_OPS} "
+                "(oneDNN's limit)"
             )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
         decisions = Decisions()
         patterns: list[RewritePattern] = [
             CombineEltwiseOps(decisions),

@@ -13,6 +13,7 @@ import dataclasses
 import inspect
 import itertools
 import textwrap
+import typing
 
 from xdsl.passes import ModulePass
 
@@ -49,16 +50,25 @@ def _field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+def _type_name(hint: object) -> str:
+    """An option's type as the reference shows it: ``'a' | 'b'`` for a Literal (the values a
+    pipeline may give), else the type's name."""
+    if typing.get_origin(hint) is typing.Literal:
+        return " | ".join(repr(value) for value in typing.get_args(hint))
+    return str(getattr(hint, "__name__", hint))
+
+
 def _options(cls: type[ModulePass]) -> list[str]:
     if not dataclasses.is_dataclass(cls):
         return []
     docs = _field_docs(cls)
+    hints = typing.get_type_hints(cls)
     lines = []
     for option in dataclasses.fields(cls):
         if option.name == "name" or not option.init:
             continue
         default = "" if option.default is dataclasses.MISSING else f", default `{option.default!r}`"
-        type_name = getattr(option.type, "__name__", option.type)
+        type_name = _type_name(hints[option.name])
         about = f": {docs[option.name]}" if option.name in docs else ""
         lines.append(f"- `{option.name.replace('_', '-')}` ({type_name}{default}){about}")
     return lines

@@ -24,7 +24,7 @@
 // BF16:     // -----// IR Dump After dnn-select-kernels //----- //
 // BF16:     // -----// IR Dump After dnn-assign-precision //----- //
 // BF16:     // -----// IR Dump After dnn-assign-layouts //----- //
-// PRECISION: error: dnn-optimize: precision=f64 is not one of f32, bf16
+// PRECISION: error: invalid options for pass 'dnn-optimize': precision=f64 is not one of f32, bf16
 
 // OPTION-NOT: Traceback
 // OPTION:     error: invalid options for pass 'dnn-optimize': Provided arguments ["level"] not found

@@ -7,7 +7,7 @@
 /// in bf16 (AVX-512 and newer with oneDNN 3.2), else NOBF16 (AVX2). CI runs this file on
 /// both paths of an AVX-512 machine (a second run under ONEDNN_MAX_CPU_ISA=AVX2).
 
-// ERROR: dnn-assign-precision: dtype=f16 is not one of bf16
+// ERROR: error: invalid options for pass 'dnn-assign-precision': dtype=f16 is not one of bf16
 
 /// Without native bf16 compute the graph stays f32, with one warning (not one per op).
 // REMARK-NOBF16: warning: dnn-assign-precision: oneDNN {{.*}} has no native bf16 convolution, matmul or inner product on this CPU (effective ISA {{.*}}): the graph stays f32

@@ -12,7 +12,7 @@
 // CHECK:         func.return %[[Y]]
 // NEVER-LABEL: func.func @dense_layer
 // NEVER:         dnn.matmul
-// OPTION: error: dnn-dense-as-inner-product: when=sometimes is not one of fallback, always, never
+// OPTION: error: invalid options for pass 'dnn-dense-as-inner-product': when=sometimes is not one of fallback, always, never
 func.func @dense_layer(%x: tensor<4x3xf32>, %b: tensor<1x2xf32>) -> tensor<4x2xf32> {
   %w = dnn.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
   %y = dnn.matmul %x, %w post_args(%b : tensor<1x2xf32>) {post_ops = [#dnn.binary<add>, #dnn.eltwise<gelu_erf>]} : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>

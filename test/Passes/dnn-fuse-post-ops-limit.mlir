@@ -2,7 +2,7 @@
 // RUN: dnnc-opt %s -p 'dnn-fuse-post-ops{max-post-ops=2}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 // RUN: not dnnc-opt %s -p 'dnn-fuse-post-ops{max-post-ops=33}' 2>&1 | filecheck %s --check-prefix=LIMIT
 
-// LIMIT: error: dnn-fuse-post-ops: max-post-ops=33 is outside 1 to 32 (oneDNN's limit)
+// LIMIT: error: invalid options for pass 'dnn-fuse-post-ops': max-post-ops=33 is outside 1 to 32 (oneDNN's limit)
 
 /// With max-post-ops=2 the third post-op stays a separate op.
 // CHECK-LABEL: func.func @negative_chain_beyond_max_post_ops

@@ -86,3 +86,14 @@ def test_dnnc_dialects_load_under_their_names() -> None:
     for name in ("dnn", "onednn"):
         dialect = get_all_dialects()[name]()
         assert isinstance(dialect, Dialect) and dialect.name == name
+
+
+def test_optimize_offers_the_precisions_assign_precision_takes() -> None:
+    """dnn-optimize{precision=...} accepts f32 and exactly dnn-assign-precision's dtypes."""
+    import typing
+
+    from dnnc.driver.pipelines import OptimizePipeline
+    from dnnc.passes.assign_precision import LowerPrecision
+
+    precision = typing.get_type_hints(OptimizePipeline)["precision"]
+    assert typing.get_args(precision) == ("f32", *typing.get_args(LowerPrecision))

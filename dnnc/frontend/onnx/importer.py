@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from dnnc.core import shapes
-from dnnc.core.diagnostics import ModelError
+from dnnc.core.diagnostics import ModelError, RunTimeValueError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
 from dnnc.core.symbols import pinned, untraced
 from dnnc.dialects.dnn import (
@@ -153,9 +153,10 @@ class Importer:
         """``node 'name', opset N`` for messages."""
         return f"node '{node.label}', opset {self.graph.opset}"
 
-    def error(self, node: Node, message: str) -> ModelError:
-        """A user error about a node: ``ONNX Conv (node 'c1', opset 17): message``."""
-        return ModelError(f"ONNX {node.op_type} ({self.where(node)}): {message}")
+    def error(self, node: Node, message: str, kind: type[ModelError] = ModelError) -> ModelError:
+        """A user error about a node: ``ONNX Conv (node 'c1', opset 17): message``, of the
+        class `kind` (a RunTimeValueError when only run time knows what the import needs)."""
+        return kind(f"ONNX {node.op_type} ({self.where(node)}): {message}")
 
     # -- reading operands ---------------------------------------------------------------------
     def has_input(self, node: Node, index: int) -> bool:
@@ -184,7 +185,9 @@ class Importer:
         value = self._pinned(found) if isinstance(found, SizedArray) else self.const(node, index)
         if value is None:
             raise self.error(
-                node, f"input {index} ({what}) must be a constant: it is computed at run time"
+                node,
+                f"input {index} ({what}) must be a constant: it is computed at run time",
+                RunTimeValueError,
             )
         return value
 

@@ -12,6 +12,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
+from dnnc.core.diagnostics import RunTimeValueError
 from dnnc.core.kinds import BinaryAlg
 from dnnc.dialects.dnn import GatherOp, ResizeOp, TopKOp, shape_of
 from dnnc.dialects.dnn.data import COORDINATE_MODES, NEAREST_MODES, RESIZE_MODES
@@ -299,7 +300,9 @@ def convert_resize(imp: Importer, node: Node) -> Value:
             sizes[axis] = math.floor(_static(imp, node, shape, axis) * float(scale))
     else:
         raise imp.error(
-            node, "input 2 (scales) or 3 (sizes) must be a constant: it is computed at run time"
+            node,
+            "input 2 (scales) or 3 (sizes) must be a constant: it is computed at run time",
+            RunTimeValueError,
         )
     return imp.emit(
         ResizeOp(

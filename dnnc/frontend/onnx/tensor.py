@@ -15,6 +15,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
+from dnnc.core.diagnostics import RunTimeShapeError
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
 from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherNDOp, GatherOp, shape_of
 from dnnc.frontend.onnx.graph import Node, one_element
@@ -265,7 +266,11 @@ def convert_size(imp: Importer, node: Node) -> Value:
     """Size of a statically shaped tensor -> an int64 scalar constant."""
     shape = imp.shape(imp.values[node.input(0)])
     if shapes.DYNAMIC in shape:
-        raise imp.error(node, f"the size of {shapes.format_shape(shape)} is only known at run time")
+        raise imp.error(
+            node,
+            f"the size of {shapes.format_shape(shape)} is only known at run time",
+            RunTimeShapeError,
+        )
     return sizes_array([math.prod(shape)]).reshape(())
 
 
@@ -273,7 +278,11 @@ def convert_shape(imp: Importer, node: Node) -> Value:
     """Shape of a statically shaped tensor -> an int64 constant (start / end from opset 15)."""
     shape = imp.shape(imp.values[node.input(0)])
     if shapes.DYNAMIC in shape:
-        raise imp.error(node, f"the shape {shapes.format_shape(shape)} is only known at run time")
+        raise imp.error(
+            node,
+            f"the shape {shapes.format_shape(shape)} is only known at run time",
+            RunTimeShapeError,
+        )
     start = node.int_attr("start", 0)
     end = None if node.attr("end") is None else node.int_attr("end")
     return sizes_array(shape[start:end])

@@ -9,7 +9,9 @@ import pytest
 from onnx import TensorProto, helper
 
 import dnnc
+from dnnc.core.diagnostics import RunTimeShapeError, RunTimeValueError
 from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, value_inputs
+from dnnc.frontend.onnx import import_onnx
 
 
 def reshape_then_tile() -> object:
@@ -111,3 +113,21 @@ def test_every_executable_kind_has_one_interface() -> None:
         report = executable.memory_report()
         assert report.arena_bytes >= report.lower_bound_bytes >= 0
         assert report.planned_bytes >= report.lower_bound_bytes
+
+
+def test_the_fallback_is_chosen_by_the_error_type() -> None:
+    """The import says by its exception's class, not its wording, that a value it needs is
+    computed at run time: RunTimeValueError for an operand computed from a graph input (the
+    per-value fallback), RunTimeShapeError for a shape with `?` dims (per-shape)."""
+    with pytest.raises(RunTimeValueError) as operand:
+        import_onnx(reshape_then_tile())
+    assert not isinstance(operand.value, RunTimeShapeError)
+    nodes = [helper.make_node("Shape", ["x"], ["s"])]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("s", TensorProto.INT64, [2])],
+    )
+    with pytest.raises(RunTimeShapeError):
+        import_onnx(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]))
