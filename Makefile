@@ -20,7 +20,7 @@ run: $(STAMP)
 
 test: lint lit pytest test-avx2
 
-# ruff (lint and format) on everything, mypy on the package; configured in pyproject.toml.
+# ruff (lint and format) on everything, mypy on the package and dnnc_testing; configured in pyproject.toml.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

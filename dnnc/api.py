@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from dnnc.core.diagnostics import (
     DnncError,
+    ModelError,
     RunTimeShapeError,
     RunTimeValueError,
     remark_at,
@@ -169,9 +170,20 @@ def _per_input_shape(
         "an operand dnn needs at compile time (a shape, axes, bounds), so each value set is "
         "imported again (ShapeSpecializedExecutable)",
     )
+
+    def compile_fixed(fixed: onnx.ModelProto) -> Executable:
+        """The model for one input-shape (and value) signature: static throughout."""
+        compiled = compile(fixed, pipeline, function=function, cache=cache)
+        if not isinstance(compiled, Executable):
+            raise ModelError(
+                f"{error.message}; with every input's shape and value fixed, shapes still "
+                "depend on data"
+            )
+        return compiled
+
     executable = ShapeSpecializedExecutable(
         model,
-        lambda fixed: compile(fixed, pipeline, function=function, cache=cache),  # type: ignore[arg-type,return-value]
+        compile_fixed,
         max_models=(dynamic or DynamicOptions()).max_plans,
     )
     executable.recipe = _recipe(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -14,10 +15,15 @@ TOLERANCE = {"f32": 1e-5, "bf16": 2e-2}
 """Relative tolerance per precision, also of the largest output magnitude (near zero)."""
 
 
-def optimize_without(pass_name: str, precision: str) -> str:
+def optimize_without(pass_name: str, precision: Literal["f32", "bf16"]) -> str:
     """``dnn-optimize{precision=...}``'s steps, `pass_name` left out."""
     steps = OptimizePipeline(precision=precision).expand()
     return ",".join(str(p.pipeline_pass_spec()) for p in steps if p.name != pass_name)
+
+
+def _first(outputs: list[np.ndarray] | dict[str, np.ndarray]) -> np.ndarray:
+    assert isinstance(outputs, list)  # run without as_dict: the outputs in order
+    return outputs[0]
 
 
 def assert_agree(
@@ -31,7 +37,7 @@ def assert_agree(
     tolerance of `precision`."""
     import onnxruntime as ort
 
-    ours, theirs = with_pass.run(inputs)[0], without_pass.run(inputs)[0]
+    ours, theirs = _first(with_pass.run(inputs)), _first(without_pass.run(inputs))
     oracle = ort.InferenceSession(str(path)).run(None, inputs)[0]
     tolerance = TOLERANCE[precision]
     scale = np.abs(oracle).max()

@@ -21,10 +21,13 @@ reorder pairs (plain -> blocked -> plain) around exact ops keep values exact.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 WEIGHTS_FILE = "weights.npz"
 
@@ -151,7 +154,7 @@ class _Builder:
     def chance(self, p: float) -> bool:
         return bool(self.rng.random() < p)
 
-    def choice(self, options: tuple | list):
+    def choice(self, options: Sequence[T]) -> T:
         return options[int(self.rng.integers(len(options)))]
 
     def pick(self, accept: Callable[[Value], bool] = lambda v: True) -> Value | None:
@@ -423,6 +426,13 @@ class _Builder:
         attrs = f"axes = {_ints(axes)}" + ("" if keep else ", keep_dims = false")
         return self.unary("reduce", src, Value(self.fresh("%red"), shape), attrs, f"{kind} ")
 
+    def unary_on(self, src: Value, algs: tuple[str, ...] = BOUNDED_ELTWISE) -> Value:
+        """An eltwise of `src` kept out of the pool (inside a reorder or cast pair)."""
+        result = self.eltwise(src, algs)
+        assert result is not None  # given a source
+        self.available.pop()
+        return result
+
     def eltwise(
         self, src: Value | None = None, algs: tuple[str, ...] = BOUNDED_ELTWISE
     ) -> Value | None:
@@ -479,7 +489,8 @@ class _Builder:
         fits = lambda v: len(v.shape) == len(first.shape) and all(  # noqa: E731
             a == b for i, (a, b) in enumerate(zip(v.shape, first.shape)) if i != axis
         )
-        inputs = [first, *(self.pick(fits) for _ in range(int(self.rng.integers(1, 3))))]
+        picked = [self.pick(fits) for _ in range(int(self.rng.integers(1, 3)))]
+        inputs = [first, *(v for v in picked if v is not None)]  # first fits: never None
         shape = list(first.shape)
         shape[axis] = sum(v.shape[axis] for v in inputs)
         result = Value(self.fresh("%cat"), tuple(shape), exact=all(v.exact for v in inputs))
@@ -567,8 +578,7 @@ class _Builder:
         self.unary("reorder", src, moved)
         self.available.pop()  # blocked values stay inside the pair
         if self.chance(0.5):
-            moved = self.eltwise(moved)
-            self.available.pop()
+            moved = self.unary_on(moved)
         back = Value(self.fresh("%ro"), src.shape, exact=moved.exact)
         return self.unary("reorder", moved, back)
 
@@ -582,8 +592,7 @@ class _Builder:
         self.unary("cast", src, low)
         self.available.pop()
         if self.chance(0.5):
-            low = self.eltwise(low, ("relu", "abs"))
-            self.available.pop()
+            low = self.unary_on(low, ("relu", "abs"))
         return self.unary("cast", low, Value(self.fresh("%cast"), src.shape))
 
     def constant(self, kind: str = "constant") -> Value | None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dnnc.ir.weights import save_weights
+
 WEIGHTS = "weights.npz"
 
 
@@ -153,7 +155,7 @@ def bert_feed_forward(seq: int, hidden: int, inner: int, seed: int = 0) -> Case:
 
 
 def write(case: Case, directory: Path) -> Path:
-    np.savez(directory / WEIGHTS, **case.weights)
+    save_weights(directory / WEIGHTS, case.weights)
     path = directory / "graph.mlir"
     path.write_text(case.text)
     return path

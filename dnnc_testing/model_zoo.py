@@ -210,6 +210,7 @@ def _randomize_statistics(module: nn.Module, generator: torch.Generator) -> None
     for layer in module.modules():
         if isinstance(layer, nn.BatchNorm2d):
             channels = layer.num_features
+            assert layer.running_mean is not None and layer.running_var is not None  # tracked
             layer.running_mean.copy_(torch.randn(channels, generator=generator) * 0.1)
             layer.running_var.copy_(torch.rand(channels, generator=generator) + 0.5)
             layer.weight.data.copy_(torch.rand(channels, generator=generator) + 0.5)

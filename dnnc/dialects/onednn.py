@@ -295,12 +295,6 @@ class KernelCallOp(IRDLOperation):
             },
         )
 
-    def inputs_by_role(self) -> dict[str, SSAValue]:
-        return {r.data: v for r, v in zip(self.in_roles.data, self.ins, strict=True)}
-
-    def outputs_by_role(self) -> dict[str, SSAValue]:
-        return {r.data: v for r, v in zip(self.out_roles.data, self.outs, strict=True)}
-
     @classmethod
     def parse(cls, parser: Parser) -> KernelCallOp:
         kind = parser.parse_identifier("kernel kind")

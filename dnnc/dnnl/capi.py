@@ -95,8 +95,8 @@ def prototype(name: str) -> ctypes._NamedFuncPointer:
     result, params = SIGNATURES[name]
     function = library()[name]
     function.restype = C_TYPES[result]
-    # a parameter is never void, so no entry is None
-    function.argtypes = [C_TYPES[parameter_type(p)] for p in params]  # type: ignore[misc]
+    argtypes = [C_TYPES[parameter_type(p)] for p in params]
+    function.argtypes = [t for t in argtypes if t is not None]  # a parameter is never void
     return function
 
 
@@ -504,10 +504,6 @@ SIGNATURES: dict[str, tuple[str, tuple[str, ...]]] = {
     "dnnl_version": (
         "const dnnl_version_t*",
         (),
-    ),
-    "dnnl_set_verbose": (
-        "dnnl_status_t",
-        ("int level",),
     ),
     "dnnl_set_primitive_cache_capacity": (
         "dnnl_status_t",

@@ -19,10 +19,10 @@ import ctypes
 import functools
 import itertools
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -87,11 +87,6 @@ _C.dnnl_set_primitive_cache_capacity(0)
 # in the strides of size-1 dimensions for one another, handing back a primitive of another
 # implementation than the descriptor's (a 1x32x1x1 convolution in nchw got the nhwc one's
 # brgconv_1x1, which then ran without the scratchpad it needs: a crash).
-
-
-def set_verbose(level: int) -> None:
-    """oneDNN's verbose mode (0 off, 1 execution, 2 also creation), like ONEDNN_VERBOSE."""
-    _C.dnnl_set_verbose(level)
 
 
 # --- data types and algorithms ---------------------------------------------------------------
@@ -852,15 +847,19 @@ def _convert(declaration: str, value: object) -> object:
             raise TypeError(f"{declaration}: expected a MemoryDesc or None, got {value!r}")
         return value.handle if value is not None else None
     if c_type == _DESC_ARRAY:
-        descs = list(value)  # type: ignore[call-overload]
+        descs = list(value) if isinstance(value, Iterable) else []
         if not descs or not all(isinstance(d, MemoryDesc) for d in descs):
             raise TypeError(f"{declaration}: expected a non-empty sequence of MemoryDesc")
         return (ctypes.c_void_p * len(descs))(*(d.handle for d in descs))
     if c_type == _FLOAT_ARRAY:
-        floats = [float(v) for v in value]  # type: ignore[attr-defined]
+        if not isinstance(value, Iterable):
+            raise TypeError(f"{declaration}: expected a sequence of numbers, got {value!r}")
+        floats = [float(v) for v in value]
         return (ctypes.c_float * len(floats))(*floats)
     if c_type == "const dnnl_dims_t":
-        return _dims_array(value, declaration)  # type: ignore[arg-type]
+        if not isinstance(value, Iterable):
+            raise TypeError(f"{declaration}: expected a sequence of ints, got {value!r}")
+        return _dims_array(tuple(value), declaration)
     if c_type == "float":
         if not isinstance(value, (int, float)):
             raise TypeError(f"{declaration}: expected a number, got {value!r}")
@@ -919,7 +918,7 @@ class PrimitiveDesc(_Owned):
         supplied = dict(zip(taken, args))
         converted = {d: _convert(d, v) for d, v in supplied.items()}
         lengths = {
-            len(supplied[d])  # type: ignore[arg-type]
+            len(cast(Sequence[object], supplied[d]))  # _convert took it as one
             for d in taken
             if capi.parameter_type(d) in (_DESC_ARRAY, _FLOAT_ARRAY)
         }
@@ -985,9 +984,6 @@ class PrimitiveDesc(_Owned):
 
     def dst_desc(self, index: int = 0) -> MemoryDesc | None:
         return self.query_md(Query.dnnl_query_dst_md, index)
-
-    def workspace_desc(self) -> MemoryDesc | None:
-        return self.query_md(Query.dnnl_query_workspace_md)
 
     def scratchpad_desc(self) -> MemoryDesc | None:
         """What the scratchpad argument must be (user scratchpad mode); None if unneeded."""

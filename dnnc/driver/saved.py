@@ -305,7 +305,8 @@ def _write_arrays(npz: Path, arrays: dict[str, np.ndarray]) -> None:
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             zip64 = array.nbytes + len(header.getvalue()) >= zipfile.ZIP64_LIMIT
             fixed = _LOCAL_HEADER.size + len(info.filename) + (20 if zip64 else 0) + 4
-            start = archive.fp.tell() + fixed + len(header.getvalue())  # type: ignore[union-attr]
+            assert archive.fp is not None  # open for writing
+            start = archive.fp.tell() + fixed + len(header.getvalue())
             padding = -start % PAGE
             info.extra = struct.pack("<HH", _PADDING_ID, padding) + bytes(padding)
             with archive.open(info, "w", force_zip64=zip64) as member:

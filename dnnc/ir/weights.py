@@ -18,7 +18,9 @@ import os
 import threading
 import weakref
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -32,6 +34,11 @@ from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import DataType
 from dnnc.dialects.dnn import ConstantOp, WeightOp
 from dnnc.dialects.types import data_type_of
+
+
+def save_weights(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray]) -> None:
+    """Write `arrays` as the ``.npz`` file dnn.weight ops read by key."""
+    np.savez(path, **cast(dict[str, Any], arrays))  # numpy's stub types **kwds as its options
 
 
 def numpy_dtype(type_: TensorType) -> np.dtype:

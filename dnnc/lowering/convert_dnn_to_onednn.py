@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, FunctionType, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FunctionType, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import error_at
@@ -120,10 +120,10 @@ class _FunctionLowering:
     def whole_buffer(self, buffer: BufferClass, origin: Operation) -> SSAValue:
         """The arena view of a class with views, at its root's offset and type."""
         if id(buffer) not in self.whole:
-            root = buffer.root.owner
-            assert isinstance(root, Operation)  # classes with views are computed
-            offset = _offsets(root)[buffer.root.index]  # type: ignore[attr-defined]
-            view = ArenaViewOp(offset, memory_type(root, buffer.root))
+            root = buffer.root
+            assert isinstance(root, OpResult)  # classes with views are computed
+            offset = _offsets(root.owner)[root.index]
+            view = ArenaViewOp(offset, memory_type(root.owner, root))
             self.whole[id(buffer)] = self.add(view, origin).results[0]
         return self.whole[id(buffer)]
 
@@ -210,7 +210,8 @@ class _FunctionLowering:
 
 
 def _offsets(op: Operation) -> list[int]:
-    offsets = ints(op.attributes.get(ARENA_OFFSETS))  # type: ignore[arg-type]
+    attr = op.attributes.get(ARENA_OFFSETS)
+    offsets = ints(attr) if isinstance(attr, DenseArrayBase) else None
     if offsets is None or len(offsets) != len(op.results):
         raise error_at(op, f"has no {ARENA_OFFSETS} (one per result): run dnn-plan-memory")
     return offsets

@@ -5,7 +5,7 @@ dnn-remove-redundant-reorders)."""
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -26,9 +26,7 @@ def constant_op(array: np.ndarray, type_: TensorType, location_op: Operation) ->
     if it already has the element type), at `location_op`'s location."""
     exact = array if array.dtype in _FLOAT_DTYPES else np.asarray(array, dtype=np.float64)
     data = to_dtype(exact, data_type_of(type_.get_element_type()))
-    raw = BytesAttr(np.ascontiguousarray(data).tobytes())
-    # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
-    op = ConstantOp(DenseIntOrFPElementsAttr(type_, raw))  # type: ignore[arg-type]
+    op = ConstantOp.of_bytes(type_, np.ascontiguousarray(data).tobytes())
     op.location = location_op.location
     return op
 

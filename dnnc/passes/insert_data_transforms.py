@@ -31,6 +31,7 @@ Post: ``dnn.operand_layouts`` is gone; layouts are in the tensor types; the IR v
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -66,10 +67,10 @@ from dnnc.passes.functions import is_dnn_function
 from dnnc.target.kernel_table import kernel_of, operand_data_types
 
 
-def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
+def _expected(op: DnnOp | func.ReturnOp, function: func.FuncOp) -> list[TensorType]:
     """The type each operand of `op` is expected in (module docstring)."""
     if isinstance(op, func.ReturnOp):
-        return list(function.function_type.outputs.data)  # type: ignore[arg-type]
+        return [cast(TensorType, t) for t in function.function_type.outputs.data]  # tensors
     actual = [tensor_type(v) for v in op.operands]
     layouts = op.attributes.get(OPERAND_LAYOUTS)
     if isinstance(layouts, ArrayAttr):
@@ -77,7 +78,7 @@ def _expected(op: Operation, function: func.FuncOp) -> list[TensorType]:
     kernel = kernel_of(op)
     if kernel is None:
         return actual
-    elements = operand_data_types(op, kernel.data_type.data)  # type: ignore[arg-type]
+    elements = operand_data_types(op, kernel.data_type.data)
     return [retyped(t, element=element_type_of(e)) for t, e in zip(actual, elements)]
 
 

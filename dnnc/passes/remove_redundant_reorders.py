@@ -54,6 +54,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core.diagnostics import DnncError, remark
 from dnnc.core.kinds import DataType
+from dnnc.core.layouts import Layout
 from dnnc.dialects.dnn import (
     CastOp,
     ConstantOp,
@@ -211,7 +212,7 @@ class FoldCastIntoConstant(RewritePattern):
         erase_dead_sources(rewriter, [source.results[0]])
 
 
-def _typed_layouts(op: DnnOp) -> dict[str, object]:
+def _typed_layouts(op: DnnOp) -> dict[str, Layout | None]:
     """Each primitive role of `op` with the layout its operand's type has."""
     layouts = {role: layout_of(tensor_type(op.operands[i])) for role, i in roles_of(op)}
     return {**layouts, "dst": layout_of(tensor_type(op.results[0]))}
@@ -219,7 +220,7 @@ def _typed_layouts(op: DnnOp) -> dict[str, object]:
 
 def _fast(probe: Probe, op: DnnOp) -> bool:
     """Whether oneDNN runs `op`, as typed, with an optimized implementation."""
-    implementation = probe.implementation(op, _typed_layouts(op))  # type: ignore[arg-type]
+    implementation = probe.implementation(op, _typed_layouts(op))
     return implementation is not None and not implementation.startswith("ref")
 
 
@@ -284,16 +285,16 @@ class FoldReorderIntoProducer(RewritePattern):
         if added > saved:
             return  # moving the reorder up would move more bytes (e.g. above a strided pool)
         moved = retyped_op(producer, operands, retyped(here, encoding=there.encoding))
-        if not (_verifies(moved) and _fast(self.probe, moved)):  # type: ignore[arg-type]
+        if not (_verifies(moved) and _fast(self.probe, moved)):
             moved.erase()
             return  # the dialect or oneDNN says no
         if new_reorders:
             rewriter.insert(new_reorders, InsertPoint.before(producer))
-        old_sources = [v.owner for v in producer.operands]
+        old_sources = [v.owner for v in producer.operands if isinstance(v.owner, Operation)]
         rewriter.replace(producer, moved, moved.results)
         _forward(rewriter, op, moved.results[0])
         for source in old_sources:
-            _erase_if_unused(rewriter, source)  # type: ignore[arg-type]
+            _erase_if_unused(rewriter, source)
 
 
 @dataclass(frozen=True)

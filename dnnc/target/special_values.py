@@ -110,7 +110,8 @@ def kernel_masks(kind: str, params: Mapping[str, object]) -> Masking | None:
         return MAX_POOLING
     if kind == "eltwise":
         alpha = params.get("alpha", 0.0)
-        return eltwise_masks(str(params["alg"]), float(alpha))  # type: ignore[arg-type]
+        assert isinstance(alpha, int | float)  # an eltwise's alpha is a number
+        return eltwise_masks(str(params["alg"]), float(alpha))
     if kind == "binary":
         return MASKING_BINARY.get(BinaryAlg(str(params["alg"])))
     return None

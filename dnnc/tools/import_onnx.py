@@ -13,11 +13,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from dnnc.core.diagnostics import DnncError
 from dnnc.frontend.onnx import convert
 from dnnc.ir.text import print_module
+from dnnc.ir.weights import save_weights
 
 
 def run(model: str, output: str | None) -> None:
@@ -30,7 +29,7 @@ def run(model: str, output: str | None) -> None:
     weights_path = out.with_suffix(".npz")
     module, weights = convert(model, weights_path.name)
     if weights:
-        np.savez(weights_path, **weights)  # type: ignore[arg-type]  # numpy's stub: **kwds
+        save_weights(weights_path, weights)
     out.write_text(print_module(module))
 
 

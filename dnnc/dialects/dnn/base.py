@@ -97,7 +97,7 @@ def stand_in(new: OpT, old: Operation) -> OpT:
     return new
 
 
-def retyped_op(op: Operation, operands: list[SSAValue], result_type: Attribute) -> Operation:
+def retyped_op(op: OpT, operands: list[SSAValue], result_type: Attribute) -> OpT:
     """A copy of the one-result `op` on `operands` with `result_type`, at `op`'s location and
     with its result's name."""
     new = type(op).create(

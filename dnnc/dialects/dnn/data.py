@@ -13,6 +13,7 @@ from typing import ClassVar, TypeGuard
 from xdsl.dialects.builtin import (
     I64,
     BoolAttr,
+    BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -515,6 +516,12 @@ class ConstantOp(DnnOp):
 
     def __init__(self, value: DenseIntOrFPElementsAttr):
         super().__init__(result_types=[value.type], properties={"value": value})
+
+    @classmethod
+    def of_bytes(cls, type_: TensorType, data: bytes) -> ConstantOp:
+        """A constant of `type_` whose elements are `data` (row-major, in the element type)."""
+        # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
+        return cls(DenseIntOrFPElementsAttr(type_, BytesAttr(data)))  # type: ignore[arg-type]
 
     def verify_op(self) -> None:
         if self.value.type != self.result.type:

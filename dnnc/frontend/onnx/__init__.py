@@ -27,6 +27,7 @@ from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
 from dnnc.frontend.onnx.sized import Recompute
 from dnnc.ir.text import verify_module
+from dnnc.ir.weights import save_weights
 
 
 def _imported(
@@ -73,7 +74,7 @@ def import_onnx(
     weights_file = None if weights_path is None else os.fspath(weights_path)
     module, weights = convert(model, weights_file)
     if weights_file is not None:
-        np.savez(weights_file, **weights)  # type: ignore[arg-type]  # numpy's stub: **kwds
+        save_weights(weights_file, weights)
     return module
 
 

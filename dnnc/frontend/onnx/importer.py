@@ -30,8 +30,6 @@ from onnx import helper
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     ModuleOp,
     NameLoc,
     NoneAttr,
@@ -269,9 +267,7 @@ class Importer:
             or np.issubdtype(array.dtype, np.integer)
         )
         if inline:
-            data = BytesAttr(_bytes_of(array))
-            # xDSL's stub wants a tensor type with a static element type; any dnn one is valid
-            op: Operation = ConstantOp(DenseIntOrFPElementsAttr(type_, data))  # type: ignore[arg-type]
+            op: Operation = ConstantOp.of_bytes(type_, _bytes_of(array))
         else:
             assert self.weights_file is not None  # inline otherwise
             weight_key = self._unique_key(key)
@@ -334,18 +330,23 @@ class Importer:
             return None
         if not known and node.op_type != "Constant":
             return None
-        arrays: list[Folded] = [self.values[name] for name in known]  # type: ignore[misc]
+        arrays: list[Folded] = [
+            value
+            for name in known
+            if isinstance(value := self.values[name], np.ndarray | SizedArray)  # all: above
+        ]
+        plain = [a for a in arrays if isinstance(a, np.ndarray)]
         sized = any(isinstance(a, SizedArray) for a in arrays)
         symbolic = sized or any(a.dtype == object for a in arrays)
         if not symbolic:
-            return list(self._evaluate(node, known, arrays))  # type: ignore[arg-type]
+            return list(self._evaluate(node, known, plain))
         if node.op_type in ("Shape", "Size"):  # of a SizedArray or of a shape vector
             shape = shape_of_folded(arrays[0])
             if node.op_type == "Size":
                 return [sizes_array([math.prod(shape)]).reshape(())]
             end = None if node.attr("end") is None else node.int_attr("end")
             return [sizes_array(shape[node.int_attr("start", 0) : end])]
-        if not sized and symbolic_inputs(node.op_type, arrays):  # type: ignore[arg-type]
+        if not sized and symbolic_inputs(node.op_type, plain):
             folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
             if isinstance(folded, np.ndarray):
                 return [folded]
