@@ -1,5 +1,6 @@
-"""Shape specialization: a dnn function with ``?`` dimensions made static for one set of
-input shapes, and fused post-ops those shapes make invalid split off again.
+"""Shape specialization: a dnn function with ``?`` dimensions made static for given shapes.
+
+Fused post-ops those shapes make invalid are split off again.
 
 ``specialize(function, input_shapes)``
     A clone of ``function`` in which every tensor type is static. Each op's verifier runs as

@@ -1,5 +1,4 @@
-"""dnn-assign-layouts: choose the memory layout every op reads, for the least reorder traffic
-(or, opted in, the least measured time).
+"""dnn-assign-layouts: choose the layout each op reads its operands in, for the least cost.
 
 Rule: %y = dnn.<op> %x, %w ...          [the op runs a kernel or is dnn.reshape]
       ==> %y = dnn.<op> %x, %w ... {dnn.operand_layouts = [#dnn.layout<nhwc>, #dnn.layout<Acdb64a>]}
@@ -14,33 +13,16 @@ operand of the result's shape (residual adds, sum post-op arguments, concat inpu
 them in for k (free at run time: the executor packs constants once); other operands (bias,
 statistics, broadcast operands) are read plain.
 
-Candidates per op (kernel_table): PREFERRED ops run in a layout oneDNN picks with format
-``any`` (its src or dst choice); AGNOSTIC ops in plain or any candidate layout of the same
-rank that oneDNN runs them in with a non-reference implementation; PLAIN ops in plain.
-Function arguments and results stay plain (the caller's arrays).
-
-Cost (``cost=measured``, or ``auto`` under ``DNNC_TUNE=on``): the time of every op in its
-layout plus that of the reorders between them, measured on this CPU. A preferred op on images
-or volumes is then also a candidate in channels-last, 16- and 8-channel blocks and plain
-(where oneDNN runs it with a real kernel), and every op with a choice is timed in each
-candidate (dnnc.target.timings: its primitive on zeroed buffers, the least of a few runs;
-kept on disk per CPU, ISA and oneDNN version, so a second compile measures only primitives it
-has not seen). A reorder costs a time per step plus per byte, measured by each compile.
-Ops whose spatial extents are all 1 are not timed (every layout is the same bytes there). A
-remark on each op whose measured choice is not oneDNN's own says what won and by how much.
-``cost=bytes`` (the analytic model, and ``auto``, the default, unless ``DNNC_TUNE=on``; why
-measuring is opt-in: dnnc.target.timings): a value produced
-in layout a and read in layouts {b...} costs, per distinct b != a, the bytes of reading it in
-a plus writing it in b (padding included), and ops cost nothing; candidates are oneDNN's picks.
-Either way reading a constant costs nothing. ``strategy``:
-- ``global``: minimal total cost. Dynamic programming over the candidate layouts in program
-  order (best[op][k] = the cheapest way to compute op's inputs given k), then the choices
-  backwards from the results; exact on chains and trees. On DAGs (a value read twice) the DP
-  counts shared producers once per reader, so local improvement sweeps follow (each op takes
-  its best layout given its neighbours' until nothing changes).
-- ``greedy``: each op its own first choice (oneDNN's pick; plain for agnostic ops), never
-  measured.
-- ``plain``: no change.
+Each op chooses among its candidates (``_Graph.__init__``): oneDNN's picks for the ops it
+prefers a layout for, the layouts around them for layout-agnostic ops, plain for the rest;
+function arguments and results stay plain (the caller's arrays).
+``cost``: ``bytes`` the reorder traffic a choice implies, ``measured`` the time of the kernels
+and reorders on this CPU (``_Graph.__init__`` and ``_measure``), ``auto`` measured under
+``DNNC_TUNE=on``, else bytes. Reading a constant costs nothing either way; a remark on each op
+whose measured choice is not oneDNN's own says what won and by how much.
+``strategy``: ``global`` the least total cost (``_Graph.optimal``: dynamic programming, then
+improvement sweeps), ``greedy`` each op its first candidate (oneDNN's pick; plain for
+agnostic ops; never measured), ``plain`` no change.
 Pre:  the IR verifies; dnn-select-kernels ran if the compute types differ from the operand
       types (dnn-assign-precision). Fusion ran before (post-op arguments need layouts too).
 Post: every op that runs a kernel, and every dnn.reshape, has ``dnn.operand_layouts``; a remark
@@ -127,6 +109,20 @@ class _Graph:
     def __init__(
         self, function: func.FuncOp, probe: Probe, times: PrimitiveTimes | None = None
     ) -> None:
+        """The candidates of every op of `function` (kernel_table's layout rule):
+        - PREFERRED ops run in a layout oneDNN picks with format ``any`` (its src or dst
+          choice); measured (`times` given), an op on images or volumes is also a candidate
+          in channels-last, 16- and 8-channel blocks and plain, where oneDNN runs it with a
+          real kernel (``_preferred``, ``_adopt``);
+        - AGNOSTIC ops in plain or any candidate layout of the same rank that oneDNN runs
+          them in with a non-reference implementation;
+        - PLAIN ops in plain.
+        The cost model: with `times` (``cost=measured``), the time of every op in its layout
+        plus that of the reorders between them, measured on this CPU (``_measure``), a
+        reorder costing a time per step plus per byte (measured by each compile); without
+        (``cost=bytes``, the analytic model; why measuring is opt-in: dnnc.target.timings), a
+        value produced in layout a and read in layouts {b...} costs, per distinct b != a, the
+        bytes of reading it in a plus writing it in b (padding included), and ops nothing."""
         self.function = function
         self.probe = probe
         self.measured = times is not None
@@ -187,7 +183,10 @@ class _Graph:
 
     def _measure(self, node: _Node, times: PrimitiveTimes) -> None:
         """Time `node`'s primitive in each of its candidates (nothing to compare for one, nor
-        where every spatial extent is 1: the layouts then lay out the same bytes)."""
+        where every spatial extent is 1: the layouts then lay out the same bytes).
+        dnnc.target.timings runs the primitive on zeroed buffers and keeps the least of a
+        few runs, on disk per CPU, ISA and oneDNN version, so a second compile measures only
+        primitives it has not seen."""
         shape = tensor_type(node.op.operands[0]).get_shape()
         if len(node.candidates) < 2 or all(extent == 1 for extent in shape[2:]):
             return
@@ -320,7 +319,15 @@ class _Graph:
         return {op: node.candidates[0] for op, node in self.nodes.items()}
 
     def optimal(self) -> dict[Operation, Layout]:
-        """DP forward, choices backward, then improvement sweeps (module docstring)."""
+        """The assignment of least total cost (``strategy=global``).
+
+        Dynamic programming over the candidate layouts in program order: best[op][k] is the
+        cheapest way to compute op's inputs given that op runs in k (``_inputs_cost``). The
+        choices are then made backwards from the results, each op taking the layout that
+        minimizes best plus the cost of its results' readers already decided. Exact on chains
+        and trees; on DAGs (a value read twice) the DP counts a shared producer once per
+        reader, so improvement sweeps follow: each op takes its best layout given its
+        neighbours' (``local_cost``), until nothing changes or ``_SWEEPS`` ran."""
         best: dict[Operation, dict[Layout, float]] = {}
         for op, node in self.nodes.items():
             best[op] = {

@@ -1,6 +1,7 @@
-"""dnn-canonicalize: local rewrites that bring data movement into one form, so that the
-transposes of attention meet their matmuls (dnn-transpose-as-view) and scales meet the
-matmul's post-ops (dnn-fuse-post-ops), as exporters spell them several ways.
+"""dnn-canonicalize: local rewrites that bring data movement and scales into one form.
+
+Exporters spell them several ways; in one form the transposes of attention meet their matmuls
+(dnn-transpose-as-view) and scales meet the matmul's post-ops (dnn-fuse-post-ops).
 
 Rules:
   ComposeTransposes        transpose(transpose(%x, p), q)  ==> transpose(%x, [p[i] for i in q])

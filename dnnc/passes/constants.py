@@ -1,6 +1,7 @@
-"""Constants that rewrites create and erase: a dnn.constant from an array, and the dnn.constant
-and dnn.weight ops a rewrite leaves unused (dnn-fold-constants, dnn-dense-as-inner-product,
-dnn-remove-redundant-reorders)."""
+"""Constants that rewrites create and erase.
+
+A dnn.constant from an array, and the dnn.constant and dnn.weight ops a rewrite leaves unused
+(dnn-fold-constants, dnn-dense-as-inner-product, dnn-remove-redundant-reorders)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Data transforms as the layout passes build and count them: a tensor type with another element
-type or layout, a new dnn.reorder or dnn.cast with its kernel, the bytes a reorder moves, and the
-transforms a function runs (dnn-assign-layouts, dnn-insert-data-transforms,
-dnn-remove-redundant-reorders, dnn-transpose-as-view)."""
+"""Data transforms as the layout passes build and count them.
+
+A tensor type with another element type or layout, a new dnn.reorder or dnn.cast with its
+kernel, the bytes a reorder moves, and the transforms a function runs (dnn-assign-layouts,
+dnn-insert-data-transforms, dnn-remove-redundant-reorders, dnn-transpose-as-view)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""dnn-dense-as-inner-product: run a dense layer as oneDNN's inner product where its matmul
-would fall back to gemm.
+"""dnn-dense-as-inner-product: a dense layer whose matmul falls back runs as an inner product.
 
 Rule: %y = dnn.matmul %x, %w[, %b] post_args(P) {post_ops} : (tensor<MxK>, tensor<KxN>[, B])
           -> tensor<MxN>      [%w a dnn.constant or dnn.weight; B absent, N or 1xN]

@@ -1,5 +1,4 @@
-"""dnn-hoist-strides: compute a value only at the pixels the strided 1x1 convolutions reading it
-look at.
+"""dnn-hoist-strides: compute a value only at the pixels its strided 1x1 convolutions read.
 
 Rule: %v = <producer> ...
       %a = dnn.conv2d %v, %w1 {strides = array<i64: 2, 2>}

@@ -1,6 +1,7 @@
-"""The matching kit of the passes that recover a decomposed op (dnn-recover-gelu, -swish,
--layer-norm): guards that raise `NoMatch` with the reason a remark reports, walks along
-single-use chains, and the rewrite replacing a matched chain.
+"""The matching kit of the passes that recover a decomposed op.
+
+dnn-recover-gelu, -swish and -layer-norm share it: guards that raise `NoMatch` with the reason a
+remark reports, walks along single-use chains, and the rewrite replacing a matched chain.
 
 A recovering pass matches with these guards inside a `try`, remarks the `NoMatch` message when
 a guard fails and calls `replace_chain` when every guard held; it applies its pattern through

@@ -1,5 +1,7 @@
-"""dnn-propagate-special-values: compute NaN and infinities as ONNX Runtime does, where a oneDNN
-kernel would drop them (dnnc.target.special_values says which and how).
+"""dnn-propagate-special-values: keep NaN and infinities where a oneDNN kernel would drop them.
+
+They are then computed as ONNX Runtime does; dnnc.target.special_values says which kernels
+drop them and how.
 
 Rules:
   RelaxReluToElu

@@ -1,5 +1,4 @@
-"""dnn-scale-weights: scale a convolution's weights instead of its input, where that is fewer
-elements to multiply.
+"""dnn-scale-weights: scale a convolution's weights instead of its input, if fewer elements.
 
 Rule: %y = dnn.binary mul %x, %s        (or mul %s, %x)
       %z = dnn.conv2d %y, %w, ...

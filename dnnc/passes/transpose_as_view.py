@@ -1,5 +1,7 @@
-"""dnn-transpose-as-view: the transposes around a matmul move no data; the matmul reads or
-writes through permuted strides instead (attention's q/k/v and output transposes).
+"""dnn-transpose-as-view: the transposes around a matmul become views of its operands.
+
+The matmul reads or writes through permuted strides instead of moving data (attention's q/k/v
+and output transposes).
 
 Rules (p a permutation; L.transposed(p) the layout in which transpose(x, p) holds the bytes
 of x in layout L, dnnc.core.layouts):
