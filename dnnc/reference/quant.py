@@ -54,10 +54,11 @@ def dequantize(
 def dynamic_quantize(src: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``dnn.dynamic_quantize``: src quantized to u8 over its own range widened to hold 0,
     with that scale and zero point; an all-zero src has scale 1, as in ONNX Runtime (the
-    specification's formula divides by zero)."""
+    specification's formula divides by zero). The range skips NaN, which quantizes to 0, as
+    in ONNX Runtime."""
     x = np.asarray(src, _F32)
-    high = _F32(max(0.0, float(x.max(initial=0.0))))
-    low = _F32(min(0.0, float(x.min(initial=0.0))))
+    high = _F32(np.fmax.reduce(x, axis=None, initial=0.0))
+    low = _F32(np.fmin.reduce(x, axis=None, initial=0.0))
     scale = _F32(1.0) if high == low else _F32(_F32(high - low) / _F32(_U8.max - _U8.min))
     zero = np.rint(np.clip(_F32(_U8.min) - low / scale, _U8.min, _U8.max))
     zero_point = np.asarray(zero, np.uint8)

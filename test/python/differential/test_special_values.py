@@ -63,10 +63,18 @@ NAN_FREE = {
     "ArgMin": _ARG_NAN,
 }
 """Ops tested without NaN, and why."""
-FINITE_INPUTS = {"PRelu": (1,)}
+FINITE_INPUTS = {"PRelu": (1,), "DynamicQuantizeLinear": (0,)}
 """Inputs (by index) given finite special values only, and why: PRelu is relu(x) + slope *
 min(x, 0), so a NaN or infinite slope makes a positive x NaN where ONNX gives x (slopes are
-weights in real models)."""
+weights in real models). DynamicQuantizeLinear of a range with an infinity has an infinite
+scale, so every finite value quantizes to the zero point, and ONNX Runtime's zero point of
+such a range (inf / inf) follows its clamping order (255 for [-inf, 1], 0 for [1, inf]);
+NaN, which ONNX Runtime leaves out of the range and quantizes to 0, is tested."""
+QUANTIZATION_SCALES = {"QLinearMatMul": (1, 4, 6), "QLinearConv": (1, 4, 6)}
+"""Inputs (by index) given no special value at all: the scales of linear quantization, which
+ONNX defines for positive finite values only (a zero, NaN or infinite scale has no quantized
+meaning, and ONNX Runtime's integer answer then follows its clamping order). The data inputs
+of these ops are integers."""
 ONNX_REFERENCE_OUTPUTS: dict[str, tuple[int, ...] | None] = {
     "LayerNormalization": (1, 2),  # ONNX Runtime's Mean of a row holding inf is NaN
     "LRN": None,  # ONNX Runtime's running window sum turns one inf into NaN for later channels
@@ -182,8 +190,10 @@ def usable_cases(op: str) -> list[Usable]:
             else SPECIALS
             for i in range(len(names))
         ]
+        scales = QUANTIZATION_SCALES.get(op, ())
         feeds = {
-            n: laced(np.asarray(a), i, chosen[i]) for i, (n, a) in enumerate(zip(names, arrays))
+            n: np.asarray(a) if i in scales else laced(np.asarray(a), i, chosen[i])
+            for i, (n, a) in enumerate(zip(names, arrays))
         }
         executable = compiled(model, "dnn-optimize")
         if executable is None:
