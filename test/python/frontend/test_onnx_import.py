@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import helper
-from onnx_helpers import check, function, model, op_names, run_dnnc, value_info
+from onnx_helpers import check, function, model, op_names, run_dnnc, run_onnxruntime, value_info
 
 import dnnc
 from dnnc.core.diagnostics import DnncError
@@ -81,6 +81,55 @@ def test_erf_outside_gelu_is_an_eltwise_erf() -> None:
 def test_gelu_with_a_shared_intermediate_is_not_fused() -> None:
     nodes, constants = _gelu_nodes("torch")
     module = check(model(nodes, X, outputs=("y", "e"), initializers=constants), X)
+    assert "gelu_erf" not in str(module) and "dnn.eltwise erf" in str(module)
+
+
+STEP = np.float32(2.0**-4)
+"""The 8-bit grid of the QDQ GELU cases: 1 and 0.5 on it exactly, X's products within it."""
+
+
+def _rounded_gelu(order: str, skewed: str = "") -> onnx.ModelProto:
+    """The decomposed GELU as ONNX Runtime's quantize_static writes it: every intermediate
+    rounded by a QuantizeLinear -> DequantizeLinear pair (int8, scale STEP), the 1 and 0.5
+    DequantizeLinears of int8 constants; the pair of ``skewed`` dequantizes with twice the
+    scale (no rounding: it rescales)."""
+    nodes, constants = _gelu_nodes(order)
+    initializers = {"s": STEP, "s2": np.float32(2 * STEP), "z": np.int8(0)}
+    for name in ("one", "half"):
+        if name in constants:
+            initializers[f"{name}_q"] = np.int8(round(float(constants.pop(name)) / STEP))
+    initializers |= constants
+    rounded: list[onnx.NodeProto] = [
+        helper.make_node("DequantizeLinear", [f"{c}_q", "s", "z"], [c])
+        for c in ("one", "half")
+        if f"{c}_q" in initializers
+    ]
+    for node in nodes:
+        node.input[:] = [f"{i}_r" if i in ("t", "e", "a", "m") else i for i in node.input]
+        rounded.append(node)
+        out = node.output[0]
+        if out != "y":
+            scale = "s2" if out == skewed else "s"
+            rounded.append(helper.make_node("QuantizeLinear", [out, "s", "z"], [f"{out}_q"]))
+            rounded.append(
+                helper.make_node("DequantizeLinear", [f"{out}_q", scale, "z"], [f"{out}_r"])
+            )
+    return model(rounded, X, initializers=initializers, opset=17)
+
+
+@pytest.mark.parametrize("order", ["torch", "mul_by_inverse", "half_first", "half_times_sum"])
+def test_gelu_rounded_by_quantization_pairs_becomes_one_gelu_erf(order: str) -> None:
+    made = _rounded_gelu(order)
+    module = import_onnx(made)
+    assert op_names(module) == ["dnn.eltwise"] and "gelu_erf" in str(module)
+    # The inner roundings are gone: y moves by half a step of each of them, at most.
+    bound = float((np.abs(X["x"]).max() + 1) * STEP)
+    theirs = run_onnxruntime(made, X)[0]
+    np.testing.assert_allclose(run_dnnc(module, X)[0], theirs, rtol=0, atol=bound)
+
+
+def test_gelu_through_a_rescaling_pair_is_not_fused() -> None:
+    module = import_onnx(_rounded_gelu("torch", skewed="e"))
     assert "gelu_erf" not in str(module) and "dnn.eltwise erf" in str(module)
 
 
