@@ -80,6 +80,8 @@ VALUE_TYPE_NAMES = "float32, bfloat16, float16, int8, uint8, int32, int64 or boo
 INLINE_LIMIT = 64
 """Arrays with fewer elements are written inline as dnn.constant even with a weights file."""
 
+_WEIGHT_READERS = frozenset({"Conv", "MatMul", "Gemm"})
+"""The ops whose input 1 is kept 8-bit when a DequantizeLinear of constants gives it."""
 _NOT_FOLDED = frozenset(
     {
         "RandomNormal",
@@ -324,6 +326,8 @@ class Importer:
         follow the input dimensions (a traced import, dnnc.frontend.onnx.sized) give a shape
         vector, a SizedArray, or pin their symbols when the node has no shape rule."""
         known = [name for name in node.inputs if name]
+        if self._quantized_weight(node):
+            return None
         if node.op_type in _NOT_FOLDED or not all(
             isinstance(self.values.get(name), np.ndarray | SizedArray) for name in known
         ):
@@ -367,6 +371,23 @@ class Importer:
             raise
         except Exception as error:  # the reference evaluator raises anything; say which node
             raise self.error(node, f"cannot evaluate the constant node: {error}") from error
+
+    def _quantized_weight(self, node: Node) -> bool:
+        """A DequantizeLinear whose every reader takes it as the weights of a Conv, MatMul or
+        Gemm (input 1): kept as dnn.dequantize of the int8 constant, so that the weights stay
+        8-bit for an int8 kernel (dnn-fold-constants folds it where none takes them)."""
+        readers = self.graph.consumers.get(node.outputs[0], [])
+        return (
+            node.op_type == "DequantizeLinear"
+            and bool(readers)
+            and node.outputs[0] not in self.graph.output_names
+            and all(
+                r.op_type in _WEIGHT_READERS
+                and r.inputs[1:2] == [node.outputs[0]]
+                and node.outputs[0] not in r.inputs[:1] + r.inputs[2:]
+                for r in readers
+            )
+        )
 
     # -- emitting ops -------------------------------------------------------------------------
     def emit(self, op: Operation, name: str | None = None) -> SSAValue:

@@ -8,7 +8,9 @@ operator forms compute in f32 between explicit transforms, which is what they me
 - ConvInteger / MatMulInteger: the inputs minus their zero points (a dequantize with scale
   1), convolve or multiply in f32, cast to int32. The f32 sums are the exact integers while
   every partial sum stays below 2^24 in magnitude.
-A DequantizeLinear of constants (the weights of a QDQ model) is folded at import.
+A DequantizeLinear of constants is folded at import, except where it gives the weights of a
+Conv, MatMul or Gemm (a QDQ model's): those stay int8 constants behind a dnn.dequantize, which
+dnn-fold-constants folds where no int8 kernel takes them.
 
 Refused with the reason: block-wise quantization (``block_size``), element types other than
 int8 and uint8 (int32 too when dequantizing), scales other than f32, and the attributes of

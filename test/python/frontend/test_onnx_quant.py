@@ -114,6 +114,34 @@ def test_dynamic_quantize(x: np.ndarray) -> None:
     assert _same(made, {"x": x}, fp_tolerance=0.0) == ["dnn.dynamic_quantize"]
 
 
+@pytest.mark.parametrize("reader", ["Conv", "Gemm", "Add"])
+def test_dequantized_constant_weights_stay_int8(reader: str) -> None:
+    """QDQ weights (a DequantizeLinear of int8 constants, per output channel) given to a
+    Conv or Gemm stay int8 behind a dnn.dequantize (for an int8 kernel); any other reader
+    gets them folded to f32 at import. Both agree with ONNX Runtime."""
+    shapes = {"Conv": ((1, 4, 5, 5), (6, 4, 3, 3), 0), "Gemm": ((3, 4), (6, 4), 0)}
+    x_shape, w_shape, axis = shapes.get(reader, ((6, 4), (6, 4), 0))
+    x = RNG.standard_normal(x_shape).astype(np.float32)
+    initializers = {
+        "w": RNG.integers(-127, 128, w_shape).astype(np.int8),
+        "ws": RNG.uniform(0.01, 0.02, w_shape[0]).astype(np.float32),
+        "wz": np.zeros(w_shape[0], np.int8),
+    }
+    attributes = {"transB": 1} if reader == "Gemm" else {}
+    nodes = [
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wf"], axis=axis),
+        helper.make_node(reader, ["x", "wf"], ["y"], **attributes),
+    ]
+    made = model(nodes, {"x": x}, initializers=initializers, opset=13)
+    ops = _same(made, {"x": x}, fp_tolerance=1e-5)
+    module = import_onnx(made)
+    if reader == "Add":
+        assert "dnn.dequantize" not in ops
+        return
+    dequantize = next(op for op in function(module).walk() if op.name == "dnn.dequantize")
+    assert "i8" in str(dequantize.operands[0].type), dequantize
+
+
 def test_qlinear_conv_per_channel_with_bias() -> None:
     """Within one step: ONNX Runtime accumulates in int32 and requantizes once, dnnc
     dequantizes, convolves in f32 and quantizes, so a value next to a rounding tie may
