@@ -7,6 +7,11 @@ instance, no bf16 eltwise, binary or convolution below AVX-512). The data type a
 the data roles (sources, weights, destination); bias and normalization statistics stay f32,
 as oneDNN reads them; weights are given as format ``any``, as a compile asks for them.
 A reorder probe converts f32 into the data type (what a ``dnn.cast`` runs).
+
+8-bit probes ask what an int8 kernel is given: s8 weights whatever the activations' type
+(oneDNN has no u8 weights), and, without a layout, 4-D activations channels-last
+(INT8_LAYOUT): oneDNN 3.2's int8 convolutions and pooling run there (brgconv, jit_uni_int8,
+jit_int) but only on ``ref:any`` in plain nchw or in nChw16c.
 """
 
 from __future__ import annotations
@@ -79,9 +84,16 @@ _WEIGHTS_ANY = frozenset({"convolution", "deconvolution", "matmul", "inner_produ
 """Kinds whose weights a compile leaves to oneDNN (format any)."""
 
 
+INT8_LAYOUT = "nhwc"
+"""The activations' layout of an 8-bit probe given none (module docstring)."""
+_INT8 = frozenset({DataType.S8, DataType.U8})
+
+
 def _role_type(kind: str, role: str, data_type: DataType) -> DataType:
     if role in _STATISTICS:
         return DataType.F32
+    if role == "weights" and data_type in _INT8:
+        return DataType.S8  # oneDNN's int8 weights are s8 (module docstring)
     if kind == "reorder" and role == "src":
         return DataType.F32  # a dnn.cast from f32
     return data_type
@@ -91,9 +103,12 @@ def _role_type(kind: str, role: str, data_type: DataType) -> DataType:
 def implementation(kind: str, data_type: DataType, layout: str | None = None) -> str | None:
     """oneDNN's implementation of a small `kind` primitive computing in `data_type`, its
     sources and destination in `layout` (a format tag such as ``nhwc``; plain if None or of
-    another rank); None when oneDNN has none. ValueError for a kind without a probe."""
+    another rank; an 8-bit type without a layout: INT8_LAYOUT); None when oneDNN has none.
+    ValueError for a kind without a probe."""
     if kind not in PROBES:
         raise ValueError(f"no probe for primitive kind '{kind}' (valid: {', '.join(PROBES)})")
+    if layout is None and data_type in _INT8:
+        layout = INT8_LAYOUT
     created = _primitive_desc(kind, PROBES[kind], data_type, layout)
     return None if created is None else created.impl_info
 

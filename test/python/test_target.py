@@ -105,6 +105,16 @@ def test_every_handler_kind_has_a_probe() -> None:
     assert set(PROBED_KINDS) == set(HANDLERS)
 
 
+@pytest.mark.skipif(not isa_includes("avx2"), reason="oneDNN 3.2's int8 kernels need AVX2")
+@pytest.mark.parametrize("data_type", [DataType.S8, DataType.U8])
+@pytest.mark.parametrize("kind", ["convolution", "matmul", "inner_product", "pooling"])
+def test_int8_is_asked_as_an_int8_kernel_is_given(kind: str, data_type: DataType) -> None:
+    """s8 weights under u8 activations too, activations channels-last: the answer is a real
+    kernel (in plain nchw, oneDNN 3.2 convolves int8 on ref:any only)."""
+    found = implementation(kind, data_type)
+    assert found is not None and not found.startswith("ref"), found
+
+
 def test_no_implementation_is_none_not_an_error() -> None:
     """oneDNN has no s8 LRN anywhere: None, and not native."""
     assert implementation("lrn", DataType.S8) is None
