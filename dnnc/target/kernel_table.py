@@ -273,18 +273,22 @@ class Probe:
         self, op: DnnOp, layouts: Mapping[str, Layout | None], data_type: DataType | None = None
     ) -> tuple[PrimitiveHandler, PrimitiveDesc] | None:
         """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
-        `data_type` (default: compute_type), or None."""
+        `data_type` (default: compute_type), or None. The destination is in `data_type`
+        where the result has the first operand's element type; an op that converts (a
+        quantize, dequantize or cast) writes its result's own type."""
         from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
         from dnnc.dnnl.primitives import handler_for
         from dnnc.ir.values import attribute_value
 
         data_type = data_type or compute_type(op)
         elements = operand_data_types(op, data_type)
+        result, first = (tensor_type(v).get_element_type() for v in (op.results[0], op.operands[0]))
+        destination = data_type if result == first else data_type_of(result)
         descs = {}
         for role, index in [*roles_of(op), ("dst", -1)]:
             value = op.results[0] if index < 0 else op.operands[index]
             shape = tuple(tensor_type(value).get_shape())
-            element = data_type if index < 0 else elements[index]
+            element = elements[index] if index >= 0 else destination
             layout = layouts.get(role, plain_layout(len(shape)))
             if not shape:  # a scalar: one element of rank 1 to oneDNN, as the runtime has it
                 shape, layout = (1,), plain_layout(1)
