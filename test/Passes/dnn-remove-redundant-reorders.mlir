@@ -160,6 +160,20 @@ func.func @fold_cast_into_constant() -> (tensor<4xbf16>, tensor<1x16x2x2xbf16, #
 
 // -----
 
+/// A cast that widens an integer type (a zero point to the s32 oneDNN takes) loses nothing:
+/// done once, here.
+// CHECK-LABEL: func.func @fold_widening_integer_cast_into_constant
+// CHECK:         %[[C:.*]] = dnn.constant dense<[-128, 127, 0, 7]> : tensor<4xi32>
+// CHECK-NOT:     dnn.cast
+// CHECK:         func.return %[[C]]
+func.func @fold_widening_integer_cast_into_constant() -> tensor<4xi32> {
+  %c = dnn.constant dense<[-128, 127, 0, 7]> : tensor<4xi8>
+  %b = dnn.cast %c : (tensor<4xi8>) -> tensor<4xi32>
+  func.return %b : tensor<4xi32>
+}
+
+// -----
+
 /// A cast to an integer type saturates and rounds oneDNN's way: it stays for oneDNN.
 // CHECK-LABEL: func.func @negative_integer_cast_of_constant
 // CHECK:         %c = dnn.constant
@@ -168,6 +182,18 @@ func.func @negative_integer_cast_of_constant() -> tensor<4xi8> {
   %c = dnn.constant dense<[1.5, 2.5, -300.0, 3.0]> : tensor<4xf32>
   %b = dnn.cast %c : (tensor<4xf32>) -> tensor<4xi8>
   func.return %b : tensor<4xi8>
+}
+
+// -----
+
+/// Narrowing between integer types saturates (300 does not fit i8): it stays for oneDNN.
+// CHECK-LABEL: func.func @negative_narrowing_integer_cast_of_constant
+// CHECK:         %c = dnn.constant
+// CHECK:         dnn.cast %c
+func.func @negative_narrowing_integer_cast_of_constant() -> tensor<2xi8> {
+  %c = dnn.constant dense<[300, 7]> : tensor<2xi32>
+  %b = dnn.cast %c : (tensor<2xi32>) -> tensor<2xi8>
+  func.return %b : tensor<2xi8>
 }
 
 // -----
