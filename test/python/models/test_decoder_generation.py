@@ -8,6 +8,7 @@ on a 2-core Zen 4), so the quick tests take a handful of steps."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 import torch
 
 import dnnc
+from dnnc.tools.run import run
 from dnnc_testing import decoders
 
 PROMPT = 16
@@ -104,3 +106,15 @@ def test_generate_refuses_a_model_without_its_cache_outputs(tmp_path: Path) -> N
     path = decoders.export_logits(decoders.decoder("gpt2"), tmp_path / "l.onnx", 1, 4)
     with pytest.raises(dnnc.ModelError, match="no cache inputs"):
         dnnc.generate(dnnc.compile(path), _prompt(4), 1)
+
+
+def test_dnnc_run_generate_prints_onnxruntime_tokens(
+    exported, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    family, path = exported
+    np.save(tmp_path / "ids.npy", _prompt())
+    argv = [str(path), "--generate", "3", "--input", f"input_ids={tmp_path / 'ids.npy'}"]
+    assert run([*argv, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["tokens"] == [_expected(path, family, _prompt(), 3).tokens]
+    assert result["prompt_tokens"] == PROMPT and result["tokens_per_second"] > 0
