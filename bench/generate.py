@@ -24,85 +24,26 @@ import gc
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx import helper
 
 import dnnc
-from dnnc.driver.generation import Decoder
-from dnnc.runtime.io_binding import TensorSpec
 from dnnc_testing import decoders
-from dnnc_testing.engines import onnxruntime_options, openvino_config, status_kib
+from dnnc_testing.engines import status_kib
 
 WINDOW = 8
 """New tokens per start / end median."""
 
-Feeds = Mapping[str, object]
-
-
-@dataclass
-class Wrapped:
-    """Another engine behind dnnc.generate's decoder interface (dnnc.driver.generation)."""
-
-    inputs: list[TensorSpec]
-    outputs: list[TensorSpec]
-    call: Callable[[Feeds], dict[str, np.ndarray]]
-
-    def run(self, inputs: Feeds, *, as_dict: bool) -> dict[str, np.ndarray]:
-        return self.call(inputs)
-
-
-def _specs(values: Sequence[onnx.ValueInfoProto]) -> list[TensorSpec]:
-    return [
-        TensorSpec(
-            v.name,
-            tuple(
-                d.dim_value if d.HasField("dim_value") else -1 for d in v.type.tensor_type.shape.dim
-            ),
-            np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)),
-        )
-        for v in values
-    ]
-
-
-def engine(name: str, path: Path, threads: int) -> Decoder:
-    """``name``'s decoder on the ONNX file ``path``."""
-    if name == "dnnc":
-        return dnnc.compile(path)
-    graph = onnx.load(path, load_external_data=False).graph
-    inputs, outputs = _specs(graph.input), _specs(graph.output)
-    names = [spec.name for spec in outputs]
-    if name == "onnxruntime":
-        import onnxruntime as ort
-
-        session = ort.InferenceSession(
-            str(path), onnxruntime_options(threads), providers=["CPUExecutionProvider"]
-        )
-        return Wrapped(inputs, outputs, lambda x: dict(zip(names, session.run(None, dict(x)))))
-    import openvino as ov
-
-    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, "f32"))
-    request = compiled.create_infer_request()
-
-    def infer(x: Feeds) -> dict[str, np.ndarray]:
-        result = request.infer(dict(x))
-        return {o.get_any_name(): np.array(result[o]) for o in compiled.outputs}
-
-    return Wrapped(inputs, outputs, infer)
-
 
 def measure(
-    name: str, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
+    name: decoders.Engine, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
 ) -> tuple[list[int], dict[str, float]]:
     """One engine's tokens and figures (module docstring)."""
     gc.collect()
     before = status_kib("RssAnon")
     start = time.perf_counter()
-    decoder = engine(name, path, threads)
+    decoder = decoders.engine(name, path, threads)
     ready = time.perf_counter() - start
     generated = dnnc.generate(decoder, prompt, new_tokens)
     steps = [s * 1e3 for s in generated.seconds[1:]]
@@ -122,7 +63,9 @@ def main() -> None:
     parser.add_argument("--prompts", nargs="+", type=int, default=[32, 512])
     parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--engines", nargs="+", default=["onnxruntime", "openvino", "dnnc"])
+    parser.add_argument(
+        "--engines", nargs="+", choices=decoders.ENGINES, default=list(decoders.ENGINES)
+    )
     args = parser.parse_args()
     print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")
     with tempfile.TemporaryDirectory() as directory:

@@ -1,5 +1,6 @@
 """Tiny transformers decoders (GPT-2- and LLaMA-style, random weights from a config object)
-exported to ONNX as generation runs them, and a greedy loop over any engine's ``run``.
+exported to ONNX as generation runs them, and ONNX Runtime and OpenVINO behind the decoder
+interface of ``dnnc.generate`` (``engine``).
 
 ``export_decoder`` writes the KV-cache interface the ONNX Runtime GenAI / optimum exports use:
 inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T] and ``past_key_<i>`` /
@@ -12,15 +13,21 @@ Both use the TorchScript exporter (``dynamo=False``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import onnx
 import torch
+from onnx import helper
 from torch import nn
 
+import dnnc
+from dnnc.driver.generation import Decoder
+from dnnc.runtime.io_binding import TensorSpec
+from dnnc_testing.engines import onnxruntime_options, openvino_config
 from dnnc_testing.torchvision_models import transformers
 
 Family = Literal["gpt2", "llama"]
@@ -184,33 +191,57 @@ def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
     return path
 
 
-Run = Callable[[dict[str, np.ndarray]], Sequence[np.ndarray]]
-"""An engine's run: named inputs -> outputs in the exported order (logits, presents)."""
+Engine = Literal["dnnc", "onnxruntime", "openvino"]
+ENGINES: tuple[Engine, ...] = ("onnxruntime", "openvino", "dnnc")
 
 
 @dataclass
-class Generation:
-    """What a greedy run produced: the new tokens and each step's last-position logits."""
+class Wrapped:
+    """Another engine behind dnnc.generate's decoder interface (dnnc.driver.generation)."""
 
-    tokens: list[int]
-    logits: list[np.ndarray]
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    call: Callable[[Mapping[str, object]], dict[str, np.ndarray]]
+
+    def run(self, inputs: Mapping[str, object], *, as_dict: bool) -> dict[str, np.ndarray]:
+        return self.call(inputs)
 
 
-def greedy(run: Run, family: Family, prompt: np.ndarray, steps: int) -> Generation:
-    """A prompt [1, T] then `steps` greedy tokens, feeding each step's presents back as the
-    next step's past (the first call has an empty past)."""
-    past = empty_cache(family)
-    ids = prompt.astype(np.int64)
-    total = 0
-    result = Generation([], [])
-    for _ in range(steps):
-        total += ids.shape[1]
-        inputs = {"input_ids": ids, "attention_mask": np.ones((1, total), np.int64), **past}
-        outputs = run(inputs)
-        last = np.asarray(outputs[0])[0, -1]
-        token = int(np.argmax(last))
-        result.tokens.append(token)
-        result.logits.append(last)
-        past = dict(zip(cache_names("past"), (np.asarray(o) for o in outputs[1:])))
-        ids = np.array([[token]], np.int64)
-    return result
+def _specs(values: Sequence[onnx.ValueInfoProto]) -> list[TensorSpec]:
+    return [
+        TensorSpec(
+            v.name,
+            tuple(
+                d.dim_value if d.HasField("dim_value") else -1 for d in v.type.tensor_type.shape.dim
+            ),
+            np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)),
+        )
+        for v in values
+    ]
+
+
+def engine(name: Engine, path: Path, threads: int = 2) -> Decoder:
+    """``name``'s decoder on the exported file ``path`` (ONNX Runtime and OpenVINO with
+    ``threads`` threads, f32), for dnnc.generate."""
+    if name == "dnnc":
+        return dnnc.compile(path)
+    graph = onnx.load(path, load_external_data=False).graph
+    inputs, outputs = _specs(graph.input), _specs(graph.output)
+    names = [spec.name for spec in outputs]
+    if name == "onnxruntime":
+        import onnxruntime as ort
+
+        session = ort.InferenceSession(
+            str(path), onnxruntime_options(threads), providers=["CPUExecutionProvider"]
+        )
+        return Wrapped(inputs, outputs, lambda x: dict(zip(names, session.run(None, dict(x)))))
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, "f32"))
+    request = compiled.create_infer_request()
+
+    def infer(x: Mapping[str, object]) -> dict[str, np.ndarray]:
+        result = request.infer(dict(x))
+        return {o.get_any_name(): np.array(result[o]) for o in compiled.outputs}
+
+    return Wrapped(inputs, outputs, infer)

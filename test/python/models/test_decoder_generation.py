@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 import torch
 
 import dnnc
+from dnnc.driver.generation import Generated
 from dnnc.tools.run import run
 from dnnc_testing import decoders
 
@@ -46,9 +46,9 @@ def executable(exported) -> dnnc.DynamicExecutable:
     return dnnc.compile(exported[1])
 
 
-def _expected(path: Path, family: decoders.Family, prompt: np.ndarray, steps: int):
-    session = ort.InferenceSession(str(path))
-    return decoders.greedy(lambda x: session.run(None, x), family, prompt, steps)
+def _expected(path: Path, prompt: np.ndarray, steps: int) -> Generated:
+    """ONNX Runtime's tokens (test_onnxruntime_matches_transformers_generate checks them)."""
+    return dnnc.generate(decoders.engine("onnxruntime", path), prompt, steps)
 
 
 def test_onnxruntime_matches_transformers_generate(exported) -> None:
@@ -57,35 +57,33 @@ def test_onnxruntime_matches_transformers_generate(exported) -> None:
     units of the logits; the export agrees with the eager one, and so does dnnc)."""
     family, path = exported
     model = decoders.decoder(family, "eager")
-    ours = _expected(path, family, _prompt(), STEPS)
+    ours = _expected(path, _prompt(), STEPS)
     with torch.no_grad():
         generated = model.generate(
             torch.from_numpy(_prompt()), max_new_tokens=STEPS, do_sample=False, pad_token_id=0
         )
-    assert ours.tokens == generated[0, PROMPT:].tolist()
-    assert len(set(ours.tokens)) > 1  # the tokens vary: agreeing on them says something
+    assert ours.tokens[0].tolist() == generated[0, PROMPT:].tolist()
+    assert len(set(ours.tokens[0].tolist())) > 1  # the tokens vary: agreeing on them says something
 
 
-def _check_greedy(executable, path: Path, family: decoders.Family, prompt, steps: int) -> None:
-    expected = _expected(path, family, prompt, steps)
+def _check_greedy(executable, path: Path, prompt: np.ndarray, steps: int) -> None:
+    expected = _expected(path, prompt, steps)
     ours = dnnc.generate(executable, prompt, steps)
-    assert ours.tokens[0].tolist() == expected.tokens
+    assert ours.tokens.tolist() == expected.tokens.tolist()
     for got, want in zip(ours.logits, expected.logits, strict=True):
-        np.testing.assert_allclose(got[0], want, rtol=0, atol=1e-4 * np.abs(want).max())
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max())
 
 
 @pytest.mark.parametrize("length", [1, PROMPT])
 def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int) -> None:
-    family, path = exported
-    _check_greedy(executable, path, family, _prompt(length), STEPS)
+    _check_greedy(executable, exported[1], _prompt(length), STEPS)
 
 
 @pytest.mark.slow
 def test_dnnc_generates_64_onnxruntime_tokens(exported, executable) -> None:
     """LLaMA's is most of this file's time: its rotary positions make every past length a
     new trace today (GPT-2's reuse one template)."""
-    family, path = exported
-    _check_greedy(executable, path, family, _prompt(), LONG)
+    _check_greedy(executable, exported[1], _prompt(), LONG)
 
 
 def test_sampling_is_seeded_and_keeps_to_the_top_k(executable) -> None:
@@ -111,10 +109,10 @@ def test_generate_refuses_a_model_without_its_cache_outputs(tmp_path: Path) -> N
 def test_dnnc_run_generate_prints_onnxruntime_tokens(
     exported, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    family, path = exported
+    path = exported[1]
     np.save(tmp_path / "ids.npy", _prompt())
     argv = [str(path), "--generate", "3", "--input", f"input_ids={tmp_path / 'ids.npy'}"]
     assert run([*argv, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["tokens"] == [_expected(path, family, _prompt(), 3).tokens]
+    assert result["tokens"] == _expected(path, _prompt(), 3).tokens.tolist()
     assert result["prompt_tokens"] == PROMPT and result["tokens_per_second"] > 0
