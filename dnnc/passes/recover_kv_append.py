@@ -1,5 +1,4 @@
-"""dnn-recover-kv-append: the Concat of a key/value cache and the step's new keys or values
-becomes a dnn.kv_append.
+"""dnn-recover-kv-append: a KV cache's concat with one step's keys or values is a dnn.kv_append.
 
 Rule: func.func @f(..., %past: tensor<...>, ...) {
         %r = dnn.concat %past, %new {axis = a}     [%r also returned: the present cache]
