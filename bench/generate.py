@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import dnnc
-from dnnc_testing import decoders
+from dnnc_testing import decoders, engines
 from dnnc_testing.engines import status_kib
 
 WINDOW = 8
@@ -37,13 +37,13 @@ WINDOW = 8
 
 
 def measure(
-    name: decoders.Engine, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
+    name: engines.DecoderEngine, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
 ) -> tuple[list[int], dict[str, float]]:
     """One engine's tokens and figures (module docstring)."""
     gc.collect()
     before = status_kib("RssAnon")
     start = time.perf_counter()
-    decoder = decoders.engine(name, path, threads)
+    decoder = engines.decoder_engine(name, path, threads)
     ready = time.perf_counter() - start
     generated = dnnc.generate(decoder, prompt, new_tokens)
     steps = [s * 1e3 for s in generated.seconds[1:]]
@@ -64,7 +64,10 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
-        "--engines", nargs="+", choices=decoders.ENGINES, default=list(decoders.ENGINES)
+        "--engines",
+        nargs="+",
+        choices=engines.DECODER_ENGINES,
+        default=list(engines.DECODER_ENGINES),
     )
     args = parser.parse_args()
     print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")

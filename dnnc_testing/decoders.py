@@ -1,6 +1,6 @@
 """Tiny transformers decoders (GPT-2- and LLaMA-style, random weights from a config object)
-exported to ONNX as generation runs them, and ONNX Runtime and OpenVINO behind the decoder
-interface of ``dnnc.generate`` (``engine``).
+exported to ONNX as generation runs them (dnnc_testing.engines.decoder_engine runs them in
+ONNX Runtime and OpenVINO behind the decoder interface of ``dnnc.generate``).
 
 ``export_decoder`` writes the KV-cache interface the ONNX Runtime GenAI / optimum exports use:
 inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T] and ``past_key_<i>`` /
@@ -13,21 +13,14 @@ Both use the TorchScript exporter (``dynamo=False``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-import onnx
 import torch
-from onnx import helper
 from torch import nn
 
-import dnnc
-from dnnc.driver.generation import Decoder
-from dnnc.runtime.io_binding import TensorSpec
-from dnnc_testing.engines import onnxruntime_options, openvino_config
 from dnnc_testing.torchvision_models import transformers
 
 Family = Literal["gpt2", "llama"]
@@ -164,7 +157,7 @@ def export_logits(model: nn.Module, path: Path, batch: int, length: int) -> Path
 
 def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
     """``model`` with its KV cache as inputs and outputs (module docstring), dynamic axes."""
-    config = model.config
+    config: Any = model.config  # a transformers PretrainedConfig
     layers, heads = config.num_hidden_layers, config.num_attention_heads
     kv_heads = heads if family == "gpt2" else config.num_key_value_heads
     past, present = cache_names("past", layers), cache_names("present", layers)
@@ -189,59 +182,3 @@ def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
             dynamic_axes=axes,
         )
     return path
-
-
-Engine = Literal["dnnc", "onnxruntime", "openvino"]
-ENGINES: tuple[Engine, ...] = ("onnxruntime", "openvino", "dnnc")
-
-
-@dataclass
-class Wrapped:
-    """Another engine behind dnnc.generate's decoder interface (dnnc.driver.generation)."""
-
-    inputs: list[TensorSpec]
-    outputs: list[TensorSpec]
-    call: Callable[[Mapping[str, object]], dict[str, np.ndarray]]
-
-    def run(self, inputs: Mapping[str, object], *, as_dict: bool) -> dict[str, np.ndarray]:
-        return self.call(inputs)
-
-
-def _specs(values: Sequence[onnx.ValueInfoProto]) -> list[TensorSpec]:
-    return [
-        TensorSpec(
-            v.name,
-            tuple(
-                d.dim_value if d.HasField("dim_value") else -1 for d in v.type.tensor_type.shape.dim
-            ),
-            np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)),
-        )
-        for v in values
-    ]
-
-
-def engine(name: Engine, path: Path, threads: int = 2) -> Decoder:
-    """``name``'s decoder on the exported file ``path`` (ONNX Runtime and OpenVINO with
-    ``threads`` threads, f32), for dnnc.generate."""
-    if name == "dnnc":
-        return dnnc.compile(path)
-    graph = onnx.load(path, load_external_data=False).graph
-    inputs, outputs = _specs(graph.input), _specs(graph.output)
-    names = [spec.name for spec in outputs]
-    if name == "onnxruntime":
-        import onnxruntime as ort
-
-        session = ort.InferenceSession(
-            str(path), onnxruntime_options(threads), providers=["CPUExecutionProvider"]
-        )
-        return Wrapped(inputs, outputs, lambda x: dict(zip(names, session.run(None, dict(x)))))
-    import openvino as ov
-
-    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, "f32"))
-    request = compiled.create_infer_request()
-
-    def infer(x: Mapping[str, object]) -> dict[str, np.ndarray]:
-        result = request.infer(dict(x))
-        return {o.get_any_name(): np.array(result[o]) for o in compiled.outputs}
-
-    return Wrapped(inputs, outputs, infer)

@@ -18,7 +18,7 @@ import torch
 import dnnc
 from dnnc.driver.generation import Generated
 from dnnc.tools.run import run
-from dnnc_testing import decoders
+from dnnc_testing import decoders, engines
 
 PROMPT = 16
 STEPS = 5
@@ -48,7 +48,7 @@ def executable(exported) -> dnnc.DynamicExecutable:
 
 def _expected(path: Path, prompt: np.ndarray, steps: int) -> Generated:
     """ONNX Runtime's tokens (test_onnxruntime_matches_transformers_generate checks them)."""
-    return dnnc.generate(decoders.engine("onnxruntime", path), prompt, steps)
+    return dnnc.generate(engines.decoder_engine("onnxruntime", path), prompt, steps)
 
 
 def test_onnxruntime_matches_transformers_generate(exported) -> None:
