@@ -5,6 +5,8 @@
 with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.target_info()``
 says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
 runs many inferences at once (throughput mode, see dnnc.driver.streams);
+``dnnc.generate(executable, input_ids, max_new_tokens)`` generates tokens with a decoder
+exported with its KV cache (see dnnc.driver.generation);
 ``dnnc.compile(..., save_to=DIR)`` writes a compiled model that ``dnnc.load(DIR)`` reads
 without compiling (see dnnc.driver.saved). Every user
 mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from dnnc.api import compile
     from dnnc.core.diagnostics import DnncError, InputError, ModelError
     from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+    from dnnc.driver.generation import generate
     from dnnc.driver.saved import load
     from dnnc.driver.streams import Streams
     from dnnc.frontend.onnx import import_onnx
@@ -39,6 +42,7 @@ _EXPORTS = {
     "DynamicExecutable": "dnnc.driver.dynamic",
     "DynamicOptions": "dnnc.driver.dynamic",
     "Streams": "dnnc.driver.streams",
+    "generate": "dnnc.driver.generation",
     "TargetInfo": "dnnc.target",
     "target_info": "dnnc.target",
 }
@@ -53,6 +57,7 @@ __all__ = [
     "Streams",
     "TargetInfo",
     "compile",
+    "generate",
     "import_onnx",
     "load",
     "target_info",

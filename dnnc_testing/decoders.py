@@ -1,5 +1,6 @@
 """Tiny transformers decoders (GPT-2- and LLaMA-style, random weights from a config object)
-exported to ONNX as generation runs them, and a greedy loop over any engine's ``run``.
+exported to ONNX as generation runs them (dnnc_testing.engines.decoder_engine runs them in
+ONNX Runtime and OpenVINO behind the decoder interface of ``dnnc.generate``).
 
 ``export_decoder`` writes the KV-cache interface the ONNX Runtime GenAI / optimum exports use:
 inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T] and ``past_key_<i>`` /
@@ -12,10 +13,9 @@ Both use the TorchScript exporter (``dynamo=False``).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -26,30 +26,47 @@ from dnnc_testing.torchvision_models import transformers
 Family = Literal["gpt2", "llama"]
 FAMILIES: tuple[Family, ...] = ("gpt2", "llama")
 
-VOCABULARY = 128
-LAYERS = 2
-HIDDEN = 64
-HEADS = 4
-KV_HEADS = {"gpt2": 4, "llama": 2}
-"""LLaMA's key/value heads are grouped (2 for 4 query heads: repeat_kv in the graph)."""
+
+@dataclass(frozen=True)
+class Size:
+    """A decoder's dimensions; ``kv_heads`` is LLaMA's (GPT-2 has as many as ``heads``)."""
+
+    vocabulary: int = 128
+    layers: int = 2
+    hidden: int = 64
+    heads: int = 4
+    kv_heads: int = 2
+    positions: int = 256
+
+
+TINY = Size()
+"""The tests' decoders: LLaMA's key/value heads are grouped (2 for 4 query heads: repeat_kv
+in the graph)."""
+BENCH = Size(vocabulary=8000, layers=4, hidden=512, heads=8, kv_heads=4, positions=1024)
+"""bench/generate.py's: a realistic small decoder (issue 30's)."""
+VOCABULARY = TINY.vocabulary
+LAYERS = TINY.layers
+HIDDEN = TINY.hidden
+HEADS = TINY.heads
+KV_HEADS = {"gpt2": TINY.heads, "llama": TINY.kv_heads}
 
 
 def decoder(
-    family: Family, attention: Literal["sdpa", "eager"] = "sdpa", seed: int = 0
+    family: Family, attention: Literal["sdpa", "eager"] = "sdpa", seed: int = 0, size: Size = TINY
 ) -> nn.Module:
-    """A 2-layer, hidden-64 causal LM of `family` with seeded random weights (initializer
-    range 0.2, ten times the default: greedy tokens then vary from step to step), in eval mode.
-    ``attention`` is transformers' implementation: ``sdpa`` exports through torch's
-    scaled_dot_product_attention, ``eager`` as explicit MatMul/Softmax."""
+    """A causal LM of `family` and `size` (2 layers, hidden 64 by default) with seeded random
+    weights (initializer range 0.2, ten times the default: greedy tokens then vary from step
+    to step), in eval mode. ``attention`` is transformers' implementation: ``sdpa`` exports
+    through torch's scaled_dot_product_attention, ``eager`` as explicit MatMul/Softmax."""
     torch.manual_seed(seed)
     library = transformers()
     if family == "gpt2":
         config = library.GPT2Config(
-            vocab_size=VOCABULARY,
-            n_positions=256,
-            n_embd=HIDDEN,
-            n_layer=LAYERS,
-            n_head=HEADS,
+            vocab_size=size.vocabulary,
+            n_positions=size.positions,
+            n_embd=size.hidden,
+            n_layer=size.layers,
+            n_head=size.heads,
             initializer_range=0.2,
             bos_token_id=0,
             eos_token_id=0,
@@ -57,14 +74,14 @@ def decoder(
         )
         return library.GPT2LMHeadModel(config).eval()
     config = library.LlamaConfig(
-        vocab_size=VOCABULARY,
-        hidden_size=HIDDEN,
-        intermediate_size=2 * HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        num_key_value_heads=KV_HEADS["llama"],
+        vocab_size=size.vocabulary,
+        hidden_size=size.hidden,
+        intermediate_size=2 * size.hidden,
+        num_hidden_layers=size.layers,
+        num_attention_heads=size.heads,
+        num_key_value_heads=size.kv_heads,
         initializer_range=0.2,
-        max_position_embeddings=256,
+        max_position_embeddings=size.positions,
         bos_token_id=0,
         eos_token_id=0,
         attn_implementation=attention,
@@ -109,13 +126,13 @@ class _WithCache(nn.Module):
         return (out.logits, *flat)
 
 
-def cache_names(kind: Literal["past", "present"]) -> list[str]:
+def cache_names(kind: Literal["past", "present"], layers: int = LAYERS) -> list[str]:
     """``<kind>_key_0, <kind>_value_0, ...`` in layer order."""
-    return [f"{kind}_{part}_{i}" for i in range(LAYERS) for part in ("key", "value")]
+    return [f"{kind}_{part}_{i}" for i in range(layers) for part in ("key", "value")]
 
 
 def empty_cache(family: Family, batch: int = 1) -> dict[str, np.ndarray]:
-    """The past tensors of an empty cache (past length 0)."""
+    """The past tensors of an empty cache (past length 0) of a TINY decoder."""
     shape = (batch, KV_HEADS[family], 0, HIDDEN // HEADS)
     return {name: np.zeros(shape, np.float32) for name in cache_names("past")}
 
@@ -140,14 +157,17 @@ def export_logits(model: nn.Module, path: Path, batch: int, length: int) -> Path
 
 def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
     """``model`` with its KV cache as inputs and outputs (module docstring), dynamic axes."""
-    past = empty_cache(family)
+    config: Any = model.config  # a transformers PretrainedConfig
+    layers, heads = config.num_hidden_layers, config.num_attention_heads
+    kv_heads = heads if family == "gpt2" else config.num_key_value_heads
+    past, present = cache_names("past", layers), cache_names("present", layers)
     # traced with a past of 1 and 2 new tokens so that no length is 0 or 1 in the trace
-    traced = [torch.zeros((1, *a.shape[1:2], 1, a.shape[3])) for a in past.values()]
+    traced = [torch.zeros((1, kv_heads, 1, config.hidden_size // heads)) for _ in past]
     ids = torch.zeros((1, 2), dtype=torch.int64)
     mask = torch.ones((1, 3), dtype=torch.int64)
     axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"}}
-    axes |= {name: {0: "batch", 2: "past"} for name in cache_names("past")}
-    axes |= {name: {0: "batch", 2: "total"} for name in cache_names("present")}
+    axes |= {name: {0: "batch", 2: "past"} for name in past}
+    axes |= {name: {0: "batch", 2: "total"} for name in present}
     axes["logits"] = {0: "batch", 1: "sequence"}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the exporter's deprecation and tracer warnings
@@ -157,40 +177,8 @@ def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
             str(path),
             dynamo=False,
             opset_version=17,
-            input_names=["input_ids", "attention_mask", *cache_names("past")],
-            output_names=["logits", *cache_names("present")],
+            input_names=["input_ids", "attention_mask", *past],
+            output_names=["logits", *present],
             dynamic_axes=axes,
         )
     return path
-
-
-Run = Callable[[dict[str, np.ndarray]], Sequence[np.ndarray]]
-"""An engine's run: named inputs -> outputs in the exported order (logits, presents)."""
-
-
-@dataclass
-class Generation:
-    """What a greedy run produced: the new tokens and each step's last-position logits."""
-
-    tokens: list[int]
-    logits: list[np.ndarray]
-
-
-def greedy(run: Run, family: Family, prompt: np.ndarray, steps: int) -> Generation:
-    """A prompt [1, T] then `steps` greedy tokens, feeding each step's presents back as the
-    next step's past (the first call has an empty past)."""
-    past = empty_cache(family)
-    ids = prompt.astype(np.int64)
-    total = 0
-    result = Generation([], [])
-    for _ in range(steps):
-        total += ids.shape[1]
-        inputs = {"input_ids": ids, "attention_mask": np.ones((1, total), np.int64), **past}
-        outputs = run(inputs)
-        last = np.asarray(outputs[0])[0, -1]
-        token = int(np.argmax(last))
-        result.tokens.append(token)
-        result.logits.append(last)
-        past = dict(zip(cache_names("past"), (np.asarray(o) for o in outputs[1:])))
-        ids = np.array([[token]], np.int64)
-    return result

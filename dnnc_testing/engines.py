@@ -10,10 +10,19 @@ is per engine)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+
+from dnnc.runtime.io_binding import TensorSpec
+
+if TYPE_CHECKING:
+    import onnx
+
+    from dnnc.driver.generation import Decoder
 
 INPUT_NAME = "input"
 """dnnc_testing.model_zoo's input name (not imported from there in workers: it loads torch, which
@@ -130,3 +139,66 @@ def status_kib(field: str) -> int:
         if line.startswith(f"{field}:"):
             return int(line.split()[1])
     raise OSError(f"no {field} in /proc/self/status (Linux only)")
+
+
+DecoderEngine = Literal["dnnc", "onnxruntime", "openvino"]
+DECODER_ENGINES: tuple[DecoderEngine, ...] = ("onnxruntime", "openvino", "dnnc")
+"""The engines of bench/generate.py, ONNX Runtime (the reference) first."""
+
+
+@dataclass
+class Wrapped:
+    """Another engine behind dnnc.generate's decoder interface (dnnc.driver.generation)."""
+
+    inputs: list[TensorSpec]
+    outputs: list[TensorSpec]
+    call: Callable[[Mapping[str, object]], dict[str, np.ndarray]]
+
+    def run(self, inputs: Mapping[str, object], *, as_dict: bool) -> dict[str, np.ndarray]:
+        return self.call(inputs)
+
+
+def _specs(values: Sequence[onnx.ValueInfoProto]) -> list[TensorSpec]:
+    from onnx import helper
+
+    return [
+        TensorSpec(
+            v.name,
+            tuple(
+                d.dim_value if d.HasField("dim_value") else -1 for d in v.type.tensor_type.shape.dim
+            ),
+            np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)),
+        )
+        for v in values
+    ]
+
+
+def decoder_engine(name: DecoderEngine, path: Path, threads: int = 2) -> Decoder:
+    """``name``'s decoder on the file ``path`` (dnnc_testing.decoders.export_decoder) (ONNX Runtime and OpenVINO with
+    ``threads`` threads, f32), for dnnc.generate."""
+    import onnx
+
+    import dnnc
+
+    if name == "dnnc":
+        return dnnc.compile(path)
+    graph = onnx.load(path, load_external_data=False).graph
+    inputs, outputs = _specs(graph.input), _specs(graph.output)
+    names = [spec.name for spec in outputs]
+    if name == "onnxruntime":
+        import onnxruntime as ort
+
+        session = ort.InferenceSession(
+            str(path), onnxruntime_options(threads), providers=["CPUExecutionProvider"]
+        )
+        return Wrapped(inputs, outputs, lambda x: dict(zip(names, session.run(None, dict(x)))))
+    import openvino as ov
+
+    compiled = ov.Core().compile_model(str(path), "CPU", openvino_config(threads, "f32"))
+    request = compiled.create_infer_request()
+
+    def infer(x: Mapping[str, object]) -> dict[str, np.ndarray]:
+        result = request.infer(dict(x))
+        return {o.get_any_name(): np.array(result[o]) for o in compiled.outputs}
+
+    return Wrapped(inputs, outputs, infer)

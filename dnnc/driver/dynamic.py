@@ -151,6 +151,9 @@ class _Plan:
 class DynamicExecutable(ShippedByRecipe):
     """A dynamic function ready to run with any valid input shapes (module docstring)."""
 
+    smallest_size = 1
+    """The smallest input size a trace takes (dnnc's own IR has no zero-sized tensors)."""
+
     def __init__(
         self,
         function: func.FuncOp,
@@ -299,7 +302,7 @@ class DynamicExecutable(ShippedByRecipe):
     def _template_for(self, signature: Signature) -> ProgramTemplate:
         """The most recently used template that admits ``signature``, else a new trace's."""
         fits = all(
-            size >= 1 and declared in (size, shapes.DYNAMIC)
+            size >= self.smallest_size and declared in (size, shapes.DYNAMIC)
             for shape, declared_shape in zip(signature, self._declared, strict=True)
             for size, declared in zip(shape, declared_shape, strict=True)
         )

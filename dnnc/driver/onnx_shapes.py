@@ -252,6 +252,10 @@ class OnnxDynamicExecutable(DynamicExecutable):
     only its own sizes (``stats().mismatches``).
     """
 
+    smallest_size = 0
+    """Zero-sized inputs are traced: a KV-cache decoder's first step has a past of length 0
+    (its Concat and Shape arithmetic import with the size 0)."""
+
     def __init__(
         self,
         model: onnx.ModelProto,
@@ -289,10 +293,9 @@ class OnnxDynamicExecutable(DynamicExecutable):
 
     def _refuse(self, signature: Signature) -> None:
         for spec, shape in zip(self.inputs, signature, strict=True):
-            if any(n < 1 or d not in (n, -1) for d, n in zip(spec.shape, shape)):
+            if any(d not in (n, -1) for d, n in zip(spec.shape, shape)):
                 raise InputError(
-                    f"input '{spec.name}' is {spec.dtype}{list(shape)}; expected "
-                    f"{self.signature()}, every dimension >= 1"
+                    f"input '{spec.name}' is {spec.dtype}{list(shape)}; expected {self.signature()}"
                 )
 
     def _checked(self, template: ProgramTemplate, signature: Signature) -> ProgramTemplate:

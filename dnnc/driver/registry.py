@@ -24,6 +24,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-recover-layer-norm": "dnnc.passes.recover_layer_norm:RecoverLayerNormPass",
     "dnn-recover-attention": "dnnc.passes.recover_attention:RecoverAttentionPass",
     "dnn-expand-attention": "dnnc.passes.expand_attention:ExpandAttentionPass",
+    "dnn-recover-kv-append": "dnnc.passes.recover_kv_append:RecoverKvAppendPass",
     "onednn-verify-buffers": "dnnc.lowering.verify_buffers:VerifyBuffersPass",
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",

@@ -47,6 +47,11 @@ def concat(*inputs: np.ndarray, axis: int) -> np.ndarray:
     return np.concatenate(inputs, axis=axis)
 
 
+def kv_append(past: np.ndarray, new: np.ndarray, *, axis: int) -> np.ndarray:
+    """``dnn.kv_append``: ``new`` after ``past`` along ``axis`` (a concat of the two)."""
+    return concat(past, new, axis=axis)
+
+
 def slice(
     src: np.ndarray,
     *,

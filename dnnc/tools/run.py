@@ -4,6 +4,8 @@
              [--input x=x.npy ...] [--inputs inputs.npz] [--shape x=1x16 ...] [--seed 0]
              [--check] [--benchmark N] [--profile] [--report-memory] [--json]
              [--threads N] [--save-outputs DIR]
+    dnnc-run decoder.onnx --generate N [--prompt-length 16] [--input input_ids=ids.npy]
+             [--seed 0] [--threads N] [--json]
     dnnc-run --version [--json]
 
 ``--version`` prints dnnc's version and what it found on this host (dnnc.target_info():
@@ -28,6 +30,11 @@ range, then what the options ask for:
 * ``--threads N``: oneDNN's OpenMP threads (default: OMP_NUM_THREADS, else every core);
 * ``--save-outputs DIR``: each output as ``DIR/<index>.npy``, with ``DIR/outputs.json``
   mapping the model's output names (any characters) to those files.
+``--generate N`` runs a decoder exported with its KV cache instead (dnnc.generate, greedy):
+N new tokens after a prompt (``--input input_ids=...``, else ``--prompt-length`` random token
+ids from ``--seed`` below the vocabulary size, the logits' last dimension), from an empty
+cache; prints the tokens, the prompt's step (prefill) time, the median time per new token and
+the tokens per second of the new tokens after the first.
 Every user error (unreadable or invalid input, bad option, wrong input array) is one line
 ``error: ...`` (or ``file:line:col: error: ...``) on stderr and exit status 1.
 """
@@ -54,6 +61,8 @@ from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
 from dnnc.driver.dynamic import DynamicExecutable
+from dnnc.driver.executables import AnyExecutable
+from dnnc.driver.generation import generate
 from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable
 from dnnc.driver.streams import set_thread_count
 from dnnc.reference.interpreter import compare, interpret
@@ -108,6 +117,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--threads", type=int, metavar="N", help="oneDNN's OpenMP threads")
     parser.add_argument("--save-outputs", metavar="DIR", help="write the outputs as .npy files")
+    parser.add_argument("--generate", type=int, metavar="N", help="generate N tokens (decoder)")
+    parser.add_argument("--prompt-length", type=int, default=16, help="random prompt's tokens")
     args = parser.parse_args(argv)
     if args.file is None and not args.version:
         parser.error("the following arguments are required: file")
@@ -115,6 +126,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         raise DnncError(f"--seed needs a number >= 0, got {args.seed}")
     if args.benchmark is not None and args.benchmark < 1:
         raise DnncError(f"--benchmark needs a positive number of runs, got {args.benchmark}")
+    if args.generate is not None and (args.generate < 1 or args.prompt_length < 1):
+        raise DnncError(
+            f"--generate and --prompt-length need positive numbers, got {args.generate} "
+            f"and {args.prompt_length}"
+        )
     if args.threads is not None and args.threads < 1:
         raise DnncError(f"--threads needs a positive number, got {args.threads}")
     return args
@@ -369,6 +385,41 @@ def _save_outputs(directory: str, outputs: dict[str, np.ndarray]) -> str:
     return str(target)
 
 
+def _generate(args: argparse.Namespace, executable: AnyExecutable) -> dict[str, Any]:
+    """--generate: the tokens and their times (module docstring)."""
+    given = _given_inputs(args, executable.inputs)
+    if "input_ids" in given:
+        prompt = given["input_ids"]
+    else:
+        vocabulary = executable.outputs[0].shape[-1] if executable.outputs else -1
+        if vocabulary < 1:
+            raise DnncError(
+                "--generate: the vocabulary size (the first output's last dimension) is not "
+                "declared: give the prompt with --input input_ids=FILE.npy"
+            )
+        rng = np.random.default_rng(args.seed)
+        prompt = rng.integers(0, vocabulary, (1, args.prompt_length))
+    generated = generate(executable, prompt, args.generate)
+    steps = generated.seconds[1:]
+    return {
+        "prompt_tokens": int(prompt.shape[1]),
+        "tokens": generated.tokens.tolist(),
+        "prefill_ms": generated.prefill_seconds * 1e3,
+        "median_ms_per_token": statistics.median(steps) * 1e3 if steps else None,
+        "tokens_per_second": generated.tokens_per_second,
+    }
+
+
+def _print_generation(result: dict[str, Any]) -> None:
+    print(f"tokens: {' '.join(map(str, result['tokens'][0]))}")
+    print(f"prefill ({result['prompt_tokens']} tokens): {result['prefill_ms']:.2f} ms")
+    if result["median_ms_per_token"] is not None:
+        print(
+            f"per new token: median {result['median_ms_per_token']:.2f} ms, "
+            f"{result['tokens_per_second']:.2f} tokens/s"
+        )
+
+
 def _print_version(as_json: bool) -> None:
     info = target_info()
     if as_json:
@@ -388,6 +439,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.threads is not None:
         set_thread_count(args.threads)
     compiled = compile(args.file, args.pipeline, function=args.function)
+    if args.generate:
+        generation = _generate(args, compiled)
+        if args.json:
+            json.dump(generation, sys.stdout, indent=2)
+            print()
+        else:
+            _print_generation(generation)
+        return 0
     inputs = _inputs(args, compiled)
     signature = tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs)
     executable = (

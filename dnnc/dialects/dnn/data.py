@@ -101,6 +101,35 @@ class ConcatOp(DnnOp):
 
 
 @irdl_op_definition
+class KvAppendOp(DnnOp):
+    """A key/value cache append: ``new`` laid after ``past`` along ``axis`` (values as
+    ``dnn.concat`` of the two). Unlike a concat, it says that ``past`` is a cache the function
+    receives as state and the result is that cache grown: a runtime may keep ``past`` in a
+    buffer with room beyond its end and write only ``new`` there (dnn-recover-kv-append)."""
+
+    name = "dnn.kv_append"
+    past = operand_def(TensorType)
+    new = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$past `,` $new attr-dict `:` `(` type($past) `,` type($new) `)` `->` type($result)"
+    )
+
+    def verify_op(self) -> None:
+        past, new = tensor_type(self.past), tensor_type(self.new)
+        if past.get_element_type() != new.get_element_type():
+            raise VerifyException(
+                f"past and new must have one element type, got {past.get_element_type()} "
+                f"and {new.get_element_type()}"
+            )
+        inferred = shapes.concat([shape_of(self.past), shape_of(self.new)], axis=int_of(self.axis))
+        self.expect_result_shape(self.result, inferred)
+
+
+@irdl_op_definition
 class SliceOp(_UnaryOp):
     """Strided window: dst[i...] = src[start + i * step ...] per dimension (oneDNN ``reorder``
     from a sub-memory descriptor when every step is 1; the reference kernel otherwise).
@@ -577,6 +606,7 @@ class WeightOp(DnnOp):
 
 DATA_OPS: tuple[type[DnnOp], ...] = (
     ConcatOp,
+    KvAppendOp,
     SliceOp,
     ReshapeOp,
     TransposeOp,

@@ -1,0 +1,105 @@
+"""Token-by-token generation: dnnc beside ONNX Runtime and OpenVINO on the same decoder file.
+
+Decoders: the GPT-2- and LLaMA-style ones of dnnc_testing/decoders.py at ``BENCH`` size (4
+layers, hidden 512, 8 heads, LLaMA with 4 key/value heads, vocabulary 8,000; random weights),
+exported with their past/present key/values. Per family, prompt length and engine, one run of
+``dnnc.generate`` (greedy, from an empty cache; the other engines wrapped into its decoder
+interface, so every engine runs the same loop): the prompt's step (prefill), the median ms
+per new token over the first and over the last ``WINDOW`` new tokens, and the growth of the
+resident anonymous memory (RssAnon) from before the engine was built to after its run. The
+tokens of every engine are compared with ONNX Runtime's.
+
+    .venv/bin/python bench/generate.py [--families gpt2 llama] [--prompts 32 512]
+                                       [--new-tokens 128] [--threads 2]
+                                       [--engines dnnc onnxruntime openvino]
+
+Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
+the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import dnnc
+from dnnc_testing import decoders, engines
+from dnnc_testing.engines import status_kib
+
+WINDOW = 8
+"""New tokens per start / end median."""
+
+
+def measure(
+    name: engines.DecoderEngine, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
+) -> tuple[list[int], dict[str, float]]:
+    """One engine's tokens and figures (module docstring)."""
+    gc.collect()
+    before = status_kib("RssAnon")
+    start = time.perf_counter()
+    decoder = engines.decoder_engine(name, path, threads)
+    ready = time.perf_counter() - start
+    generated = dnnc.generate(decoder, prompt, new_tokens)
+    steps = [s * 1e3 for s in generated.seconds[1:]]
+    figures = {
+        "ready_s": ready,
+        "prefill_ms": generated.prefill_seconds * 1e3,
+        "start_ms": statistics.median(steps[:WINDOW]),
+        "end_ms": statistics.median(steps[-WINDOW:]),
+        "rss_mib": (status_kib("RssAnon") - before) / 1024,
+    }
+    return generated.tokens[0].tolist(), figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--families", nargs="+", default=list(decoders.FAMILIES))
+    parser.add_argument("--prompts", nargs="+", type=int, default=[32, 512])
+    parser.add_argument("--new-tokens", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        choices=engines.DECODER_ENGINES,
+        default=list(engines.DECODER_ENGINES),
+    )
+    args = parser.parse_args()
+    print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")
+    with tempfile.TemporaryDirectory() as directory:
+        for family in args.families:
+            model = decoders.decoder(family, size=decoders.BENCH)
+            path = decoders.export_decoder(model, family, Path(directory) / f"{family}.onnx")
+            del model
+            for length in args.prompts:
+                prompt = np.random.default_rng(0).integers(
+                    0, decoders.BENCH.vocabulary, (1, length)
+                )
+                print(f"\n{family}, prompt {length}, {args.new_tokens} new tokens")
+                print(
+                    f"{'engine':>12} | {'ready s':>8} | {'prefill ms':>10} | "
+                    f"{'ms/token start':>14} | {'ms/token end':>12} | {'RSS +MiB':>8} | tokens"
+                )
+                reference: list[int] | None = None
+                for name in args.engines:
+                    tokens, f = measure(name, path, prompt, args.new_tokens, args.threads)
+                    reference = tokens if reference is None else reference
+                    same = (
+                        "reference"
+                        if tokens is reference
+                        else ("identical" if tokens == reference else "DIFFERENT")
+                    )
+                    print(
+                        f"{name:>12} | {f['ready_s']:>8.2f} | {f['prefill_ms']:>10.2f} | "
+                        f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | "
+                        f"{f['rss_mib']:>8.1f} | {same}"
+                    )
+
+
+if __name__ == "__main__":
+    main()
