@@ -6,11 +6,12 @@ a status: the object layer wraps every function of SIGNATURES so that a failure 
 - The library: ``$DNNC_ONEDNN_LIBRARY`` (a path) when set, else ``<sys.prefix>/lib/libdnnl.so.3``
   as the pinned ``onednn-cpu-gomp`` wheel installs it; its major version must be 3.
 - Its OpenMP threads wait passively (``OMP_WAIT_POLICY=PASSIVE``) unless the environment says
-  how they wait (``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` set): GNU OpenMP reads it once, when
-  libgomp loads, so this holds only when oneDNN is the first to load it (``import torch``
-  before dnnc loads it too). Spinning threads that share cores with other work turn each
-  barrier into a wait for a time slice: a warm BERT-base run (2 threads, sequence 128, on a
-  2-core Zen 4 VM at load 5) took 230-2100 ms spinning and 97-200 ms passive.
+  how they wait (``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` set): ``wait_passively``, which
+  ``import dnnc`` calls. GNU OpenMP reads it once, when libgomp loads, so this holds only
+  when nothing loaded libgomp before (``import torch`` before ``import dnnc`` does).
+  Spinning threads that share cores with other work turn each barrier into a wait for a
+  time slice: a warm BERT-base run (2 threads, sequence 128, on a 2-core Zen 4 VM at load
+  5) took 230-2100 ms spinning and 97-200 ms passive.
 - Constants are spelled as in ``dnnl_types.h`` / ``dnnl_common_types.h``: one IntEnum per C
   enum (members named like the C enumerators, aliases included) and the ``DNNL_ARG_*`` macros.
   The enums were pasted from the headers once; test_capi_headers.py parses the real headers
@@ -59,6 +60,12 @@ class dnnl_exec_arg_t(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_int), ("memory", ctypes.c_void_p)]
 
 
+def wait_passively() -> None:
+    """Set OMP_WAIT_POLICY=PASSIVE unless a variable of WAIT_VARIABLES is set (docstring)."""
+    if not any(variable in os.environ for variable in WAIT_VARIABLES):
+        os.environ[WAIT_VARIABLES[0]] = "PASSIVE"  # read by libgomp as it loads
+
+
 def library_path() -> Path:
     """Where the library is looked for: the environment variable, else the wheel's copy."""
     override = os.environ.get(LIBRARY_VARIABLE)
@@ -71,8 +78,6 @@ def library_path() -> Path:
 def library() -> ctypes.CDLL:
     """The loaded libdnnl (once per process), its version checked."""
     path = library_path()
-    if not any(variable in os.environ for variable in WAIT_VARIABLES):
-        os.environ[WAIT_VARIABLES[0]] = "PASSIVE"  # read by libgomp as it loads (docstring)
     try:
         handle = ctypes.CDLL(str(path))
     except OSError as error:

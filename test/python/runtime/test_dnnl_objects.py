@@ -646,9 +646,9 @@ def test_missing_library_names_the_variable_and_the_package() -> None:
 def test_openmp_threads_wait_passively_unless_told(
     given: dict[str, str], expected: str | None
 ) -> None:
-    """Loading oneDNN sets OMP_WAIT_POLICY=PASSIVE only when the environment says nothing of
+    """``import dnnc`` sets OMP_WAIT_POLICY=PASSIVE only when the environment says nothing of
     how GNU OpenMP threads wait (capi docstring); a fresh process, as libgomp reads it once."""
-    code = "import os; from dnnc.dnnl import capi; capi.library(); print(os.environ.get('OMP_WAIT_POLICY'))"
+    code = "import os, dnnc; print(os.environ.get('OMP_WAIT_POLICY'))"
     environment = {k: v for k, v in os.environ.items() if k not in capi.WAIT_VARIABLES}
     result = subprocess.run(
         [sys.executable, "-c", code],
