@@ -184,7 +184,7 @@ def _per_input_shape(
     executable = ShapeSpecializedExecutable(
         model,
         compile_fixed,
-        max_models=(dynamic or DynamicOptions()).max_plans,
+        max_models=(dynamic or DynamicOptions()).max_templates,
     )
     executable.recipe = _recipe(
         source, pipeline, function or executable.name, _weights_of(source, weights_dir), dynamic

@@ -17,6 +17,7 @@ physical array of a layout is the padded tensor viewed with shape
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -149,7 +150,7 @@ class Layout:
 
     def num_elements(self, shape: tuple[int, ...]) -> int:
         """Elements the physical array holds, padding included."""
-        return int(np.prod(self.physical_shape(shape), dtype=np.int64))
+        return math.prod(map(int, self.physical_shape(shape)))  # plain: a size, not a symbol
 
     def to_physical(self, array: np.ndarray) -> np.ndarray:
         """Rearrange a logical (plain) array into this layout's physical array."""

@@ -880,6 +880,9 @@ class PrimitiveDesc(_Owned):
         self.primitive = primitive
         self.attr = attr
         self.engine = engine
+        self._queried: dict[tuple[int, int], MemoryDesc | None] = {}
+        """query_md's answers, kept until the implementation changes (next_impl): a cached
+        primitive's descriptors are read again by every plan that binds it."""
 
     @classmethod
     def create(
@@ -946,6 +949,7 @@ class PrimitiveDesc(_Owned):
             if error.status == Status.dnnl_last_impl_reached:
                 return False
             raise
+        self._queried.clear()
         return True
 
     def clone(self) -> PrimitiveDesc:
@@ -953,12 +957,14 @@ class PrimitiveDesc(_Owned):
         return PrimitiveDesc(handle, self.primitive, self.attr, self.engine)
 
     def query_md(self, what: Query, index: int = 0) -> MemoryDesc | None:
-        """A copy of a queried memory descriptor; None when the primitive has none there."""
-        handle = _C.dnnl_primitive_desc_query_md(self.handle, what, index)
-        if not handle:
-            return None
-        desc = MemoryDesc.copy_of(handle)
-        return desc if desc.ndims else None
+        """A copy of a queried memory descriptor (one per query: descriptors are
+        immutable); None when the primitive has none there."""
+        key = (what, index)
+        if key not in self._queried:
+            handle = _C.dnnl_primitive_desc_query_md(self.handle, what, index)
+            desc = MemoryDesc.copy_of(handle) if handle else None
+            self._queried[key] = desc if desc is not None and desc.ndims else None
+        return self._queried[key]
 
     def query_s32(self, what: Query) -> int:
         result = ctypes.c_int()

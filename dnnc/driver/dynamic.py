@@ -21,7 +21,7 @@ from it. Every comparison a size took part in during the trace is a guard: a tem
 admits a signature only if each guard evaluates as it did (a broadcast that stops fitting,
 a size that a decision compared, a mask whose length differs from the sequence's). A
 signature no template admits is traced again (``traces`` counts the pipeline runs); at most
-``max_plans`` templates are kept. Decisions are thus taken once for every size the guards
+``max_templates`` templates are kept. Decisions are thus taken once for every size the guards
 admit: the kernel and weight layouts found for the traced sizes serve the others (oneDNN's
 preferred weight layout does not move with the rows of a matmul), so weights are packed
 once.
@@ -39,7 +39,7 @@ plans. It never shrinks (so never below the current plan's need). ``max_arena_by
 it: a plan that needs more is a DnncError. Growing drops the Executables of the cached
 plans (bound to the old buffer, which is then freed); a plan whose Executable was dropped
 rebuilds it from its Program on its next use (``rebinds``), which runs no pass. A plan's
-bytes, which the cache bounds, are what it holds alone: its scratchpad. The arena and the
+bytes, which the cache bounds, are its scratchpad and its primitives. The arena and the
 constants are shared and reported apart (``stats``).
 
 Threads: a lock guards the plan cache (lookup, building, arena growth); runs go on
@@ -72,12 +72,18 @@ from dnnc.driver.pipelines import run_passes, verify_each_pass
 from dnnc.ir.names import input_names, output_names
 from dnnc.ir.text import make_context
 from dnnc.lowering.specialize import specialize, unfuse_invalid_post_ops
-from dnnc.runtime.cache import PrimitiveCache, default_cache
+from dnnc.runtime.cache import PrimitiveCache, default_cache, primitive_bytes
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable, ShippedByRecipe
-from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, input_error, ordered_inputs
+from dnnc.runtime.io_binding import (
+    TensorSpec,
+    check_special,
+    chosen_outputs,
+    input_error,
+    ordered_inputs,
+)
 from dnnc.runtime.lowered import program_of
-from dnnc.runtime.plan import aligned_bytes, check_fits
+from dnnc.runtime.plan import PrimitiveStep, aligned_bytes, check_fits
 from dnnc.runtime.program import Constant, Program
 from dnnc.runtime.report import MemoryReport, StepTime
 from dnnc.runtime.template import ProgramTemplate, Signature, Sized
@@ -87,18 +93,24 @@ from dnnc.runtime.template import ProgramTemplate, Signature, Sized
 class DynamicOptions:
     """Bounds of a DynamicExecutable's plan cache and arena."""
 
-    max_plans: int = 16
-    """Plans (one per input signature) kept at most, and templates (one per trace)."""
+    max_plans: int = 256
+    """Plans (one per input signature) kept at most. A plan holds a scratchpad and its
+    primitives (the weights and the arena are shared), so ``max_plan_bytes`` is the bound
+    that matters; this one only caps the bookkeeping."""
     max_plan_bytes: int = 256 << 20
-    """Bytes the kept plans hold alone (their scratchpads) at most."""
+    """Bytes the kept plans hold at most: their scratchpads and primitives (``_Plan.bytes``)."""
+    max_templates: int = 16
+    """Templates (one per trace: a pipeline run) kept at most; for a
+    ShapeSpecializedExecutable, compiled models (each with its own weights)."""
     max_arena_bytes: int | None = None
     """The largest arena a signature may need (None: no cap)."""
 
     def __post_init__(self) -> None:
-        if self.max_plans < 1 or self.max_plan_bytes < 0:
+        if self.max_plans < 1 or self.max_templates < 1 or self.max_plan_bytes < 0:
             raise DnncError(
-                f"dynamic options: max_plans must be >= 1 and max_plan_bytes >= 0, got "
-                f"{self.max_plans} and {self.max_plan_bytes}"
+                f"dynamic options: max_plans and max_templates must be >= 1 and "
+                f"max_plan_bytes >= 0, got {self.max_plans}, {self.max_templates} and "
+                f"{self.max_plan_bytes}"
             )
         if self.max_arena_bytes is not None and self.max_arena_bytes < 0:
             raise DnncError(
@@ -143,6 +155,7 @@ class _Plan:
     program: Program
     executable: Executable | None
     bytes: int
+    """What it holds besides the shared arena and constants (``_held_bytes``)."""
     sized: tuple[np.ndarray, ...] = ()
     """The arrays computed from the input sizes that the Program takes after the inputs
     (dnnc.frontend.onnx.sized: position ids, masks built from the sizes)."""
@@ -237,7 +250,11 @@ class DynamicExecutable(ShippedByRecipe):
         with self._lock:  # the plan cache; the run itself goes on outside it
             executable, sized = self._bound(tuple(a.shape for a in arrays))
         return executable.run_checked(
-            [*arrays, *sized], as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+            [*arrays, *sized],
+            as_dict=as_dict,
+            output_names=output_names,
+            poison_freed=poison_freed,
+            made=len(sized),
         )
 
     def profile(
@@ -284,7 +301,9 @@ class DynamicExecutable(ShippedByRecipe):
             built = self._executable(program)
             values = template.values(signature)
             sized = tuple(np.ascontiguousarray(compute(values)) for compute in template.sized)
-            plan = _Plan(program, built, built.plan.scratchpad_bytes, sized)
+            given = len(built.inputs) - len(sized)
+            check_special(built.inputs[given:], sized, built.guards[given:])  # once (run)
+            plan = _Plan(program, built, _held_bytes(built), sized)
             self._miss_seconds += time.perf_counter() - start
             self._plans[signature] = plan
             self._plan_bytes += plan.bytes
@@ -314,7 +333,7 @@ class DynamicExecutable(ShippedByRecipe):
                 return self._checked(template, signature)
         template = self._trace(signature)
         self._templates.insert(0, template)
-        del self._templates[self.options.max_plans :]
+        del self._templates[self.options.max_templates :]
         return template
 
     def _trace(self, signature: Signature) -> ProgramTemplate:
@@ -421,3 +440,11 @@ class DynamicExecutable(ShippedByRecipe):
             constant_bytes=self._constants.bytes,
             constant_packs=self._constants.packs,
         )
+
+
+def _held_bytes(executable: Executable) -> int:
+    """A plan's bytes: its scratchpad and its primitives (oneDNN's estimate, scratchpads
+    included; a primitive other plans share is counted in each, an upper bound)."""
+    steps = executable.plan.steps
+    primitives = {id(s.primitive): s.primitive for s in steps if isinstance(s, PrimitiveStep)}
+    return executable.plan.scratchpad_bytes + sum(map(primitive_bytes, primitives.values()))

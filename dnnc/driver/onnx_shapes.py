@@ -32,6 +32,7 @@ from dnnc.core.diagnostics import InputError
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.pipelines import run_passes, verify_each_pass
 from dnnc.frontend.onnx import convert_traced
+from dnnc.frontend.onnx.graph import detach_weights
 from dnnc.ir.text import make_context
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable, ShippedByRecipe
@@ -264,7 +265,9 @@ class OnnxDynamicExecutable(DynamicExecutable):
         options: DynamicOptions | None = None,
         cache: PrimitiveCache | None = None,
     ) -> None:
-        self._model = model
+        self._model, self._weights = detach_weights(model)
+        """The model without its large weights' data, which a trace imports from
+        ``_weights``: a trace copies the model, not 400 MB of BERT-base weights."""
         self._passes = tuple(passes)
         self._context = make_context()
         self.mismatches = 0
@@ -285,7 +288,8 @@ class OnnxDynamicExecutable(DynamicExecutable):
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
         fixed = _with_inputs(self._model, self.input_names, hints, {})
-        module, sized = convert_traced(fixed, dict(zip(self.input_names, sizes, strict=True)))
+        shapes = dict(zip(self.input_names, sizes, strict=True))
+        module, sized = convert_traced(fixed, shapes, self._weights)
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function

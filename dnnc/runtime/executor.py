@@ -189,11 +189,15 @@ class Executable(ShippedByRecipe):
         as_dict: bool = False,
         output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
+        made: int = 0,
     ) -> Outputs:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
-        shapes), as DynamicExecutable checks them, so that no run checks twice."""
+        shapes), as DynamicExecutable checks them, so that no run checks twice. The last
+        ``made`` arrays were checked for special values when they were made (a
+        DynamicExecutable's inputs computed once per signature), so no run scans them."""
         chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
-        check_special(self.inputs, arrays, self.guards)
+        given = len(arrays) - made
+        check_special(self.inputs[:given], arrays[:given], self.guards[:given])
         context = self._take_context()
         try:
             outputs = context.bind(arrays, self.outputs)

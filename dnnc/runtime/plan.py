@@ -14,6 +14,7 @@ Neither the plan nor this module touches the IR: a saved model builds its plan w
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ import numpy as np
 
 from dnnc.core.arena import ALIGNMENT, Lifetime, lower_bound
 from dnnc.core.diagnostics import DnncError
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import Layout
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.runtime.cache import PrimitiveCache
@@ -128,10 +131,17 @@ class Plan:
 
 def desc_of(memory: MemorySpec) -> MemoryDesc:
     """oneDNN's descriptor of a memory; rank 0 (a scalar) is a 1-element 1-D memory, as
-    oneDNN has no rank 0."""
+    oneDNN has no rank 0. One per memory (descriptors are immutable): the plans of other
+    input signatures share those whose sizes do not change, and their cache keys."""
     if not memory.shape:
-        return MemoryDesc.of_layout((1,), memory.data_type)
-    return MemoryDesc.of_layout(memory.shape, memory.data_type, memory.layout)
+        return _desc((1,), memory.data_type, None)
+    # plain ints: a traced size compared in the cache's lookup would be recorded as a guard
+    return _desc(tuple(map(int, memory.shape)), memory.data_type, memory.layout)
+
+
+@functools.lru_cache(maxsize=4096)
+def _desc(shape: tuple[int, ...], data_type: DataType, layout: Layout | None) -> MemoryDesc:
+    return MemoryDesc.of_layout(shape, data_type, layout)
 
 
 def build_plan(

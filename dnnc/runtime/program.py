@@ -10,6 +10,7 @@ value. Errors found while building from a Program blame the op it came from (`Ca
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,9 +31,10 @@ class MemorySpec:
     data_type: DataType
     layout: Layout
 
-    @property
+    @functools.cached_property
     def nbytes(self) -> int:
-        """Bytes of the physical buffer, padding of blocked dimensions included."""
+        """Bytes of the physical buffer, padding of blocked dimensions included (computed
+        once: a plan reads it per operand, a new input signature per plan)."""
         return self.layout.num_elements(self.shape) * self.data_type.itemsize
 
     def __str__(self) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -34,8 +35,9 @@ def _imported(
     model: ModelSource,
     weights_file: str | None,
     input_shapes: dict[str, tuple[int, ...]] | None = None,
+    weights: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[ModuleOp, Importer]:
-    graph = load_graph(model)
+    graph = load_graph(model, weights)
     check_versions(graph)
     fuse_erf_gelu(graph)
     importer = Importer(graph, weights_file, input_shapes)
@@ -55,14 +57,17 @@ def convert(
 
 
 def convert_traced(
-    model: ModelSource, input_shapes: dict[str, tuple[int, ...]]
+    model: ModelSource,
+    input_shapes: dict[str, tuple[int, ...]],
+    weights: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[ModuleOp, list[tuple[str, Recompute]]]:
     """The verified dnn module of ``model`` (whose inputs ONNX sees with the traced sizes)
     with ``input_shapes`` as its inputs' shapes: sizes that carry their expressions
     (dnnc.core.symbols, dnnc.driver.dynamic's trace), so the shape arithmetic of the model
     folds into expressions (dnnc.frontend.onnx.sized). Also the arguments after the graph
-    inputs, each with how to compute it from the symbol values. Weights are inline."""
-    module, importer = _imported(model, None, input_shapes)
+    inputs, each with how to compute it from the symbol values. Weights are inline;
+    ``weights`` as for ``graph.load_graph`` (a model from ``graph.detach_weights``)."""
+    module, importer = _imported(model, None, input_shapes, weights)
     return module, importer.sized_inputs
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -276,6 +276,13 @@ def _detach_weights(
     return onnx.ModelProto.FromString(model.SerializeToString()), weights
 
 
+def detach_weights(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A copy of ``model`` without the data of its large initializers, and those as arrays
+    (``_detach_weights``): load_graph takes the two back (``weights``) without copying the
+    weights again, however many times the small copy is edited and imported."""
+    return _detach_weights(model, owned=False)
+
+
 def _weight(tensor: onnx.TensorProto, raw: bytes) -> np.ndarray:
     """An initializer's raw data as a read-only array viewing those bytes."""
     dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
@@ -348,16 +355,17 @@ def read_model(model: str | os.PathLike[str] | bytes) -> onnx.ModelProto:
         ) from error
 
 
-def load_graph(model: ModelSource) -> Graph:
+def load_graph(model: ModelSource, weights: Mapping[str, np.ndarray] | None = None) -> Graph:
     """The shape-inferred graph of a model file, bytes or proto; ModelError for unusable
-    models."""
-    owned = not isinstance(model, onnx.ModelProto)
-    weights: dict[str, np.ndarray] = {}
+    models. ``weights``: the data of initializers the proto holds without it (a model from
+    ``detach_weights``, the proto then the caller's to edit)."""
+    owned = not isinstance(model, onnx.ModelProto) or weights is not None
+    weights = dict(weights or {})
     if isinstance(model, str | os.PathLike):
         model, weights = _read_detached(model)
     elif isinstance(model, bytes):
         model = read_model(model)
-    elif owned:
+    elif not isinstance(model, onnx.ModelProto):
         raise ModelError(
             f"an ONNX model is a path, bytes or an onnx.ModelProto, got {type(model).__name__}"
         )

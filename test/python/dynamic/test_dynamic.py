@@ -243,6 +243,19 @@ def test_plan_cache_lru_counters(workdir: Path) -> None:
     assert (stats.hits, stats.misses, stats.evictions, stats.plans) == (1, 5, 3, 2)
 
 
+def test_twenty_shapes_served_twice_without_eviction(workdir: Path) -> None:
+    """The default plan cache is bounded by bytes, not by a small count: 20 signatures served
+    twice miss 20 times, then hit (with a count of 16 the second round missed every time)."""
+    dynamic = compile_text(workdir, conv(None, None, None))
+    sizes = [(1, 2 * h, 2 * h) for h in range(2, 22)]
+    for _ in range(2):
+        for n, h, w in sizes:
+            dynamic.run([np.ones((n, 3, h, w), np.float32)])
+    stats = dynamic.stats()
+    assert (stats.misses, stats.hits, stats.evictions, stats.plans) == (20, 20, 0, 20)
+    assert stats.plan_bytes > 0  # each plan's primitives are counted
+
+
 def test_plan_bytes_bound(workdir: Path) -> None:
     dynamic = compile_text(
         workdir, conv(None, None, None), dynamic=DynamicOptions(max_plan_bytes=0)
@@ -254,7 +267,7 @@ def test_plan_bytes_bound(workdir: Path) -> None:
 
 
 def test_bad_options() -> None:
-    with pytest.raises(DnncError, match="max_plans must be >= 1"):
+    with pytest.raises(DnncError, match="max_plans and max_templates must be >= 1"):
         DynamicOptions(max_plans=0)
 
 

@@ -14,7 +14,7 @@ from onnx import helper, numpy_helper
 from dnnc.core.diagnostics import ModelError
 from dnnc.dialects.dnn import ConstantOp
 from dnnc.frontend.onnx import CONVERTERS, import_onnx
-from dnnc.frontend.onnx.graph import DETACHED_BYTES, load_graph
+from dnnc.frontend.onnx.graph import DETACHED_BYTES, detach_weights, load_graph
 from dnnc.frontend.onnx.importer import Importer, _bytes_of
 from dnnc.frontend.onnx.wire import read_detached
 
@@ -53,6 +53,21 @@ def test_a_caller_s_proto_is_left_as_it_was() -> None:
     graph = load_graph(made)
     np.testing.assert_array_equal(graph.initializers["w"], w)
     assert made.SerializeToString() == before
+
+
+def test_detached_weights_are_taken_back_without_a_copy() -> None:
+    """detach_weights once, then each load_graph of an edited copy of the small proto (as an
+    OnnxDynamicExecutable's trace does) reads the same arrays: no copy of the weights."""
+    model, w, b = _matmul_model()
+    skeleton, weights = detach_weights(model)
+    assert set(weights) == {"w"} and np.array_equal(weights["w"], w)
+    assert len(model.graph.initializer[0].raw_data) == w.nbytes  # the caller's proto kept
+    for _ in range(2):
+        edited = onnx.ModelProto()
+        edited.CopyFrom(skeleton)
+        graph = load_graph(edited, weights)
+        assert graph.initializers["w"] is weights["w"]
+        assert np.array_equal(graph.initializers["b"], b)
 
 
 def test_the_constant_holds_the_initializer_s_bytes_themselves(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from dnnc.api import find_function
 from dnnc.core.diagnostics import InputError
 from dnnc.ir.text import parse_module
 from dnnc.reference.interpreter import interpret
+from dnnc.runtime.executor import Executable
 from dnnc.runtime.io_binding import SPECIAL_VALUES_PIPELINE
 
 KINDS = {"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}
@@ -185,3 +186,15 @@ def test_a_kernel_is_guarded_only_against_the_kinds_it_mishandles(kernel: str) -
         (expected,) = interpret(find_function(parse_module(text, "f.mlir")), inputs)
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6, err_msg=kind)
     assert refused
+
+
+def test_inputs_made_once_are_not_scanned_per_run() -> None:
+    """run_checked(made=n) leaves the last n arrays unscanned (a DynamicExecutable's inputs
+    computed from the sizes, checked once when made); the others are still refused."""
+    executable = dnnc.compile(build(MODELS["nan_cleaned"][0]))
+    assert isinstance(executable, Executable)
+    x = holding("+inf")
+    with pytest.raises(InputError, match="input 'x' holds inf"):
+        executable.run_checked([x])
+    (got,) = executable.run_checked([x], made=1)
+    assert got.shape == executable.outputs[0].shape
