@@ -20,10 +20,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from dnnc.dnnl.capi import wait_passively
-
-wait_passively()  # before anything loads libgomp (dnnc.dnnl.capi)
-
 if TYPE_CHECKING:
     from dnnc.api import compile
     from dnnc.core.diagnostics import DnncError, InputError, ModelError

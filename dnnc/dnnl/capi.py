@@ -5,13 +5,6 @@ a status: the object layer wraps every function of SIGNATURES so that a failure 
 
 - The library: ``$DNNC_ONEDNN_LIBRARY`` (a path) when set, else ``<sys.prefix>/lib/libdnnl.so.3``
   as the pinned ``onednn-cpu-gomp`` wheel installs it; its major version must be 3.
-- Its OpenMP threads wait passively (``OMP_WAIT_POLICY=PASSIVE``) unless the environment says
-  how they wait (``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` set): ``wait_passively``, which
-  ``import dnnc`` calls. GNU OpenMP reads it once, when libgomp loads, so this holds only
-  when nothing loaded libgomp before (``import torch`` before ``import dnnc`` does).
-  Spinning threads that share cores with other work turn each barrier into a wait for a
-  time slice: a warm BERT-base run (2 threads, sequence 128, on a 2-core Zen 4 VM at load
-  5) took 230-2100 ms spinning and 97-200 ms passive.
 - Constants are spelled as in ``dnnl_types.h`` / ``dnnl_common_types.h``: one IntEnum per C
   enum (members named like the C enumerators, aliases included) and the ``DNNL_ARG_*`` macros.
   The enums were pasted from the headers once; test_capi_headers.py parses the real headers
@@ -37,9 +30,6 @@ PINNED_PACKAGE = "onednn-cpu-gomp==2023.2.0"
 
 REQUIRED_MAJOR_VERSION = 3
 
-WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
-"""GNU OpenMP's variables for how idle threads wait; dnnc sets the first when neither is set."""
-
 
 class OneDnnLibraryError(RuntimeError):
     """libdnnl could not be loaded, or it is not a oneDNN 3 library."""
@@ -58,12 +48,6 @@ class dnnl_version_t(ctypes.Structure):
 
 class dnnl_exec_arg_t(ctypes.Structure):
     _fields_ = [("arg", ctypes.c_int), ("memory", ctypes.c_void_p)]
-
-
-def wait_passively() -> None:
-    """Set OMP_WAIT_POLICY=PASSIVE unless a variable of WAIT_VARIABLES is set (docstring)."""
-    if not any(variable in os.environ for variable in WAIT_VARIABLES):
-        os.environ[WAIT_VARIABLES[0]] = "PASSIVE"  # read by libgomp as it loads
 
 
 def library_path() -> Path:

@@ -637,24 +637,3 @@ def test_missing_library_names_the_variable_and_the_package() -> None:
     assert result.returncode != 0
     assert "OneDnnLibraryError" in result.stderr
     assert capi.LIBRARY_VARIABLE in result.stderr and capi.PINNED_PACKAGE in result.stderr
-
-
-@pytest.mark.parametrize(
-    ("given", "expected"),
-    [({}, "PASSIVE"), ({"OMP_WAIT_POLICY": "ACTIVE"}, "ACTIVE"), ({"GOMP_SPINCOUNT": "7"}, None)],
-)
-def test_openmp_threads_wait_passively_unless_told(
-    given: dict[str, str], expected: str | None
-) -> None:
-    """``import dnnc`` sets OMP_WAIT_POLICY=PASSIVE only when the environment says nothing of
-    how GNU OpenMP threads wait (capi docstring); a fresh process, as libgomp reads it once."""
-    code = "import os, dnnc; print(os.environ.get('OMP_WAIT_POLICY'))"
-    environment = {k: v for k, v in os.environ.items() if k not in capi.WAIT_VARIABLES}
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**environment, **given},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert result.stdout.strip() == str(expected)
