@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+import numpy as np
+
 from dnnc.core.kinds import PoolKind
 from dnnc.dnnl import capi
 from dnnc.dnnl.objects import POOL_ALGS, MemoryDesc
@@ -31,18 +33,69 @@ _WINDOW: Mapping[str, Param] = {
 """Spatial parameters of conv2d and pool (docs/dialect.md: dilation 1 = dense)."""
 
 
+_QUANTIZATION_ROLES: Mapping[str, tuple[int, int]] = {
+    "src_scale": (capi.DNNL_ARG_ATTR_SCALES, capi.DNNL_ARG_SRC),
+    "weights_scale": (capi.DNNL_ARG_ATTR_SCALES, capi.DNNL_ARG_WEIGHTS),
+    "dst_scale": (capi.DNNL_ARG_ATTR_SCALES, capi.DNNL_ARG_DST),
+    "src_zero_point": (capi.DNNL_ARG_ATTR_ZERO_POINTS, capi.DNNL_ARG_SRC),
+    "dst_zero_point": (capi.DNNL_ARG_ATTR_ZERO_POINTS, capi.DNNL_ARG_DST),
+}
+"""Run-time quantization of an int8 anchor, role -> (DNNL_ARG_ATTR_*, the argument it is of):
+one f32 scale (s32 zero point) per tensor for src and dst, one weights scale per tensor or
+per output channel. oneDNN computes ``dst = round((s_src * s_wei * sum((src - zp_src) *
+wei) + bias, post-ops) / s_dst) + zp_dst``, saturated; the bias is f32 and already scaled."""
+
+
 class _AnchorHandler(PrimitiveHandler):
-    """src x weights (+ bias) -> dst with post-ops; oneDNN may choose all three layouts."""
+    """src x weights (+ bias) -> dst with post-ops; oneDNN may choose all three layouts.
+    With the roles of ``_QUANTIZATION_ROLES`` (each optional) it is an int8 primitive with
+    run-time scales and zero points; the weights should then be given as format ``any``
+    and reordered once into the chosen descriptor, which holds oneDNN's compensation (plain
+    s8 weights send a convolution to ``ref``)."""
 
     args = {
         "src": capi.DNNL_ARG_SRC,
         "weights": capi.DNNL_ARG_WEIGHTS,
         "bias": capi.DNNL_ARG_BIAS,
         "dst": capi.DNNL_ARG_DST,
+        **{role: attr | arg for role, (attr, arg) in _QUANTIZATION_ROLES.items()},
     }
-    optional = frozenset({"bias"})
+    optional = frozenset({"bias", *_QUANTIZATION_ROLES})
     params_spec = POST_OPS
     flexible = ("src", "weights", "dst")
+
+    def _check(self) -> None:
+        super()._check()
+        channels = self._output_channels()
+        for role in _QUANTIZATION_ROLES:
+            desc = self.descs.get(role)
+            if desc is None:
+                continue
+            count = int(np.prod(desc.dims))
+            weights = role == "weights_scale"
+            if desc.ndims != 1 or count not in (1, channels if weights else 1):
+                per_channel = f" or {channels} (one per output channel)" if weights else ""
+                raise self._error(f"{role} {desc.dims} must hold 1 value{per_channel}")
+
+    def _output_channels(self) -> int:
+        """The number of output channels, the length of a per-channel weights scale."""
+        raise NotImplementedError
+
+    def _weights_scale_mask(self) -> int:
+        """The mask of one weights scale per output channel in the weights oneDNN sees."""
+        raise NotImplementedError
+
+    def _quantization_masks(self) -> tuple[dict[int, int], dict[int, int]]:
+        scales: dict[int, int] = {}
+        zero_points: dict[int, int] = {}
+        for role, (attr, arg) in _QUANTIZATION_ROLES.items():
+            desc = self.descs.get(role)
+            if desc is None:
+                continue
+            per_channel = role == "weights_scale" and int(np.prod(desc.dims)) > 1
+            mask = self._weights_scale_mask() if per_channel else 0
+            (scales if attr == capi.DNNL_ARG_ATTR_SCALES else zero_points)[arg] = mask
+        return scales, zero_points
 
 
 class _WindowHandler(PrimitiveHandler):
@@ -52,6 +105,7 @@ class _WindowHandler(PrimitiveHandler):
     """Spatial parameters besides those of _WINDOW."""
 
     def _check(self) -> None:
+        super()._check()
         spatial = self.descs["src"].ndims - 2
         self._check_lengths([*_WINDOW, *self._window_params], spatial)
         if min(self.params["strides"]) < 1 or min(self.params["dilations"]) < 1:
@@ -81,6 +135,14 @@ class ConvolutionHandler(_WindowHandler, _AnchorHandler):
         groups, out_channels = self.params["groups"], self.descs["weights"].dims[0]
         if groups < 1 or out_channels % groups:
             raise self._error(f"groups={groups} does not divide the {out_channels} outputs")
+
+    def _output_channels(self) -> int:
+        return self.descs["weights"].dims[0]
+
+    def _weights_scale_mask(self) -> int:
+        """[O, ...], or [groups, O/groups, ...] when grouped: the output channel is dim 0,
+        or dims 0 and 1."""
+        return 0b11 if self.params["groups"] > 1 else 0b1
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         weights, groups = descs["weights"], self.params["groups"]
@@ -158,6 +220,13 @@ class MatmulHandler(_AnchorHandler):
     kind = "matmul"
     primitive = "matmul"
 
+    def _output_channels(self) -> int:
+        return self.descs["weights"].dims[-1]
+
+    def _weights_scale_mask(self) -> int:
+        """Weights [..., K, N] are seen with dst's rank: N is its last dim."""
+        return 1 << (self.descs["dst"].ndims - 1)
+
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         rank = descs["dst"].ndims
         return tuple(with_rank(descs.get(role), rank) for role in ("src", "weights", "bias", "dst"))
@@ -168,6 +237,12 @@ class InnerProductHandler(_AnchorHandler):
 
     kind = "inner_product"
     primitive = "inner_product_forward"
+
+    def _output_channels(self) -> int:
+        return self.descs["weights"].dims[0]
+
+    def _weights_scale_mask(self) -> int:
+        return 0b1
 
     def _arguments(self, descs: Mapping[str, MemoryDesc]) -> tuple[object, ...]:
         return (FORWARD_INFERENCE, descs["src"], descs["weights"], descs.get("bias"), descs["dst"])

@@ -1,5 +1,5 @@
-"""oneDNN's int8 convolution and matmul through dnnc's objects, as the int8 fusion will build
-them: run-time scales (src and dst per tensor, weights per output channel) and zero points
+"""oneDNN's int8 convolution and matmul through their primitive handlers, as the int8 fusion
+will build them: run-time scales (src and dst per tensor, weights per output channel) and zero points
 (DNNL_ARG_ATTR_SCALES / DNNL_ARG_ATTR_ZERO_POINTS | arg), an f32 bias already scaled by
 s_src * s_wei, and s8 weights created with format ``any`` and reordered once into the
 descriptor oneDNN picked (where it puts its s8-src and zero-point compensation).
@@ -23,7 +23,8 @@ import pytest
 
 from dnnc.core.kinds import DataType
 from dnnc.dnnl import capi
-from dnnc.dnnl.objects import Memory, MemoryDesc, Primitive, PrimitiveAttr, PrimitiveDesc, Stream
+from dnnc.dnnl.objects import Engine, Memory, MemoryDesc, Primitive, PrimitiveDesc, Stream
+from dnnc.dnnl.primitives import handler_for
 from dnnc.target.host import isa_includes
 
 SRC, WEI, BIAS, DST = (
@@ -72,6 +73,13 @@ def _run(pd: PrimitiveDesc, operands: dict[int, np.ndarray], dst_dims: tuple[int
     return plain.view().reshape(dst_dims), pd.impl_info
 
 
+def _scale_descs(scales: tuple[str, ...], zero_points: tuple[str, ...]) -> dict[str, MemoryDesc]:
+    """Handler roles of one f32 scale or one s32 zero point each."""
+    return {role: MemoryDesc.of_layout((1,), DataType.F32) for role in scales} | {
+        role: MemoryDesc.of_layout((1,), DataType.S32) for role in zero_points
+    }
+
+
 def _requantized(real: np.ndarray, scale: float, zero: int, dtype: type) -> np.ndarray:
     info = np.iinfo(dtype)
     return np.clip(np.rint(real / scale) + zero, info.min, info.max).astype(dtype)
@@ -100,24 +108,16 @@ def test_int8_convolution_with_runtime_scales(src_type: type, src_zero: int) -> 
     s_src, s_dst, zp_dst = np.float32(0.02), np.float32(0.5), 100
     s_wei = RNG.uniform(0.001, 0.004, 64).astype(np.float32)
     bias = RNG.normal(0.0, 2.0, 64).astype(np.float32)  # already s_src * s_wei * int32 bias
-    attr = PrimitiveAttr(scales_masks={SRC: 0, WEI: 1, DST: 0}, zero_points_masks={SRC: 0, DST: 0})
-    descs = [
-        MemoryDesc.any(x.shape, DataType.of_numpy(src_type)),
-        MemoryDesc.any(w.shape, DataType.S8),
-        MemoryDesc.of_layout(bias.shape, DataType.F32),
-        MemoryDesc.any((1, 64, 8, 8), DataType.U8),
-    ]
-    pd = PrimitiveDesc.create(
-        "convolution_forward",
-        capi.dnnl_prop_kind_t.dnnl_forward_inference,
-        capi.dnnl_alg_kind_t.dnnl_convolution_direct,
-        *descs,
-        (1, 1),
-        (0, 0),
-        (1, 1),
-        (1, 1),
-        attr=attr,
-    )
+    descs = {
+        "src": MemoryDesc.any(x.shape, DataType.of_numpy(src_type)),
+        "weights": MemoryDesc.any(w.shape, DataType.S8),
+        "bias": MemoryDesc.of_layout(bias.shape, DataType.F32),
+        "dst": MemoryDesc.any((1, 64, 8, 8), DataType.U8),
+        **_scale_descs(("src_scale", "dst_scale"), ("src_zero_point", "dst_zero_point")),
+        "weights_scale": MemoryDesc.of_layout(s_wei.shape, DataType.F32),
+    }
+    params = {"pads_begin": (1, 1), "pads_end": (1, 1)}
+    pd = handler_for("convolution", descs, params).create(Engine.default())
     operands = {
         SRC: x,
         WEI: w,
@@ -143,15 +143,14 @@ def test_int8_matmul_with_runtime_scales_and_f32_dst() -> None:
     b = RNG.integers(-127, 128, (96, 48)).astype(np.int8)
     s_a, zp_a = np.float32(0.03), 77
     s_b = RNG.uniform(0.001, 0.004, 48).astype(np.float32)
-    attr = PrimitiveAttr(scales_masks={SRC: 0, WEI: 1 << 1}, zero_points_masks={SRC: 0})
-    pd = PrimitiveDesc.create(
-        "matmul",
-        MemoryDesc.of_layout(a.shape, DataType.U8),
-        MemoryDesc.any(b.shape, DataType.S8),
-        None,
-        MemoryDesc.of_layout((16, 48), DataType.F32),
-        attr=attr,
-    )
+    descs = {
+        "src": MemoryDesc.of_layout(a.shape, DataType.U8),
+        "weights": MemoryDesc.any(b.shape, DataType.S8),
+        "dst": MemoryDesc.of_layout((16, 48), DataType.F32),
+        **_scale_descs(("src_scale",), ("src_zero_point",)),
+        "weights_scale": MemoryDesc.of_layout(s_b.shape, DataType.F32),
+    }
+    pd = handler_for("matmul", descs, {}).create(Engine.default())
     operands = {
         SRC: a,
         WEI: b,
@@ -163,3 +162,14 @@ def test_int8_matmul_with_runtime_scales_and_f32_dst() -> None:
     assert not implementation.startswith("ref"), implementation
     want = (a.astype(np.float64) - zp_a) @ b.astype(np.float64) * s_a * s_b
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_per_channel_weights_scale_must_have_one_value_per_output_channel() -> None:
+    descs = {
+        "src": MemoryDesc.any((1, 32, 8, 8), DataType.U8),
+        "weights": MemoryDesc.any((64, 32, 3, 3), DataType.S8),
+        "dst": MemoryDesc.any((1, 64, 6, 6), DataType.U8),
+        "weights_scale": MemoryDesc.of_layout((32,), DataType.F32),
+    }
+    with pytest.raises(ValueError, match=r"weights_scale \(32,\) must hold 1 value or 64 \("):
+        handler_for("convolution", descs, {})
