@@ -97,14 +97,26 @@ def _conv_reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return out
 
 
+def _grouped_conv_reference(x: np.ndarray, w: np.ndarray, groups: int) -> np.ndarray:
+    """``_conv_reference`` of each group of channels, concatenated."""
+    inputs, outputs = x.shape[1] // groups, w.shape[0] // groups
+    return np.concatenate(
+        [
+            _conv_reference(x[:, g * inputs : (g + 1) * inputs], w[g * outputs : (g + 1) * outputs])
+            for g in range(groups)
+        ],
+        axis=1,
+    )
+
+
 @pytest.mark.parametrize(
-    ("src_type", "src_zero"),
-    [(np.uint8, 0), (np.uint8, 120), (np.int8, 0), (np.int8, -7)],
+    ("src_type", "src_zero", "groups"),
+    [(np.uint8, 0, 1), (np.uint8, 120, 1), (np.int8, 0, 1), (np.int8, -7, 1), (np.int8, 3, 4)],
 )
-def test_int8_convolution_with_runtime_scales(src_type: type, src_zero: int) -> None:
+def test_int8_convolution_with_runtime_scales(src_type: type, src_zero: int, groups: int) -> None:
     low, high = (0, U8_HIGH) if src_type == np.uint8 else (-128, 128)
     x = RNG.integers(low, high, (1, 32, 8, 8)).astype(src_type)
-    w = RNG.integers(-127, 128, (64, 32, 3, 3)).astype(np.int8)
+    w = RNG.integers(-127, 128, (64, 32 // groups, 3, 3)).astype(np.int8)
     s_src, s_dst, zp_dst = np.float32(0.02), np.float32(0.5), 100
     s_wei = RNG.uniform(0.001, 0.004, 64).astype(np.float32)
     bias = RNG.normal(0.0, 2.0, 64).astype(np.float32)  # already s_src * s_wei * int32 bias
@@ -116,11 +128,11 @@ def test_int8_convolution_with_runtime_scales(src_type: type, src_zero: int) -> 
         **_scale_descs(("src_scale", "dst_scale"), ("src_zero_point", "dst_zero_point")),
         "weights_scale": MemoryDesc.of_layout(s_wei.shape, DataType.F32),
     }
-    params = {"pads_begin": (1, 1), "pads_end": (1, 1)}
+    params = {"pads_begin": (1, 1), "pads_end": (1, 1), "groups": groups}
     pd = handler_for("convolution", descs, params).create(Engine.default())
     operands = {
         SRC: x,
-        WEI: w,
+        WEI: w.reshape(groups, 64 // groups, *w.shape[1:]) if groups > 1 else w,
         BIAS: bias,
         SCALES | SRC: np.array([s_src]),
         SCALES | WEI: s_wei,
@@ -131,7 +143,9 @@ def test_int8_convolution_with_runtime_scales(src_type: type, src_zero: int) -> 
     operands = {k: v.astype(np.float32) if k & SCALES else v for k, v in operands.items()}
     got, implementation = _run(pd, operands, (1, 64, 8, 8))
     assert not implementation.startswith("ref"), implementation
-    accumulated = _conv_reference(x.astype(np.float64) - src_zero, w.astype(np.float64))
+    accumulated = _grouped_conv_reference(
+        x.astype(np.float64) - src_zero, w.astype(np.float64), groups
+    )
     real = accumulated * s_src * s_wei[None, :, None, None] + bias[None, :, None, None]
     want = _requantized(real, float(s_dst), zp_dst, np.uint8)
     steps = np.abs(got.astype(np.int64) - want)
