@@ -52,7 +52,7 @@ from dnnc.reference.normalization import (
     reduce,
     softmax,
 )
-from dnnc.reference.quant import dequantize, dynamic_quantize, quantize
+from dnnc.reference.quant import dequantize, dynamic_quantize, qconv2d, quantize
 from dnnc.reference.resample import resize
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "lrn",
     "matmul",
     "pool",
+    "qconv2d",
     "quantize",
     "reduce",
     "reorder",

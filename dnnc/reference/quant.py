@@ -9,7 +9,12 @@ Dequantization subtracts in integers and multiplies in f32.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+from dnnc.core.kinds import PostOp
+from dnnc.reference.compute import conv2d
 
 _F32 = np.float32
 _U8 = np.iinfo(np.uint8)
@@ -63,3 +68,39 @@ def dynamic_quantize(src: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     zero = np.rint(np.clip(_F32(_U8.min) - low / scale, _U8.min, _U8.max))
     zero_point = np.asarray(zero, np.uint8)
     return quantize(x, np.asarray(scale), zero_point), np.asarray(scale), zero_point
+
+
+def qconv2d(
+    src: np.ndarray,
+    wei: np.ndarray,
+    src_scale: np.ndarray,
+    src_zero_point: np.ndarray,
+    wei_scale: np.ndarray,
+    dst_scale: np.ndarray,
+    dst_zero_point: np.ndarray,
+    bias: np.ndarray | None = None,
+    *,
+    dtype: np.dtype,
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.qconv2d``: the f32 convolution of the dequantized src and wei (per-tensor, or
+    per output channel for a rank-1 ``wei_scale``), bias and post-ops, quantized to
+    ``dtype`` (the result's type: the zero point may be i32)."""
+    axis = 0 if wei_scale.ndim else None
+    real = conv2d(
+        dequantize(src, src_scale, src_zero_point),
+        dequantize(wei, wei_scale, np.zeros_like(wei_scale, np.int32), axis=axis),
+        bias,
+        strides=strides,
+        pads_begin=pads_begin,
+        pads_end=pads_end,
+        dilations=dilations,
+        groups=groups,
+        post_ops=post_ops,
+    )
+    return quantize(real, dst_scale, dst_zero_point.astype(dtype))

@@ -196,7 +196,7 @@ class _PlanBuilder:
             if source.load is None:
                 raise call.error(f"has no data for its constant {operand.role} in {memory}")
             data = np.ascontiguousarray(source.load())
-            return data if memory.layout.is_plain else self._reordered(call, data, memory)
+            return data if memory.layout.is_plain else self._reordered(call, data, desc_of(memory))
 
         data = self.constants.get((*source.key, memory), make)
         sizes = self.plan.constant_sizes
@@ -205,22 +205,51 @@ class _PlanBuilder:
             sizes[source.key] = math.prod(memory.shape) * memory.data_type.itemsize
         return data
 
-    def _reordered(self, call: Call, data: np.ndarray, memory: MemorySpec) -> np.ndarray:
-        """The logical array ``data`` in ``memory``'s layout, by one reorder primitive."""
-        plain = MemoryDesc.of_layout(memory.shape, memory.data_type)
-        packed = desc_of(memory)
+    def _packed_weights(
+        self, call: Call, operand: Operand, packed: MemoryDesc, owner: PrimitiveHandler
+    ) -> Storage:
+        """int8 weights in the descriptor their primitive (``owner``) chose, given format
+        ``any``: oneDNN keeps its compensation for s8 sources and zero points there, which
+        no layout name expresses (plain s8 weights send a convolution to ``ref``). Neither
+        MemoryDesc.key nor any oneDNN 3.2 query sees those compensation flags, so the packed
+        array is keyed by the owner's key and its reorder is not cached."""
+        if operand.place.base != CONSTANT:
+            raise call.error(f"its int8 {operand.role} must be a constant (packed once)")
+        source = self.program.constants[operand.place.index]
+
+        def make() -> np.ndarray:
+            if source.load is None:
+                raise call.error(f"has no data for its constant {operand.role}")
+            data = np.ascontiguousarray(source.load()).reshape(packed.dims)  # grouped: 5-D
+            return self._reordered(call, data, packed, cached=False)
+
+        data = self.constants.get((*source.key, owner.key()), make)
+        self.plan.constant_sizes[id(data)] = data.nbytes
+        return Storage(CONSTANT, 0, 0, data)
+
+    def _reordered(
+        self, call: Call, data: np.ndarray, packed: MemoryDesc, *, cached: bool = True
+    ) -> np.ndarray:
+        """The logical array ``data`` in the descriptor ``packed``, by one reorder primitive
+        (from the primitive cache unless ``cached`` is false)."""
+        plain = MemoryDesc.of_layout(packed.dims, packed.data_type)
         handler = handler_for("reorder", {"src": plain, "dst": packed}, {})
-        primitive = self._acquire(call, handler)
+        primitive = (
+            self._acquire(call, handler) if cached else Primitive(handler.create(self.engine))
+        )
         buffer = aligned_bytes(packed.size_bytes)
         ids = handler.exec_args(primitive.desc)
+        args = {
+            ids["src"]: Memory(plain, data, engine=self.engine),
+            ids["dst"]: Memory(packed, buffer, engine=self.engine),
+        }
+        if "scratchpad" in ids:  # a reorder that computes int8 compensation
+            scratchpad = handler.exec_descs(primitive.desc)["scratchpad"]
+            args[ids["scratchpad"]] = Memory(
+                scratchpad, aligned_bytes(scratchpad.size_bytes), engine=self.engine
+            )
         stream = Stream(self.engine)
-        primitive.execute(
-            stream,
-            {
-                ids["src"]: Memory(plain, data, engine=self.engine),
-                ids["dst"]: Memory(packed, buffer, engine=self.engine),
-            },
-        )
+        primitive.execute(stream, args)
         stream.wait()
         return buffer
 
@@ -233,24 +262,37 @@ class _PlanBuilder:
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
         descs = {o.role: desc_of(o.memory) for o in operands}
+        owns_weights = "weights_scale" in descs  # int8: weights in the primitive's own format
+        if owns_weights:
+            descs["weights"] = MemoryDesc.any(descs["weights"].dims, descs["weights"].data_type)
         try:
             handler = handler_for(call.kind, descs, call.params)
+            owner = handler if owns_weights else None
             primitive = self._acquire(call, handler)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise call.error(f"({call.kind}) {error}") from error
         bindings = tuple(
-            Binding(
-                ids[o.role],
-                exec_descs.get(o.role) or descs[o.role],
-                self._storage(call, o),
-                o.memory.nbytes,
-            )
+            self._binding(call, o, ids[o.role], exec_descs.get(o.role) or descs[o.role], owner)
             for o in operands
             if o.role in ids  # a sum post-op's argument is the destination itself
         )
         return PrimitiveStep(primitive, bindings, ids.get("scratchpad"))
+
+    def _binding(
+        self,
+        call: Call,
+        operand: Operand,
+        arg: int,
+        desc: MemoryDesc,
+        owner: PrimitiveHandler | None,
+    ) -> Binding:
+        """``owner``: the handler of an int8 primitive that packs its own weights."""
+        if owner is not None and operand.role == "weights":
+            storage = self._packed_weights(call, operand, desc, owner)
+            return Binding(arg, desc, storage, desc.size_bytes)
+        return Binding(arg, desc, self._storage(call, operand), operand.memory.nbytes)
 
     def _reference_step(self, call: Call) -> ReferenceStep:
         from dnnc import reference  # only a plan with reference steps needs their numpy code

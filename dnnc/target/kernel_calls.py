@@ -46,6 +46,7 @@ from dnnc.dialects.dnn import (
     LrnOp,
     MatmulOp,
     PoolOp,
+    QConv2DOp,
     QuantizeOp,
     ReduceOp,
     ReorderOp,
@@ -152,6 +153,20 @@ CALLS: dict[type[DnnOp], KernelCall] = {
     TransposeOp: KernelCall("reorder", (("src", "src"),), ("permutation",)),
     SliceOp: KernelCall("reorder", (("src", "src"),), ("starts",)),
     ResizeOp: KernelCall("resampling", (("src", "src"),), ("mode",)),
+    QConv2DOp: KernelCall(
+        "convolution",
+        (
+            ("src", "src"),
+            ("weights", "wei"),
+            ("bias", "bias"),
+            ("src_scale", "src_scale"),
+            ("src_zero_point", "src_zero_point"),
+            ("weights_scale", "wei_scale"),
+            ("dst_scale", "dst_scale"),
+            ("dst_zero_point", "dst_zero_point"),
+        ),
+        _WINDOWED_PARAMS,
+    ),
     QuantizeOp: KernelCall(
         "reorder", (("src", "src"), ("dst_scale", "scale"), ("dst_zero_point", "zero_point"))
     ),

@@ -50,6 +50,7 @@ from dnnc.dialects.dnn import (
     LrnOp,
     MatmulOp,
     PoolOp,
+    QConv2DOp,
     QuantizeOp,
     ReduceOp,
     ReorderOp,
@@ -81,6 +82,7 @@ class LayoutRule(Enum):
 
 LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     Conv2DOp: LayoutRule.PREFERRED,
+    QConv2DOp: LayoutRule.PREFERRED,
     Deconv2DOp: LayoutRule.PREFERRED,
     MatmulOp: LayoutRule.PREFERRED,
     InnerProductOp: LayoutRule.PREFERRED,
@@ -358,8 +360,8 @@ def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
     the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
     parameter or post-op argument (F32_ROLES: a reduced-precision model's) in f32, as oneDNN
     reads them (an f32 convolution with an f16 bias has no implementation); a zero point of
-    run-time quantization in s32, as oneDNN takes it; the rest as they are (a concat's other
-    inputs, a binary's broadcast operand, integers)."""
+    run-time quantization in s32, as oneDNN takes it; int8 weights in s8 (oneDNN's); the
+    rest as they are (a concat's other inputs, a binary's broadcast operand, integers)."""
     computed = set(data_operands(op))
     types = [
         data_type if v in computed else data_type_of(tensor_type(v).get_element_type())
@@ -371,4 +373,6 @@ def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
             types[index] = DataType.F32
         if role.endswith("_zero_point"):  # a oneDNN reorder's (reference kernels': zero_point)
             types[index] = DataType.S32
+        if role == "weights" and data_type in (DataType.S8, DataType.U8):
+            types[index] = DataType.S8  # oneDNN's int8 weights are s8, whatever src is
     return types

@@ -108,3 +108,48 @@ func.func @negative_dynamic_quantize_scale_rank(%x: tensor<4xf32>) -> tensor<4xu
   %y, %s, %z = dnn.dynamic_quantize %x : (tensor<4xf32>) -> (tensor<4xui8>, tensor<1xf32>, tensor<ui8>)
   func.return %y : tensor<4xui8>
 }
+
+// -----
+
+/// An int8 convolution reads s8 weights (oneDNN's int8 weights type).
+// CHECK: src and result must be i8 or ui8 and wei i8, got ui8, ui8 and ui8
+func.func @negative_qconv2d_u8_weights(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x8x3x3xui8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %s, %s, %z : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x3x3xui8>
+  func.return %y : tensor<1x8x3x3xui8>
+}
+
+// -----
+
+/// The weights scale is per tensor or one per output channel.
+// CHECK: wei_scale must be f32 of rank 0 (per tensor) or [8] (one per output channel)
+func.func @negative_qconv2d_weights_scale_per_input_channel(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xi8>, %s: tensor<f32>, %ws: tensor<4xf32>, %z: tensor<ui8>) -> tensor<1x8x3x3xui8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %ws, %s, %z : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<ui8>, tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x3x3xui8>
+  func.return %y : tensor<1x8x3x3xui8>
+}
+
+// -----
+
+/// A zero point has its side's type (or i32) and rank 0.
+// CHECK: dst_zero_point must be a rank-0 i8 (or i32) tensor
+func.func @negative_qconv2d_dst_zero_point_type(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x8x3x3xi8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %s, %s, %z : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x3x3xi8>
+  func.return %y : tensor<1x8x3x3xi8>
+}
+
+// -----
+
+/// Post-ops are eltwise: a binary one would need an argument in real units.
+// CHECK: post-ops must be eltwise
+func.func @negative_qconv2d_binary_post_op(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x8x3x3xui8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %s, %s, %z {post_ops = [#dnn.binary<add>]} : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x3x3xui8>
+  func.return %y : tensor<1x8x3x3xui8>
+}
+
+// -----
+
+/// The result has conv2d's shape.
+// CHECK: result shape 1x8x2x2 does not match the inferred shape 1x8x3x3
+func.func @negative_qconv2d_shape(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x8x2x2xui8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %s, %s, %z : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x2x2xui8>
+  func.return %y : tensor<1x8x2x2xui8>
+}

@@ -377,3 +377,13 @@ func.func @quantization(%x: tensor<2x3xf32>, %s: tensor<f32>, %z: tensor<ui8>, %
   %y, %ys, %yz = dnn.dynamic_quantize %dc : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
   func.return %y : tensor<2x3xui8>
 }
+
+// -----
+
+/// qconv2d: src, weights, the five scales and zero points, then the optional bias.
+// CHECK-LABEL: func.func @qconv2d
+// CHECK-NEXT:    %y = dnn.qconv2d %x, %w, %s, %z, %ws, %s, %zd, %b {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]} : (tensor<1x4x3x3xui8>, tensor<8x4x3x3xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>, tensor<f32>, tensor<i32>, tensor<8xf32>) -> tensor<1x8x3x3xi8>
+func.func @qconv2d(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x3x3xi8>, %s: tensor<f32>, %z: tensor<ui8>, %ws: tensor<8xf32>, %zd: tensor<i32>, %b: tensor<8xf32>) -> tensor<1x8x3x3xi8> {
+  %y = dnn.qconv2d %x, %w, %s, %z, %ws, %s, %zd, %b {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]} : (tensor<1x4x3x3xui8>, tensor<8x4x3x3xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>, tensor<f32>, tensor<i32>, tensor<8xf32>) -> tensor<1x8x3x3xi8>
+  func.return %y : tensor<1x8x3x3xi8>
+}

@@ -70,7 +70,13 @@ from dnnc.dialects.dnn.logic import (
     LogicalOp,
     WhereOp,
 )
-from dnnc.dialects.dnn.quant import QUANT_OPS, DequantizeOp, DynamicQuantizeOp, QuantizeOp
+from dnnc.dialects.dnn.quant import (
+    QUANT_OPS,
+    DequantizeOp,
+    DynamicQuantizeOp,
+    QConv2DOp,
+    QuantizeOp,
+)
 
 DNN = Dialect(
     "dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS], list(ATTRIBUTES)
@@ -117,6 +123,7 @@ __all__ = [
     "PoolOp",
     "PostOpAnchor",
     "PostOpAttr",
+    "QConv2DOp",
     "QuantizeOp",
     "ReduceKindAttr",
     "ReduceOp",

@@ -10,7 +10,9 @@ for oneDNN, which takes s32 zero points; the quantized type is then the result's
 * ``dnn.quantize``: ``q = saturate(round_half_even(x / scale) + zero_point)`` to i8 or ui8;
 * ``dnn.dequantize``: ``real = (q - zero_point) * scale`` from i8, ui8 or i32 to f32;
 * ``dnn.dynamic_quantize``: ui8 ``q`` with the scale and zero point of ``x``'s own range
-  (ONNX DynamicQuantizeLinear), all three results.
+  (ONNX DynamicQuantizeLinear), all three results;
+* ``dnn.qconv2d``: dequantize, conv2d, eltwise post-ops, quantize as one int8 convolution
+  (what dnn-fuse-quantized makes of that chain; oneDNN runs it with run-time scales).
 
 Like ``dnn.cast`` they keep the source's layout; results take their element type from the
 zero point (quantize) or the scale (dequantize).
@@ -18,15 +20,28 @@ zero point (quantize) or the scale (dequantize).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, IntegerAttr, NoneAttr, TensorType, f32, i32, i64
+from xdsl.dialects.builtin import (
+    I64,
+    ArrayAttr,
+    DenseArrayBase,
+    IntegerAttr,
+    NoneAttr,
+    TensorType,
+    f32,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
+    prop_def,
     result_def,
     traits_def,
 )
@@ -34,8 +49,19 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.core.kinds import DataType
-from dnnc.dialects.dnn.base import DnnOp, int_of, shape_of, tensor_type
+from dnnc.core.kinds import DataType, EltwisePostOp, PostOp
+from dnnc.dialects.dnn.attributes import PostOpAttr
+from dnnc.dialects.dnn.base import (
+    NO_POST_OPS,
+    DnnOp,
+    i64_array,
+    int_of,
+    ints,
+    post_ops_attr,
+    post_ops_of,
+    shape_of,
+    tensor_type,
+)
 from dnnc.dialects.types import DATA_TYPES, element_type_of
 
 QUANTIZED_TYPES = (DataType.S8, DataType.U8)
@@ -212,5 +238,124 @@ class DynamicQuantizeOp(DnnOp):
         self.expect_result_shape(self.result, shape_of(self.src))
 
 
-QUANT_OPS: tuple[type[DnnOp], ...] = (QuantizeOp, DequantizeOp, DynamicQuantizeOp)
+@irdl_op_definition
+class QConv2DOp(DnnOp):
+    """An int8 convolution: ``quantize(post_ops(conv2d(dequantize(src), dequantize(wei),
+    bias)), dst_scale, dst_zero_point)`` in one op, as oneDNN's int8 convolution computes it
+    (s32 accumulation, then f32 scales, bias and post-ops, one rounding to the result type).
+
+    src is i8 or ui8 with a per-tensor scale and zero point; wei is i8, symmetric (no zero
+    point) with a per-tensor scale (rank 0) or one per output channel (rank 1, [O]); the bias
+    is f32 in real units; the result is i8 or ui8 (its type, given explicitly: zero points
+    may be i32, as oneDNN takes them) with a per-tensor scale and zero point. Post-ops are
+    eltwise only. The window properties are conv2d's.
+
+    A separate op rather than quantization operands on ``dnn.conv2d``: the f32 passes that
+    rebuild, fold or rescale a conv2d (fold-constants, scale-weights, hoist-strides,
+    fuse-post-ops, assign-precision) would each have to keep or refuse such operands, and
+    one that forgot would silently compute in the wrong units; they leave an op they do not
+    know alone."""
+
+    name = "dnn.qconv2d"
+    src = operand_def(TensorType)
+    wei = operand_def(TensorType)
+    src_scale = operand_def(TensorType)
+    src_zero_point = operand_def(TensorType)
+    wei_scale = operand_def(TensorType)
+    dst_scale = operand_def(TensorType)
+    dst_zero_point = operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    strides = prop_def(DenseArrayBase[I64], i64_array(1, 1))
+    pads_begin = prop_def(DenseArrayBase[I64], i64_array(0, 0))
+    pads_end = prop_def(DenseArrayBase[I64], i64_array(0, 0))
+    dilations = prop_def(DenseArrayBase[I64], i64_array(1, 1))
+    groups = prop_def(IntegerAttr[I64], IntegerAttr(1, i64))
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$src `,` $wei `,` $src_scale `,` $src_zero_point `,` $wei_scale `,` $dst_scale `,` "
+        "$dst_zero_point (`,` $bias^)? attr-dict `:` `(` type($src) `,` type($wei) `,` "
+        "type($src_scale) `,` type($src_zero_point) `,` type($wei_scale) `,` type($dst_scale) "
+        "`,` type($dst_zero_point) (`,` type($bias)^)? `)` `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue,
+        wei: SSAValue,
+        scales: tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue],
+        bias: SSAValue | None,
+        result_type: TensorType,
+        *,
+        strides: Sequence[int] = (1, 1),
+        pads_begin: Sequence[int] = (0, 0),
+        pads_end: Sequence[int] = (0, 0),
+        dilations: Sequence[int] = (1, 1),
+        groups: int = 1,
+        post_ops: Sequence[PostOp] = (),
+    ) -> None:
+        """``scales``: src_scale, src_zero_point, wei_scale, dst_scale, dst_zero_point."""
+        super().__init__(
+            operands=[src, wei, *scales, [] if bias is None else [bias]],
+            result_types=[result_type],
+            properties={
+                "strides": i64_array(*strides),
+                "pads_begin": i64_array(*pads_begin),
+                "pads_end": i64_array(*pads_end),
+                "dilations": i64_array(*dilations),
+                "groups": IntegerAttr(groups, i64),
+                "post_ops": post_ops_attr(post_ops),
+            },
+        )
+
+    def verify_op(self) -> None:
+        src, wei, result = (
+            DATA_TYPES[tensor_type(v).get_element_type()] for v in (self.src, self.wei, self.result)
+        )
+        if src not in QUANTIZED_TYPES or result not in QUANTIZED_TYPES or wei != DataType.S8:
+            raise VerifyException(
+                f"src and result must be i8 or ui8 and wei i8, got {element_type_of(src)}, "
+                f"{element_type_of(result)} and {element_type_of(wei)}"
+            )
+        out_channels = shape_of(self.wei)[0]
+        for name in ("src_scale", "wei_scale", "dst_scale"):
+            value = getattr(self, name)
+            per_channel = name == "wei_scale"
+            allowed = ((), (out_channels,)) if per_channel else ((),)
+            if tensor_type(value).get_element_type() != f32 or shape_of(value) not in allowed:
+                channels = f" or [{out_channels}] (one per output channel)" if per_channel else ""
+                raise VerifyException(f"{name} must be f32 of rank 0 (per tensor){channels}")
+        for name, side in (("src_zero_point", src), ("dst_zero_point", result)):
+            value = getattr(self, name)
+            element = tensor_type(value).get_element_type()
+            if shape_of(value) or element not in (element_type_of(side), i32):
+                raise VerifyException(
+                    f"{name} must be a rank-0 {element_type_of(side)} (or i32) tensor"
+                )
+        if self.bias is not None and tensor_type(self.bias).get_element_type() != f32:
+            raise VerifyException("bias must be f32 (in real units)")
+        if not all(isinstance(p, EltwisePostOp) for p in post_ops_of(self.post_ops)):
+            raise VerifyException("post-ops must be eltwise")
+        self.expect_result_shape(
+            self.result,
+            shapes.conv2d(
+                shape_of(self.src),
+                shape_of(self.wei),
+                None if self.bias is None else shape_of(self.bias),
+                strides=ints(self.strides),
+                pads_begin=ints(self.pads_begin),
+                pads_end=ints(self.pads_end),
+                dilations=ints(self.dilations),
+                groups=int_of(self.groups),
+            ),
+        )
+
+    def verify_result_types(self) -> None:
+        """The result keeps src's layout; its element type is checked by verify_op."""
+        self.expect_layout("result", self.result, self.src)
+
+
+QUANT_OPS: tuple[type[DnnOp], ...] = (QuantizeOp, DequantizeOp, DynamicQuantizeOp, QConv2DOp)
 """The ops of this module, in docs/dialect.md order."""
