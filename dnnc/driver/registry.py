@@ -29,6 +29,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-plan-memory": "dnnc.lowering.plan_memory:PlanMemoryPass",
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
+    "dnn-fuse-quantized": "dnnc.passes.fuse_quantized:FuseQuantizedPass",
     "dnn-propagate-special-values": (
         "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
     ),

@@ -104,6 +104,14 @@ def isa_includes(name: str) -> bool:
     return _effective_isa_value() & wanted == wanted
 
 
+def has_vnni() -> bool:
+    """Whether the effective ISA sums u8 x s8 products in s32 (AVX-512 or AVX VNNI). Without
+    it oneDNN's int8 convolutions use vpmaddubsw, whose s16 pair sums saturate: u8 sources
+    above 127 give wrong results, and for s8 sources oneDNN halves the weights, losing
+    their last bit (test/python/runtime/test_int8_primitives.py)."""
+    return isa_includes("avx512_core_vnni") or isa_includes("avx2_vnni")
+
+
 def cpu_description(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[str, ...]]:
     """The CPU's model name and which of ISA_FLAGS it has (from /proc/cpuinfo on Linux)."""
     name, flags = platform.processor() or platform.machine(), set[str]()

@@ -1,0 +1,191 @@
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes}' --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=no}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=NOVNNI
+
+/// ONNX QDQ: DQ(x), DQ(w per output channel), DQ(int32 bias), Conv, Relu, Q. One qconv2d
+/// stays, the relu a post-op; the bias's dequantize stays for dnn-fold-constants.
+// CHECK-LABEL: func.func @qdq_conv_relu
+// CHECK:         %[[B:.*]] = dnn.dequantize %bq, %bs, %bz
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz, %[[B]] {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]} : (tensor<1x4x6x6xui8>, tensor<8x4x3x3xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<1x8x6x6xui8>
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK-NOT:     dnn.conv2d
+// REMARK: dnn-fuse-quantized.mlir:[[# @LINE + 19]]:3: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
+/// Without VNNI oneDNN's int8 convolution saturates or rounds the weights: not fused.
+// NOVNNI: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI (oneDNN's int8 convolution would be inexact)
+// NOVNNI-LABEL: func.func @qdq_conv_relu
+// NOVNNI-NOT:   dnn.qconv2d
+func.func @qdq_conv_relu(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x3x3xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %wz = dnn.constant dense<0> : tensor<8xi8>
+  %bq = dnn.constant dense<7> : tensor<8xi32>
+  %bs = dnn.constant dense<0.0002> : tensor<8xf32>
+  %bz = dnn.constant dense<0> : tensor<8xi32>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 0 : i64} : (tensor<8x4x3x3xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x4x3x3xf32>
+  %b = dnn.dequantize %bq, %bs, %bz {axis = 0 : i64} : (tensor<8xi32>, tensor<8xf32>, tensor<8xi32>) -> tensor<8xf32>
+  %c = dnn.conv2d %x, %w, %b {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x6x6xf32>
+  %r = dnn.eltwise relu %c : tensor<1x8x6x6xf32>
+  %y = dnn.quantize %r, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Per-tensor weights, no bias, an s8 result; a source dequantize read by two convolutions
+/// fuses into both (it goes with its last reader).
+// CHECK-LABEL: func.func @shared_source
+// CHECK-NOT:     dnn.dequantize
+// CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
+// CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
+// CHECK-NOT:     dnn.dequantize
+// REMARK-COUNT-2: remark: [dnn-fuse-quantized] fused into one int8 convolution{{$}}
+func.func @shared_source(%xq: tensor<1x4x6x6xi8>) -> (tensor<1x8x6x6xi8>, tensor<1x8x6x6xi8>) {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<-3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<1> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c1 = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y1 = dnn.quantize %c1, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %c2 = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y2 = dnn.quantize %c2, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y1, %y2 : tensor<1x8x6x6xi8>, tensor<1x8x6x6xi8>
+}
+
+// -----
+
+/// Must not fire: the source is quantized per channel (oneDNN takes one src scale).
+// CHECK-LABEL: func.func @per_axis_source
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK: remark: [dnn-fuse-quantized] not fused: the source is quantized per axis
+func.func @per_axis_source(%xq: tensor<1x4x6x6xui8>, %xs: tensor<4xf32>, %xz: tensor<4xui8>) -> tensor<1x8x6x6xui8> {
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz {axis = 1 : i64} : (tensor<1x4x6x6xui8>, tensor<4xf32>, tensor<4xui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Must not fire: the convolution's f32 result has another reader, which needs it.
+// CHECK-LABEL: func.func @result_read_twice
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK: remark: [dnn-fuse-quantized] not fused: the conv2d's f32 result has another use, which would be lost
+func.func @result_read_twice(%xq: tensor<1x4x6x6xui8>) -> (tensor<1x8x6x6xui8>, tensor<1x8x6x6xf32>) {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y, %c : tensor<1x8x6x6xui8>, tensor<1x8x6x6xf32>
+}
+
+// -----
+
+/// Must not fire: the weights are computed (a function argument), not a constant to pack.
+// CHECK-LABEL: func.func @weights_not_constant
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK: remark: [dnn-fuse-quantized] not fused: the weights are not a constant
+func.func @weights_not_constant(%xq: tensor<1x4x6x6xui8>, %wq: tensor<8x4x1x1xi8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Must not fire: asymmetric weights (oneDNN's int8 weights have no zero point).
+// CHECK-LABEL: func.func @weights_zero_point
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK: remark: [dnn-fuse-quantized] not fused: the weights' zero point is not a constant 0
+func.func @weights_zero_point(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<2> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Must not fire: a sigmoid between the convolution and the quantize is no post-op here.
+// CHECK-LABEL: func.func @sigmoid_between
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK: remark: [dnn-fuse-quantized] not fused: a sigmoid is between conv2d and quantize
+func.func @sigmoid_between(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %s = dnn.eltwise sigmoid %c : tensor<1x8x6x6xf32>
+  %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Must not fire: no quantize after the convolution (its result is wanted in f32); silent
+/// (the last case: no remark after the previous one).
+// CHECK-LABEL: func.func @missing_quantize
+// CHECK:         dnn.dequantize %xq
+// CHECK:         dnn.conv2d
+// CHECK-NOT:     dnn.qconv2d
+// REMARK-NOT: remark: [dnn-fuse-quantized]
+func.func @missing_quantize(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  func.return %c : tensor<1x8x6x6xf32>
+}

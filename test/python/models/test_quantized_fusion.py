@@ -1,0 +1,104 @@
+"""dnn-fuse-quantized, differential: a small QDQ convolution net quantized by ONNX Runtime's
+``quantize_static`` (per-channel weights, s8 or u8 activations), compiled with and without
+the pass, both against ONNX Runtime on the same file.
+
+Three convolutions (3x3 + Relu, strided 3x3 + Relu, grouped 3x3 + Clip(0, 6), as ReLU6)
+feed the output's DequantizeLinear. With the pass each is one int8 convolution (checked on
+the plan: run-time scales bound, the implementation never ``ref:`` where dnnc.target says
+oneDNN has a native int8 kernel); without it each is dequantize, f32 convolution, quantize.
+On a CPU without VNNI the pass fuses nothing (dnnc.target.host.has_vnni: oneDNN's int8
+convolution would saturate u8 sources and halve s8 sources' weights there, measured here
+under ONEDNN_MAX_CPU_ISA=AVX2 at up to 23 and 5 output steps from ONNX Runtime), and the
+test checks that.
+
+Tolerance, in steps of the output's quantization grid: ONNX Runtime accumulates in int32 and
+requantizes once per layer, as the fused convolution does, so a layer's value differs only
+where it lies next to a rounding tie (one step, passed on to the next layers); the bound is
+one step per quantized layer (3) and a mean under 0.05. Unfused, dnnc computes in f32 from
+the same integers: the same bound.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from conftest import Exported
+from onnx import numpy_helper
+from torch import nn
+
+import dnnc
+from dnnc.core.kinds import DataType
+from dnnc.driver.pipelines import OptimizePipeline
+from dnnc.runtime.report import StepInfo
+from dnnc.target import runs_natively
+from dnnc.target.host import has_vnni
+from dnnc_testing import quantized
+
+SHAPE = (1, 8, 16, 16)
+LAYERS = 3
+UNFUSED = ",".join(step for step in OptimizePipeline.steps if step != "dnn-fuse-quantized")
+
+
+def _net(path: Path) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(8, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(32, 32, 3, stride=2, padding=1),
+        nn.ReLU(),
+        nn.Conv2d(32, 32, 3, padding=1, groups=4),
+        nn.ReLU6(),
+    )
+    torch.onnx.export(
+        model.eval(), (torch.randn(SHAPE),), str(path), dynamo=False, input_names=["input"]
+    )
+
+
+def _output_step(path: Path) -> float:
+    graph = onnx.load(str(path)).graph
+    last = next(n for n in graph.node if n.output[0] == graph.output[0].name)
+    assert last.op_type == "DequantizeLinear"
+    scale = next(i for i in graph.initializer if i.name == last.input[1])
+    return float(numpy_helper.to_array(scale))
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_fused_int8_convolutions_agree_with_onnxruntime(
+    exported: Exported, activations: str
+) -> None:
+    f32 = exported.get("qconv_net_base", _net)
+    path = exported.get(
+        f"qconv_net_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"input": x})[0]
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    step = _output_step(path)
+    assert np.unique(np.rint(theirs / step)).size > 32  # values spread over the grid
+
+    def int8_convolutions(executable: dnnc.Executable) -> list[StepInfo]:
+        return [
+            s
+            for s in executable.plan.step_infos
+            if s.kind == "convolution" and any(o.startswith("src_scale=") for o in s.operands)
+        ]
+
+    assert not int8_convolutions(unfused)
+    assert len(int8_convolutions(fused)) == (LAYERS if has_vnni() else 0)
+    for executable in (fused, unfused):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= LAYERS + 0.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+    if not has_vnni():
+        pytest.skip("no VNNI on this CPU: nothing fused (module docstring)")
+    data_type = DataType.S8 if activations == "s8" else DataType.U8
+    if not runs_natively("convolution", data_type):
+        pytest.skip(f"oneDNN has no native {data_type} convolution on this CPU")
+    for convolution in int8_convolutions(fused):
+        assert not convolution.implementation.startswith("ref"), convolution.implementation
