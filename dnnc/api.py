@@ -339,7 +339,9 @@ def compile(
     lowered = find_function(module, chosen)
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
-    program = program_of(lowered, weights, consume=not isinstance(loaded, ModuleOp))
+    # saving keeps the payloads: int8 weights are saved logical (dnnc.driver.saved)
+    consume = not isinstance(loaded, ModuleOp) and save_to is None
+    program = program_of(lowered, weights, consume=consume)
     executable = Executable(program, cache=cache)
     executable.recipe = recipe
     if save_to is not None:

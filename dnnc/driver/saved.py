@@ -33,7 +33,7 @@ import shutil
 import struct
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -104,20 +104,26 @@ def _write(program: Program, executable: Executable, path: Path) -> None:
     """The three files of the module docstring, in ``path``: one ``c<n>`` per constant and
     memory the calls bind."""
     arrays: dict[str, np.ndarray] = {}
-    indices: dict[tuple[int, MemorySpec], int] = {}
+    indices: dict[tuple[int, MemorySpec, bool], int] = {}
 
-    def operand(o: Operand) -> list[object]:
+    def operand(o: Operand, call: Call) -> list[object]:
         place = o.place
         if place.base == CONSTANT:
-            key = (place.index, o.memory)
+            logical = _packs_itself(call, o)
+            key = (place.index, o.memory, logical)
             if key not in indices:
                 indices[key] = len(indices)
-                source = program.constants[place.index].key
+                constant = program.constants[place.index]
+                source = constant.key
 
                 def missing() -> np.ndarray:
                     raise DnncError(f"@{program.name} binds no constant {source} in {o.memory}")
 
-                arrays[f"c{indices[key]}"] = executable.constants.get((*source, o.memory), missing)
+                name = f"c{indices[key]}"
+                if logical and constant.load is not None:
+                    arrays[name] = np.ascontiguousarray(constant.load())
+                else:
+                    arrays[name] = executable.constants.get((*source, o.memory), missing)
             place = Place(CONSTANT, indices[key], 0)
         memory = [list(o.memory.shape), o.memory.data_type.value, o.memory.layout.tag]
         return [o.role, memory, [place.base, place.index, place.offset, place.root]]
@@ -129,8 +135,8 @@ def _write(program: Program, executable: Executable, path: Path) -> None:
             "op": c.op_name,
             "location": _location(c.location),
             "params": {k: _encode(v) for k, v in c.params.items()},
-            "ins": [operand(o) for o in c.ins],
-            "outs": [operand(o) for o in c.outs],
+            "ins": [operand(o, c) for o in c.ins],
+            "outs": [operand(o, c) for o in c.outs],
         }
         for c in program.calls
     ]
@@ -262,16 +268,37 @@ def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = No
     except (KeyError, TypeError, ValueError, IndexError) as error:
         raise DnncError(f"'{path / PROGRAM}' is not a dnnc program: {error!r}") from None
     constants = PackedConstants()
+    logical: dict[int, Constant] = {}
     try:
         arrays = _read_arrays(path / CONSTANTS)
         for call in program.calls:
             for o in (*call.ins, *call.outs):
-                if o.place.base == CONSTANT:
-                    source = program.constants[o.place.index].key
-                    constants.preload(source, o.memory, _typed(arrays[str(source[1])], o.memory))
+                if o.place.base != CONSTANT:
+                    continue
+                source = program.constants[o.place.index].key
+                array = _typed(arrays[str(source[1])], o.memory)
+                if _packs_itself(call, o):
+                    logical[o.place.index] = Constant(source, _returning(array))
+                else:
+                    constants.preload(source, o.memory, array)
     except (OSError, KeyError, IndexError, ValueError, struct.error, zipfile.BadZipFile) as error:
         raise DnncError(f"cannot read the constants of '{path}': {error!r}") from None
+    program = dataclasses.replace(
+        program,
+        constants=tuple(logical.get(i, c) for i, c in enumerate(program.constants)),
+    )
     return Executable(program, cache=cache, constants=constants)
+
+
+def _returning(array: np.ndarray) -> Callable[[], np.ndarray]:
+    """A Constant's ``load`` giving ``array``."""
+    return lambda: array
+
+
+def _packs_itself(call: Call, operand: Operand) -> bool:
+    """Whether ``operand`` is weights its primitive packs itself when the plan is built
+    (Call.packs_own_weights): saved as the logical array, whatever its memory's layout."""
+    return operand.role == "weights" and call.packs_own_weights()
 
 
 def _typed(array: np.ndarray, memory: MemorySpec) -> np.ndarray:

@@ -262,7 +262,7 @@ class _PlanBuilder:
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
         descs = {o.role: desc_of(o.memory) for o in operands}
-        owns_weights = "weights_scale" in descs  # int8: weights in the primitive's own format
+        owns_weights = call.packs_own_weights()
         if owns_weights:
             descs["weights"] = MemoryDesc.any(descs["weights"].dims, descs["weights"].data_type)
         try:

@@ -87,6 +87,12 @@ class Call:
     op_name: str = ""
     location: Location | None = None
 
+    def packs_own_weights(self) -> bool:
+        """An int8 primitive (it takes run-time scales): its constant weights are packed
+        from their logical array into the primitive's own descriptor, which holds oneDNN's
+        compensation, not into their memory's layout (dnnc.runtime.plan)."""
+        return self.library == "onednn" and any(o.role == "weights_scale" for o in self.ins)
+
     def error(self, message: str) -> DnncError:
         """An error blaming the op this call came from, worded like ``error_at``'s."""
         return DnncError(f"'{self.op_name}' op {message}", self.location)

@@ -10,6 +10,8 @@ convolution runs a real kernel (not ``ref:``) wherever the host has int8 instruc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -84,3 +86,13 @@ def test_qconv2d_runs_one_int8_convolution(
     if not runs_natively("convolution", DataType.U8 if src == "ui8" else DataType.S8):
         pytest.skip(f"oneDNN has no native {src} convolution here: {convolution.implementation}")
     assert not convolution.implementation.startswith("ref"), convolution.implementation
+
+
+def test_saved_qconv2d_packs_its_weights_again_when_loaded(tmp_path: Path) -> None:
+    """A saved model keeps int8 weights logical (their packed form holds oneDNN's
+    compensation, which no saved layout names) and the loaded plan packs them again."""
+    text = _graph("i8", "ui8", 1, -5, True)
+    x = RNG.integers(-128, 128, (1, 16, 8, 8)).astype(np.int8)
+    compiled = dnnc.compile(text, save_to=tmp_path / "model")
+    loaded = dnnc.load(tmp_path / "model")
+    np.testing.assert_array_equal(loaded.run([x])[0], compiled.run([x])[0])
