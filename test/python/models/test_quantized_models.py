@@ -6,7 +6,8 @@ GELU rounded inside) and dynamically (DynamicQuantizeLinear -> MatMulInteger).
 
 Tolerances. Static: every quantized layer rounds to its own grid, and a value next to a
 rounding tie may round the other way in another engine (ONNX Runtime accumulates in int32
-and requantizes once; dnnc, without fusion, dequantizes and computes in f32), one step of
+and requantizes once, as dnnc's fused int8 convolutions do on a VNNI CPU; elsewhere dnnc
+dequantizes and computes in f32, and its adds and pooling are f32 either way), one step of
 that layer; ResNet-18's 21 quantized layers carry such flips to the logits. So dnnc's logits
 must be within 5 steps of the output's quantization grid of ONNX Runtime's everywhere and
 within one step on average, and no further from the f32 model's logits (RMS) than ONNX
