@@ -120,10 +120,11 @@ ELEMENTWISE = frozenset(
     {
         "Add", "Sub", "Mul", "Div", "Mod", "Equal", "Less", "LessOrEqual", "Greater",
         "GreaterOrEqual", "And", "Or", "Xor", "Not", "Neg", "Abs", "Where", "Cast", "Identity",
-        "Max", "Min", "CumSum",
+        "Max", "Min", "CumSum", "Cos", "Sin",
     }
 )  # fmt: skip
-"""Node types whose result has the broadcast shape of their (first, for CumSum) inputs."""
+"""Node types whose result has the broadcast shape of their (first, for CumSum) inputs
+(Cos and Sin: rotary position embeddings, cos/sin of positions from the past length)."""
 
 
 def sized_shape(node: Node, inputs: Sequence[Folded]) -> tuple[int, ...] | None:

@@ -334,6 +334,67 @@ def test_positions_from_range_of_shape_are_computed_per_signature() -> None:
     assert (executable.stats().traces, executable.mismatches) == (2, 0)
 
 
+def rotary_model() -> onnx.ModelProto:
+    """x * cos(theta) + x * sin(theta), theta = Range(P, P + T) * freq, P the past length:
+    rotary position embeddings as LLaMA exports compute them from Shape(past)."""
+    n = helper.make_node
+    nodes = [
+        n("Shape", ["past"], ["past_shape"]),
+        n("Gather", ["past_shape", "one"], ["start"], axis=0),
+        n("Shape", ["x"], ["x_shape"]),
+        n("Gather", ["x_shape", "one"], ["seq"], axis=0),
+        n("Add", ["start", "seq"], ["end"]),
+        n("Range", ["start", "end", "one"], ["positions"]),
+        n("Unsqueeze", ["positions", "last"], ["column"]),
+        n("Cast", ["column"], ["column_f"], to=onnx.TensorProto.FLOAT),
+        n("Mul", ["column_f", "freq"], ["theta"]),
+        n("Cos", ["theta"], ["cos"]),
+        n("Sin", ["theta"], ["sin"]),
+        n("Mul", ["x", "cos"], ["x_cos"]),
+        n("Mul", ["x", "sin"], ["x_sin"]),
+        n("Add", ["x_cos", "x_sin"], ["rotated"]),
+        n("Concat", ["past", "rotated"], ["present"], axis=1),
+    ]
+    freq = 1.0 / 100.0 ** (np.arange(HIDDEN, dtype=np.float32) / HIDDEN)
+    graph = helper.make_graph(
+        nodes,
+        "rotary",
+        [
+            helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, "seq", HIDDEN]),
+            helper.make_tensor_value_info("past", onnx.TensorProto.FLOAT, [1, "past", HIDDEN]),
+        ],
+        [helper.make_tensor_value_info("present", onnx.TensorProto.FLOAT, [1, "all", HIDDEN])],
+        [
+            numpy_helper.from_array(np.array(1, np.int64), "one"),
+            numpy_helper.from_array(np.array([1], np.int64), "last"),
+            numpy_helper.from_array(freq.astype(np.float32), "freq"),
+        ],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+def test_rotary_positions_from_the_past_length_are_computed_per_signature() -> None:
+    """cos/sin of positions Range(P, P + T) are data that follow the past length (Cos and
+    Sin have a shape rule: dnnc.frontend.onnx.sized): one template serves every past length
+    of a one-token step, as a decoder's steady generation needs, each equal to ONNX Runtime.
+    Without the rule, each P pinned its own trace."""
+    made = rotary_model()
+    rng = np.random.default_rng(11)
+    executable = dnnc.compile(made)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    session = ort.InferenceSession(made.SerializeToString(), providers=["CPUExecutionProvider"])
+    for past in range(3, 11):
+        feeds = {
+            "x": rng.standard_normal((1, 1, HIDDEN)).astype(np.float32),
+            "past": rng.standard_normal((1, past, HIDDEN)).astype(np.float32),
+        }
+        want = session.run(None, feeds)[0]
+        np.testing.assert_allclose(executable.run(feeds)[0], want, rtol=1e-5, atol=1e-6)
+    assert (executable.stats().traces, executable.mismatches) == (2, 0)
+
+
 def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
     """A Reshape whose target is computed from an input's *values* cannot be known per
     signature: the import refuses it, naming the operand; dnnc.compile then compiles per
