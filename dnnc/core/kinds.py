@@ -118,6 +118,8 @@ class EltwiseAlg(StrEnum):
     ROUND = "round"
     SOFTSIGN = "softsign"
     ERF = "erf"
+    SIN = "sin"
+    COS = "cos"
 
 
 class BinaryAlg(StrEnum):

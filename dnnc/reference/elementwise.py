@@ -92,6 +92,8 @@ ELTWISE: dict[EltwiseAlg, EltwiseFn] = {
     EltwiseAlg.ROUND: lambda x, a, b: np.rint(x),
     EltwiseAlg.SOFTSIGN: lambda x, a, b: x / (1.0 + np.abs(x)),
     EltwiseAlg.ERF: lambda x, a, b: _erf(x),
+    EltwiseAlg.SIN: lambda x, a, b: np.sin(x),
+    EltwiseAlg.COS: lambda x, a, b: np.cos(x),
 }
 """Forward formula of each eltwise algorithm, ``f(x, alpha, beta)`` on float64."""
 

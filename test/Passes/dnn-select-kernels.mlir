@@ -63,6 +63,18 @@ func.func @softsign_reference(%src: tensor<6x10xf32>) -> tensor<6x10xf32> {
 
 // -----
 
+/// Rotary embeddings' sin and cos: oneDNN 3.2 has neither, so both run their reference kernel.
+// CHECK-LABEL: func.func @sin_cos_reference
+// CHECK:         dnn.eltwise sin {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+// CHECK:         dnn.eltwise cos {{.*}}dnn.kernel = #dnn.kernel<reference, f32>
+func.func @sin_cos_reference(%src: tensor<1x4x16xf32>) -> tensor<1x4x16xf32> {
+  %s = dnn.eltwise sin %src : tensor<1x4x16xf32>
+  %c = dnn.eltwise cos %s : tensor<1x4x16xf32>
+  func.return %c : tensor<1x4x16xf32>
+}
+
+// -----
+
 /// oneDNN computes on neither i64 nor i1: every op on them runs its reference kernel, in
 /// their type; a cast from f32 to i64 too, while f32 ops beside them stay on oneDNN.
 // CHECK-LABEL: func.func @i64_and_i1_reference

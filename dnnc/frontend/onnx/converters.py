@@ -96,6 +96,8 @@ NEWEST_VERSIONS: dict[str, int] = {
     "ArgMin": 13,
     "DepthToSpace": 28,
     "Erf": 13,
+    "Sin": 22,
+    "Cos": 22,
     "GroupNormalization": 21,
     "InstanceNormalization": 22,
     "Pad": 25,

@@ -59,6 +59,8 @@ UNARY: dict[str, Callable[[Node], EltwisePostOp]] = {
     "Mish": _fixed(EltwiseAlg.MISH),
     "Softsign": _fixed(EltwiseAlg.SOFTSIGN),
     "Erf": _fixed(EltwiseAlg.ERF),
+    "Sin": _fixed(EltwiseAlg.SIN),
+    "Cos": _fixed(EltwiseAlg.COS),
     "Reciprocal": _fixed(EltwiseAlg.POW, 1.0, -1.0),
     "Gelu": _gelu,
     "Swish": lambda n: EltwisePostOp(EltwiseAlg.SWISH, n.float_attr("alpha", 1.0)),

@@ -34,6 +34,8 @@ INCLUDED_OPS = (
     "prelu",
     "reciprocal",
     "erf",
+    "sin",
+    "cos",
     "abs",
     "add",
     "and",

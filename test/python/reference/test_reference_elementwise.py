@@ -41,6 +41,8 @@ ELTWISE_CASES: dict[EltwiseAlg, tuple[float, float, tuple[float, float], TorchFn
     EltwiseAlg.ROUND: (0.0, 0.0, (-4, 4), torch.round),  # torch rounds half to even too
     EltwiseAlg.SOFTSIGN: (0.0, 0.0, (-30, 30), F.softsign),
     EltwiseAlg.ERF: (0.0, 0.0, (-4, 4), torch.erf),
+    EltwiseAlg.SIN: (0.0, 0.0, (-10, 10), torch.sin),
+    EltwiseAlg.COS: (0.0, 0.0, (-10, 10), torch.cos),
 }
 
 BINARY_CASES: dict[BinaryAlg, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
