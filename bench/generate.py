@@ -2,9 +2,11 @@
 
 Decoders: the GPT-2- and LLaMA-style ones of dnnc_testing/decoders.py at ``BENCH`` size (4
 layers, hidden 512, 8 heads, LLaMA with 4 key/value heads, vocabulary 8,000; random weights),
-exported with their past/present key/values. Per family, prompt length and engine, one run of
-``dnnc.generate`` (greedy, from an empty cache; the other engines wrapped into its decoder
-interface, so every engine runs the same loop): the prompt's step (prefill), the median ms
+exported with their past/present key/values and position ids. Per family, prompt length and
+engine, one run of ``dnnc.generate`` (greedy, from an empty cache; the other engines wrapped
+into its decoder interface, so every engine runs the same loop; dnnc keeps the cache in
+capacity buffers, the others pass it back plainly, as they are used; ``--dnnc-plain`` adds
+dnnc passing it plainly): the prompt's step (prefill), the median ms
 per new token over the first and over the last ``WINDOW`` new tokens, and the growth of the
 resident anonymous memory (RssAnon) from before the engine was built to after its run. The
 tokens of every engine are compared with ONNX Runtime's.
@@ -12,6 +14,7 @@ tokens of every engine are compared with ONNX Runtime's.
     .venv/bin/python bench/generate.py [--families gpt2 llama] [--prompts 32 512]
                                        [--new-tokens 128] [--threads 2]
                                        [--engines dnnc onnxruntime openvino]
+                                       [--dnnc-plain]
 
 Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
 the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
@@ -37,7 +40,12 @@ WINDOW = 8
 
 
 def measure(
-    name: engines.DecoderEngine, path: Path, prompt: np.ndarray, new_tokens: int, threads: int
+    name: engines.DecoderEngine,
+    path: Path,
+    prompt: np.ndarray,
+    new_tokens: int,
+    threads: int,
+    padded: bool,
 ) -> tuple[list[int], dict[str, float]]:
     """One engine's tokens and figures (module docstring)."""
     gc.collect()
@@ -45,7 +53,7 @@ def measure(
     start = time.perf_counter()
     decoder = engines.decoder_engine(name, path, threads)
     ready = time.perf_counter() - start
-    generated = dnnc.generate(decoder, prompt, new_tokens)
+    generated = dnnc.generate(decoder, prompt, new_tokens, padded=padded)
     steps = [s * 1e3 for s in generated.seconds[1:]]
     figures = {
         "ready_s": ready,
@@ -69,6 +77,11 @@ def main() -> None:
         choices=engines.DECODER_ENGINES,
         default=list(engines.DECODER_ENGINES),
     )
+    parser.add_argument(
+        "--dnnc-plain",
+        action="store_true",
+        help="also run dnnc with the cache passed back plainly (a plan per token)",
+    )
     args = parser.parse_args()
     print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")
     with tempfile.TemporaryDirectory() as directory:
@@ -86,16 +99,20 @@ def main() -> None:
                     f"{'ms/token start':>14} | {'ms/token end':>12} | {'RSS +MiB':>8} | tokens"
                 )
                 reference: list[int] | None = None
-                for name in args.engines:
-                    tokens, f = measure(name, path, prompt, args.new_tokens, args.threads)
+                runs = [(name, name == "dnnc") for name in args.engines]
+                if args.dnnc_plain and "dnnc" in args.engines:
+                    runs.append(("dnnc", False))
+                for name, padded in runs:
+                    tokens, f = measure(name, path, prompt, args.new_tokens, args.threads, padded)
                     reference = tokens if reference is None else reference
+                    label = f"{name} plain" if name == "dnnc" and not padded else name
                     same = (
                         "reference"
                         if tokens is reference
                         else ("identical" if tokens == reference else "DIFFERENT")
                     )
                     print(
-                        f"{name:>12} | {f['ready_s']:>8.2f} | {f['prefill_ms']:>10.2f} | "
+                        f"{label:>12} | {f['ready_s']:>8.2f} | {f['prefill_ms']:>10.2f} | "
                         f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | "
                         f"{f['rss_mib']:>8.1f} | {same}"
                     )

@@ -6,7 +6,8 @@ with ``?`` dimensions) and ``Executable.run(inputs)`` (see dnnc.api); ``dnnc.tar
 says what oneDNN offers on this CPU (see dnnc.target); ``dnnc.Streams(executable, streams=N)``
 runs many inferences at once (throughput mode, see dnnc.driver.streams);
 ``dnnc.generate(executable, input_ids, max_new_tokens)`` generates tokens with a decoder
-exported with its KV cache (see dnnc.driver.generation);
+exported with its KV cache, ``dnnc.CacheSession(executable)`` steps one with its cache kept
+in capacity buffers (see dnnc.driver.generation);
 ``dnnc.compile(..., save_to=DIR)`` writes a compiled model that ``dnnc.load(DIR)`` reads
 without compiling (see dnnc.driver.saved). Every user
 mistake raises ``dnnc.DnncError`` (``dnnc.ModelError``: an ONNX model dnnc cannot read or
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from dnnc.api import compile
     from dnnc.core.diagnostics import DnncError, InputError, ModelError
     from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
-    from dnnc.driver.generation import generate
+    from dnnc.driver.generation import CacheSession, generate
     from dnnc.driver.saved import load
     from dnnc.driver.streams import Streams
     from dnnc.frontend.onnx import import_onnx
@@ -43,11 +44,13 @@ _EXPORTS = {
     "DynamicOptions": "dnnc.driver.dynamic",
     "Streams": "dnnc.driver.streams",
     "generate": "dnnc.driver.generation",
+    "CacheSession": "dnnc.driver.generation",
     "TargetInfo": "dnnc.target",
     "target_info": "dnnc.target",
 }
 
 __all__ = [
+    "CacheSession",
     "DnncError",
     "DynamicExecutable",
     "DynamicOptions",

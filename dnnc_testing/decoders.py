@@ -3,7 +3,8 @@ exported to ONNX as generation runs them (dnnc_testing.engines.decoder_engine ru
 ONNX Runtime and OpenVINO behind the decoder interface of ``dnnc.generate``).
 
 ``export_decoder`` writes the KV-cache interface the ONNX Runtime GenAI / optimum exports use:
-inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T] and ``past_key_<i>`` /
+inputs ``input_ids`` [B, T], ``attention_mask`` [B, P + T], ``position_ids`` [B, T] (unless
+asked not to) and ``past_key_<i>`` /
 ``past_value_<i>`` [B, Hkv, P, D] per layer; outputs ``logits`` [B, T, V] and
 ``present_key_<i>`` / ``present_value_<i>`` [B, Hkv, P + T, D]; batch, sequence and past
 length are dynamic axes. ``export_logits`` writes the cache-free form at one fixed shape.
@@ -103,21 +104,24 @@ class _Logits(nn.Module):
 
 
 class _WithCache(nn.Module):
-    """input_ids, attention_mask, past_key_0, past_value_0, ... -> logits, present_key_0,
-    present_value_0, ... (the cache as flat tensors)."""
+    """input_ids, attention_mask, [position_ids,] past_key_0, past_value_0, ... -> logits,
+    present_key_0, present_value_0, ... (the cache as flat tensors)."""
 
-    def __init__(self, model: nn.Module) -> None:
+    def __init__(self, model: nn.Module, position_ids: bool) -> None:
         super().__init__()
         self.model = model
+        self.position_ids = position_ids
 
     def forward(
-        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, *past: torch.Tensor
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, *rest: torch.Tensor
     ) -> tuple[torch.Tensor, ...]:
+        positions, past = (rest[0], rest[1:]) if self.position_ids else (None, rest)
         pairs = [(past[2 * i], past[2 * i + 1]) for i in range(len(past) // 2)]
         cache = transformers().DynamicCache(pairs, config=self.model.config)
         out = self.model(
             input_ids=input_ids,
             attention_mask=attention_mask,
+            position_ids=positions,
             past_key_values=cache,
             use_cache=True,
         )
@@ -155,8 +159,12 @@ def export_logits(model: nn.Module, path: Path, batch: int, length: int) -> Path
     return path
 
 
-def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
-    """``model`` with its KV cache as inputs and outputs (module docstring), dynamic axes."""
+def export_decoder(
+    model: nn.Module, family: Family, path: Path, *, position_ids: bool = True
+) -> Path:
+    """``model`` with its KV cache as inputs and outputs (module docstring), dynamic axes;
+    without the input ``position_ids`` when not ``position_ids`` (the model then counts
+    positions from the past's length)."""
     config: Any = model.config  # a transformers PretrainedConfig
     layers, heads = config.num_hidden_layers, config.num_attention_heads
     kv_heads = heads if family == "gpt2" else config.num_key_value_heads
@@ -164,20 +172,26 @@ def export_decoder(model: nn.Module, family: Family, path: Path) -> Path:
     # traced with a past of 1 and 2 new tokens so that no length is 0 or 1 in the trace
     traced = [torch.zeros((1, kv_heads, 1, config.hidden_size // heads)) for _ in past]
     ids = torch.zeros((1, 2), dtype=torch.int64)
-    mask = torch.ones((1, 3), dtype=torch.int64)
+    mask = torch.tensor([[0, 1, 1]])  # a hole in the past: the padding mask is traced too
+    names = ["input_ids", "attention_mask"]
+    given = [ids, mask]
     axes = {"input_ids": {0: "batch", 1: "sequence"}, "attention_mask": {0: "batch", 1: "total"}}
+    if position_ids:
+        names.append("position_ids")
+        given.append(torch.tensor([[1, 2]]))
+        axes["position_ids"] = {0: "batch", 1: "sequence"}
     axes |= {name: {0: "batch", 2: "past"} for name in past}
     axes |= {name: {0: "batch", 2: "total"} for name in present}
     axes["logits"] = {0: "batch", 1: "sequence"}
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")  # the exporter's deprecation and tracer warnings
         torch.onnx.export(
-            _WithCache(model),
-            (ids, mask, *traced),
+            _WithCache(model, position_ids),
+            (*given, *traced),
             str(path),
             dynamo=False,
             opset_version=17,
-            input_names=["input_ids", "attention_mask", *past],
+            input_names=[*names, *past],
             output_names=["logits", *present],
             dynamic_axes=axes,
         )

@@ -1,10 +1,14 @@
 """Token-by-token generation of tiny transformers decoders exported with their KV cache
 (dnnc_testing/decoders.py): ONNX Runtime reproduces transformers' own greedy generate on the
 export, and ``dnnc.generate`` reproduces ONNX Runtime's tokens and logits, starting from an
-empty cache (the prompt's step has a past of length 0), on a one-token and a 16-token prompt.
+empty cache, on a one-token and a 16-token prompt, through both ways of carrying the cache:
+plain (each step's presents are the next step's past, ONNX Runtime's reference) and in
+capacity buffers (CacheSession: masked unused slots, true position ids). In capacity
+buffers, steady decoding builds no plan and creates no primitive, and the resident memory
+grows only at the doublings.
 
-The long runs are slow: every new past length is a new trace in dnnc today (0.5-2 s per token
-on a 2-core Zen 4), so the quick tests take a handful of steps."""
+The plain way is slow: every new past length is a new plan in dnnc (25-45 ms per token for
+these tiny decoders on a 2-core Zen 4), so its long run is marked slow."""
 
 from __future__ import annotations
 
@@ -16,9 +20,11 @@ import pytest
 import torch
 
 import dnnc
-from dnnc.driver.generation import Generated
+from dnnc.driver.generation import CacheSession, Generated
+from dnnc.runtime.cache import default_cache
 from dnnc.tools.run import run
 from dnnc_testing import decoders, engines
+from dnnc_testing.engines import status_kib
 
 PROMPT = 16
 STEPS = 5
@@ -47,8 +53,10 @@ def executable(exported) -> dnnc.DynamicExecutable:
 
 
 def _expected(path: Path, prompt: np.ndarray, steps: int) -> Generated:
-    """ONNX Runtime's tokens (test_onnxruntime_matches_transformers_generate checks them)."""
-    return dnnc.generate(engines.decoder_engine("onnxruntime", path), prompt, steps)
+    """ONNX Runtime's tokens with the plain cache (test_onnxruntime_matches_transformers_generate
+    checks them)."""
+    decoder = engines.decoder_engine("onnxruntime", path)
+    return dnnc.generate(decoder, prompt, steps, padded=False)
 
 
 def test_onnxruntime_matches_transformers_generate(exported) -> None:
@@ -66,24 +74,76 @@ def test_onnxruntime_matches_transformers_generate(exported) -> None:
     assert len(set(ours.tokens[0].tolist())) > 1  # the tokens vary: agreeing on them says something
 
 
-def _check_greedy(executable, path: Path, prompt: np.ndarray, steps: int) -> None:
+def _check_greedy(executable, path: Path, prompt: np.ndarray, steps: int, padded: bool) -> None:
     expected = _expected(path, prompt, steps)
-    ours = dnnc.generate(executable, prompt, steps)
+    ours = dnnc.generate(executable, prompt, steps, padded=padded)
     assert ours.tokens.tolist() == expected.tokens.tolist()
     for got, want in zip(ours.logits, expected.logits, strict=True):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max())
 
 
+@pytest.mark.parametrize("padded", [True, False], ids=["capacity", "plain"])
 @pytest.mark.parametrize("length", [1, PROMPT])
-def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int) -> None:
-    _check_greedy(executable, exported[1], _prompt(length), STEPS)
+def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int, padded: bool) -> None:
+    _check_greedy(executable, exported[1], _prompt(length), STEPS, padded)
+
+
+@pytest.mark.parametrize(
+    "padded", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["capacity", "plain"]
+)
+def test_dnnc_generates_64_onnxruntime_tokens(exported, executable, padded: bool) -> None:
+    """In capacity buffers the 64 tokens cross two doublings (32 -> 64 -> 128)."""
+    _check_greedy(executable, exported[1], _prompt(), LONG, padded)
+
+
+def test_a_decoder_without_position_ids_keeps_the_plain_cache(exported, tmp_path: Path) -> None:
+    """Without position_ids the model would count the capacity as positions: generate passes
+    the cache plainly, and CacheSession refuses it, saying why."""
+    family, _ = exported
+    path = decoders.export_decoder(
+        decoders.decoder(family), family, tmp_path / "d.onnx", position_ids=False
+    )
+    executable = dnnc.compile(path)
+    _check_greedy(executable, path, _prompt(), STEPS, padded=False)
+    ours = dnnc.generate(executable, _prompt(), STEPS)
+    assert ours.tokens.tolist() == _expected(path, _prompt(), STEPS).tokens.tolist()
+    with pytest.raises(dnnc.ModelError, match=r"needs the inputs attention_mask .* position_ids"):
+        CacheSession(executable)
 
 
 @pytest.mark.slow
-def test_dnnc_generates_64_onnxruntime_tokens(exported, executable) -> None:
-    """LLaMA's is most of this file's time: its rotary positions make every past length a
-    new trace today (GPT-2's reuse one template)."""
-    _check_greedy(executable, exported[1], _prompt(), LONG)
+@pytest.mark.parametrize("exported", ["llama"], indirect=True)
+def test_steady_decoding_builds_no_plan_and_creates_no_primitive(exported, executable) -> None:
+    """1,000 tokens after a 16-token prompt in capacity buffers from 16 slots (LLaMA: its
+    rotary positions have no table to run past; GPT-2's learned ones stop at 256): a plan
+    and primitives are made only at the first one-token step and at the capacity's six
+    doublings (32 ... 1024), never in a steady step, and the resident memory grows by no
+    more than the cache plus what the doublings made. Tolerances, measured on a 2-core Zen
+    4: each doubling's plan (its new primitives' code, its context) added 0.5-3 MiB, so 4
+    MiB each are allowed; the 500 steady tokens after the last one added nothing, so 1 MiB
+    is allowed for the allocator's noise."""
+    session = CacheSession(executable, capacity=16)
+    logits = session.step(_prompt())
+    cache = default_cache()
+    made = []  # per token: (plans built, primitives created, doublings)
+    rss = []
+    for _ in range(1000):
+        before = (executable.stats().misses, cache.misses, session.growths)
+        logits = session.step(np.argmax(logits[:, -1:], axis=-1))
+        after = (executable.stats().misses, cache.misses, session.growths)
+        made.append(tuple(a - b for a, b in zip(after, before, strict=True)))
+        rss.append(status_kib("RssAnon") * 1024)
+    assert session.growths == 6 and session.capacity == 1024
+    assert made[0][2] == 1  # the prompt filled 16 slots: the first token doubles
+    steady = [m for m in made[1:] if m[2] == 0]
+    assert len(steady) == 1000 - 6 and all(m[:2] == (0, 0) for m in steady)
+    assert all(m[0] <= 1 for m in made if m[2])  # one plan per doubling (none if kept)
+    last_doubling = max(i for i, m in enumerate(made) if m[2])
+    assert len(made) - last_doubling > 500
+    assert rss[-1] - rss[last_doubling] <= 1 << 20
+    buffers = session.capacity * decoders.LAYERS * 2 * decoders.KV_HEADS["llama"]
+    cache_growth = buffers * (decoders.HIDDEN // decoders.HEADS) * 4 // 2  # 512 -> 1024 slots
+    assert rss[-1] - rss[0] <= cache_growth + 5 * (4 << 20)
 
 
 def test_sampling_is_seeded_and_keeps_to_the_top_k(executable) -> None:

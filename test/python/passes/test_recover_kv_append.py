@@ -34,7 +34,12 @@ def _step(family: decoders.Family) -> dict[str, np.ndarray]:
         for name, a in decoders.empty_cache(family).items()
     }
     ids = rng.integers(0, decoders.VOCABULARY, (1, 1))
-    return {"input_ids": ids, "attention_mask": np.ones((1, PAST + 1), np.int64), **past}
+    return {
+        "input_ids": ids,
+        "attention_mask": np.ones((1, PAST + 1), np.int64),
+        "position_ids": np.array([[PAST]]),
+        **past,
+    }
 
 
 def test_kv_append_computes_what_onnxruntime_does(
