@@ -7,14 +7,17 @@ engine, one run of ``dnnc.generate`` (greedy, from an empty cache; the other eng
 into its decoder interface, so every engine runs the same loop; dnnc keeps the cache in
 capacity buffers, the others pass it back plainly, as they are used; ``--dnnc-plain`` adds
 dnnc passing it plainly): the prompt's step (prefill), the median ms
-per new token over the first and over the last ``WINDOW`` new tokens, and the growth of the
-resident anonymous memory (RssAnon) from before the engine was built to after its run. The
+per new token over the first and over the last ``WINDOW`` new tokens, the fastest new token,
+and the growth of the resident anonymous memory (RssAnon) from before the engine was built
+to after its run. With ``--interleaved`` the engines run in one loop, each step of each
+engine in turn, so that a shared machine's load falls on all of them alike (no RSS figure:
+they share the process). The
 tokens of every engine are compared with ONNX Runtime's.
 
     .venv/bin/python bench/generate.py [--families gpt2 llama] [--prompts 32 512]
                                        [--new-tokens 128] [--threads 2]
                                        [--engines dnnc onnxruntime openvino]
-                                       [--dnnc-plain]
+                                       [--dnnc-plain] [--interleaved]
 
 Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
 the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
@@ -32,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 import dnnc
+from dnnc.driver.generation import CacheSession, PlainSession
 from dnnc_testing import decoders, engines
 from dnnc_testing.engines import status_kib
 
@@ -54,15 +58,53 @@ def measure(
     decoder = engines.decoder_engine(name, path, threads)
     ready = time.perf_counter() - start
     generated = dnnc.generate(decoder, prompt, new_tokens, padded=padded)
-    steps = [s * 1e3 for s in generated.seconds[1:]]
-    figures = {
+    rss = (status_kib("RssAnon") - before) / 1024
+    figures = _figures(ready, [s * 1e3 for s in generated.seconds], rss)
+    return generated.tokens[0].tolist(), figures
+
+
+def interleaved(
+    runs: list[tuple[engines.DecoderEngine, bool]],
+    path: Path,
+    prompt: np.ndarray,
+    new_tokens: int,
+    threads: int,
+) -> list[tuple[list[int], dict[str, float]]]:
+    """Every engine's tokens and figures, their steps taken in turn (module docstring)."""
+    steppers = []
+    ready = []
+    for name, padded in runs:
+        start = time.perf_counter()
+        decoder = engines.decoder_engine(name, path, threads)
+        ready.append(time.perf_counter() - start)
+        session = CacheSession(decoder, capacity=1 << prompt.shape[1].bit_length())
+        steppers.append(session.step if padded else PlainSession(decoder).step)
+    ids = [prompt] * len(runs)
+    tokens: list[list[int]] = [[] for _ in runs]
+    seconds: list[list[float]] = [[] for _ in runs]
+    for _ in range(new_tokens):
+        for index, step in enumerate(steppers):
+            start = time.perf_counter()
+            logits = step(ids[index])
+            seconds[index].append(time.perf_counter() - start)
+            ids[index] = np.argmax(logits[:, -1:], axis=-1)
+            tokens[index].append(int(ids[index][0, 0]))
+    return [
+        (t, _figures(r, [x * 1e3 for x in s], float("nan")))
+        for t, r, s in zip(tokens, ready, seconds, strict=True)
+    ]
+
+
+def _figures(ready: float, milliseconds: list[float], rss_mib: float) -> dict[str, float]:
+    steps = milliseconds[1:]
+    return {
         "ready_s": ready,
-        "prefill_ms": generated.prefill_seconds * 1e3,
+        "prefill_ms": milliseconds[0],
         "start_ms": statistics.median(steps[:WINDOW]),
         "end_ms": statistics.median(steps[-WINDOW:]),
-        "rss_mib": (status_kib("RssAnon") - before) / 1024,
+        "min_ms": min(steps),
+        "rss_mib": rss_mib,
     }
-    return generated.tokens[0].tolist(), figures
 
 
 def main() -> None:
@@ -82,6 +124,11 @@ def main() -> None:
         action="store_true",
         help="also run dnnc with the cache passed back plainly (a plan per token)",
     )
+    parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="all engines in one loop, each step of each engine in turn (no RSS figure)",
+    )
     args = parser.parse_args()
     print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")
     with tempfile.TemporaryDirectory() as directory:
@@ -96,14 +143,22 @@ def main() -> None:
                 print(f"\n{family}, prompt {length}, {args.new_tokens} new tokens")
                 print(
                     f"{'engine':>12} | {'ready s':>8} | {'prefill ms':>10} | "
-                    f"{'ms/token start':>14} | {'ms/token end':>12} | {'RSS +MiB':>8} | tokens"
+                    f"{'ms/token start':>14} | {'ms/token end':>12} | {'min ms':>7} | "
+                    f"{'RSS +MiB':>8} | tokens"
                 )
                 reference: list[int] | None = None
                 runs = [(name, name == "dnnc") for name in args.engines]
                 if args.dnnc_plain and "dnnc" in args.engines:
                     runs.append(("dnnc", False))
-                for name, padded in runs:
-                    tokens, f = measure(name, path, prompt, args.new_tokens, args.threads, padded)
+                results = (
+                    interleaved(runs, path, prompt, args.new_tokens, args.threads)
+                    if args.interleaved
+                    else [
+                        measure(name, path, prompt, args.new_tokens, args.threads, padded)
+                        for name, padded in runs
+                    ]
+                )
+                for (name, padded), (tokens, f) in zip(runs, results, strict=True):
                     reference = tokens if reference is None else reference
                     label = f"{name} plain" if name == "dnnc" and not padded else name
                     same = (
@@ -113,7 +168,7 @@ def main() -> None:
                     )
                     print(
                         f"{label:>12} | {f['ready_s']:>8.2f} | {f['prefill_ms']:>10.2f} | "
-                        f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | "
+                        f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | {f['min_ms']:>7.2f} | "
                         f"{f['rss_mib']:>8.1f} | {same}"
                     )
 

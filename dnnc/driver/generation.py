@@ -262,7 +262,7 @@ def generate(
         session = CacheSession(decoder, batch=batch, capacity=capacity or start)
         step = session.step
     else:
-        step = _PlainSteps(decoder, interface, batch).step
+        step = PlainSession(decoder, batch=batch).step
     generated = Generated(np.zeros((batch, max_new_tokens), np.int64))
     for index in range(max_new_tokens):
         begin = time.perf_counter()
@@ -275,13 +275,14 @@ def generate(
     return generated
 
 
-class _PlainSteps:
-    """Steps that pass each step's presents back as the next one's past (module docstring)."""
+class PlainSession:
+    """Steps that pass each step's presents back as the next one's past (module docstring),
+    with CacheSession's ``step``."""
 
-    def __init__(self, decoder: Decoder, interface: _Interface, batch: int) -> None:
+    def __init__(self, decoder: Decoder, *, batch: int = 1) -> None:
         self._decoder = decoder
-        self._interface = interface
-        self._cache = interface.empty_cache(batch)
+        self._interface = _Interface.of(decoder)
+        self._cache = self._interface.empty_cache(batch)
         self._length = 0
 
     def step(self, input_ids: np.ndarray) -> np.ndarray:
@@ -303,4 +304,4 @@ class _PlainSteps:
         return outputs[interface.logits]
 
 
-__all__ = ["CacheSession", "Decoder", "Generated", "generate"]
+__all__ = ["CacheSession", "Decoder", "Generated", "PlainSession", "generate"]

@@ -82,9 +82,13 @@ def _check_greedy(executable, path: Path, prompt: np.ndarray, steps: int, padded
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("padded", [True, False], ids=["capacity", "plain"])
-@pytest.mark.parametrize("length", [1, PROMPT])
+@pytest.mark.parametrize(
+    ("length", "padded"),
+    [(1, True), (1, False), (PROMPT, False)],
+    ids=["1-capacity", "1-plain", f"{PROMPT}-plain"],
+)
 def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int, padded: bool) -> None:
+    """A 16-token prompt in capacity buffers: test_dnnc_generates_64_onnxruntime_tokens."""
     _check_greedy(executable, exported[1], _prompt(length), STEPS, padded)
 
 
