@@ -5,6 +5,7 @@ axes they move data along must have static sizes."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 
@@ -89,7 +90,8 @@ def gather(imp: Importer, node: Node, src: SSAValue, indices: Sequence[int], axi
     if list(indices) == list(range(shape_of(src)[axis])):
         return src
     array = np.asarray(indices, np.int64)
-    key = f"{node.label}.indices{axis}.{hash(array.tobytes()) & 0xFFFFFFFF:x}"
+    digest = hashlib.blake2b(array.tobytes(), digest_size=4).hexdigest()
+    key = f"{node.label}.indices{axis}.{digest}"
     index_value = imp.materialize(node, array, key)
     shape = imp.infer(node, shapes.gather, shape_of(src), (len(array),), axis=axis)
     return imp.emit(

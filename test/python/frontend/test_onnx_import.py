@@ -4,7 +4,10 @@ see, and dnnc-import."""
 from __future__ import annotations
 
 import math
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -376,3 +379,31 @@ def test_shape_arithmetic_on_a_dynamic_batch_is_traced_once(tmp_path: Path) -> N
     np.testing.assert_array_equal(
         again.run([np.ones((1, 2, 3), np.float32)])[0], np.ones((1, 6), np.float32)
     )
+
+
+def test_imported_ir_is_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Names the importer makes (here the constant indices of the dnn.gather a reversing Slice
+    becomes) do not depend on Python's hash randomization: two processes print the same IR."""
+    bounds = {
+        name: np.array([value], np.int64)
+        for name, value in (("starts", -1), ("ends", -(2**62)), ("axes", 1), ("steps", -1))
+    }
+    reversed_model = model(
+        [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"])],
+        {"x": np.ones((2, 3), np.float32)},
+        initializers=bounds,
+    )
+    path = tmp_path / "reverse.onnx"
+    onnx.save(reversed_model, path)
+    printed = [
+        subprocess.run(
+            [sys.executable, "-m", "dnnc.tools.import_onnx", str(path)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    ]
+    assert "dnn.gather" in printed[0]
+    assert printed[0] == printed[1]
