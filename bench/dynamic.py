@@ -19,8 +19,10 @@ exported models served at many input shapes, each shape once, then all again:
   ``--lengths`` distinct sequence lengths from 8 to 200 (batch 1);
 - ``cnn``: torchvision's ResNet-18 (weights=None), dynamic batch, batches 1 to 16 at
   ``--image`` pixels.
-Per engine: ready (compile), each round's total and mean per call, and the time of each
-first call of a new shape (median and max); dnnc's plan cache counters last.
+Each engine runs in its own worker process (this script with ``--worker``), which times the
+engine's import and compile; ready = that + the first call. Per engine: ready, each round's
+total and mean per call, and the time of each first call of a new shape (median, max, then
+every one in order); dnnc's plan cache counters last.
 
 Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
 the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
@@ -29,7 +31,11 @@ the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -37,14 +43,13 @@ from pathlib import Path
 
 import numpy as np
 
-import dnnc
-from dnnc_testing.dynamic_graphs import bert, conv, write_weights
-
 GraphText = Callable[..., str]
-CASES: dict[str, tuple[GraphText, list[tuple[int, ...]], Callable[..., list[tuple[int, ...]]]]] = {
-    "bert": (bert, [(1, 16), (4, 64), (8, 128)], lambda b, s: [(b, s, 32), (b, 1, s)]),
-    "conv": (conv, [(1, 32, 32), (4, 64, 64), (8, 112, 112)], lambda n, h, w: [(n, 3, h, w)]),
+SIZES: dict[str, tuple[list[tuple[int, ...]], Callable[..., list[tuple[int, ...]]]]] = {
+    "bert": ([(1, 16), (4, 64), (8, 128)], lambda b, s: [(b, s, 32), (b, 1, s)]),
+    "conv": ([(1, 32, 32), (4, 64, 64), (8, 112, 112)], lambda n, h, w: [(n, 3, h, w)]),
 }
+"""The sizes each graph of dnnc_testing.dynamic_graphs is run at, and its inputs' shapes.
+(dnnc is imported where it is used: a serving worker's ready time includes its import.)"""
 
 
 def seconds(function: Callable[[], object]) -> float:
@@ -59,7 +64,11 @@ def median_ms(function: Callable[[], object], iterations: int) -> float:
 
 
 def bench_graph(name: str, directory: Path, iterations: int) -> None:
-    text, sizes, input_shapes = CASES[name]
+    import dnnc
+    from dnnc_testing import dynamic_graphs
+
+    text: GraphText = getattr(dynamic_graphs, name)
+    sizes, input_shapes = SIZES[name]
     path = directory / f"{name}.mlir"
     path.write_text(text(*[None] * len(sizes[0])))
     compile_time = seconds(lambda: dnnc.compile(path))
@@ -161,8 +170,11 @@ def export_cnn(path: Path, image: int) -> None:
 def engine_runner(
     engine: str, path: Path, threads: int
 ) -> tuple[Callable[[Feeds], object], object]:
-    """(run one feed dict, the compiled object) of ``engine`` on the ONNX model ``path``."""
+    """(run one feed dict, the compiled object) of ``engine`` on the ONNX model ``path``; the
+    engine's package is imported here (a worker imports only its own: part of its ready time)."""
     if engine == "dnnc":
+        import dnnc
+
         executable = dnnc.compile(path)
         return (lambda feeds: executable.run(feeds)), executable
     if engine == "onnxruntime":
@@ -183,27 +195,56 @@ def engine_runner(
     return (lambda feeds: request.infer(feeds)), compiled
 
 
+def serve_worker(engine: str, path: Path, feeds_path: Path, threads: int) -> dict[str, object]:
+    """One engine, in this process: import + compile, then every feed once, twice (seconds)."""
+    with np.load(feeds_path) as saved:
+        count = len({key.split(":", 1)[0] for key in saved.files})
+        feeds = [
+            {k.split(":", 1)[1]: saved[k] for k in saved.files if k.startswith(f"{i}:")}
+            for i in range(count)
+        ]
+    if engine != "dnnc":
+        import dnnc_testing.engines  # noqa: F401  (imports dnnc, not the engine: not timed)
+    holder: list[tuple[Callable[[Feeds], object], object]] = []
+    compile_seconds = seconds(lambda: holder.append(engine_runner(engine, path, threads)))
+    run, compiled = holder[0]
+    rounds = [[seconds(lambda: run(f)) for f in feeds] for _ in range(2)]
+    stats = compiled.stats() if engine == "dnnc" else None  # type: ignore[attr-defined]
+    return {"compile": compile_seconds, "rounds": rounds, "stats": str(stats or "")}
+
+
 def serve(name: str, path: Path, feeds: list[Feeds], threads: int) -> None:
-    """Each engine: ready time, then every feed once, twice (module docstring)."""
+    """Each engine in its own process: ready time, then every feed once, twice (module
+    docstring)."""
     print(f"\n{name}: {len(feeds)} shapes, each once, then again; {threads} threads, f32")
     print(
         f"{'engine':>12} | {'ready s':>8} | {'round 1 s':>9} {'per call ms':>11} | "
         f"{'new shape ms (median, max)':>27} | {'round 2 s':>9} {'per call ms':>11}"
     )
+    feeds_path = path.with_suffix(".feeds.npz")
+    np.savez(feeds_path, **{f"{i}:{k}": a for i, f in enumerate(feeds) for k, a in f.items()})
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     for engine in ("dnnc", "onnxruntime", "openvino"):
-        holder: list[tuple[Callable[[Feeds], object], object]] = []
-        ready = seconds(lambda: holder.append(engine_runner(engine, path, threads)))
-        run, compiled = holder[0]
-        rounds = [[seconds(lambda: run(f)) for f in feeds] for _ in range(2)]
-        firsts = rounds[0]
-        print(
-            f"{engine:>12} | {ready:>8.2f} | {sum(rounds[0]):>9.2f} "
-            f"{statistics.mean(rounds[0]) * 1e3:>11.1f} | "
-            f"{statistics.median(firsts) * 1e3:>12.1f} {max(firsts) * 1e3:>14.1f} | "
-            f"{sum(rounds[1]):>9.2f} {statistics.mean(rounds[1]) * 1e3:>11.1f}"
+        command = [sys.executable, __file__, "--worker", engine, str(path), str(feeds_path)]
+        done = subprocess.run(
+            [*command, "--threads", str(threads)], env=env, capture_output=True, text=True
         )
-        if engine == "dnnc" and hasattr(compiled, "stats"):
-            print(f"{'':>12}   dnnc plan cache: {compiled.stats()}")
+        if done.returncode != 0:
+            print(f"{engine:>12} | failed: {(done.stderr.strip() or '?').splitlines()[-1]}")
+            continue
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        first, second = result["rounds"]
+        print(
+            f"{engine:>12} | {result['compile'] + first[0]:>8.2f} | {sum(first):>9.2f} "
+            f"{statistics.mean(first) * 1e3:>11.1f} | "
+            f"{statistics.median(first) * 1e3:>12.1f} {max(first) * 1e3:>14.1f} | "
+            f"{sum(second):>9.2f} {statistics.mean(second) * 1e3:>11.1f}"
+        )
+        print(
+            f"{'':>12}   first call of each shape ms: {' '.join(f'{t * 1e3:.0f}' for t in first)}"
+        )
+        if result["stats"]:
+            print(f"{'':>12}   dnnc plan cache: {result['stats']}")
 
 
 def serving(lengths: int, image: int, threads: int) -> None:
@@ -234,13 +275,22 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, default=20)
     parser.add_argument("--image", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--worker", nargs=3, metavar=("ENGINE", "ONNX", "FEEDS"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
+    if args.worker:
+        engine, path, feeds_path = args.worker
+        print(json.dumps(serve_worker(engine, Path(path), Path(feeds_path), args.threads)))
+        return
     if args.serving:
         serving(args.lengths, args.image, args.threads)
         return
+    from dnnc_testing.dynamic_graphs import write_weights
+
     with tempfile.TemporaryDirectory() as directory:
         write_weights(Path(directory))
-        for name in CASES:
+        for name in SIZES:
             bench_graph(name, Path(directory), args.iterations)
 
 
