@@ -54,7 +54,7 @@ import dataclasses
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +65,7 @@ from xdsl.passes import ModulePass
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError
 from dnnc.core.symbols import SymbolicInt, tracing
-from dnnc.dialects.dnn import shape_of
+from dnnc.dialects.dnn import ConstantOp, shape_of
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.driver.pipelines import run_passes, verify_each_pass
@@ -82,7 +82,7 @@ from dnnc.runtime.io_binding import (
     input_error,
     ordered_inputs,
 )
-from dnnc.runtime.lowered import program_of
+from dnnc.runtime.lowered import DIGEST_BYTES, SharedPayloads, program_of
 from dnnc.runtime.plan import PrimitiveStep, aligned_bytes, check_fits
 from dnnc.runtime.program import Constant, Program
 from dnnc.runtime.report import MemoryReport, StepTime
@@ -140,6 +140,9 @@ class DynamicStats:
     constant_entries: int
     constant_bytes: int
     constant_packs: int
+    hashed: int
+    """SHA-256 digests of large constants computed: none for the weights every trace shares
+    (dnnc.runtime.lowered.SharedPayloads), one per trace for a large constant it folded."""
 
     @property
     def seconds_per_miss(self) -> float:
@@ -193,7 +196,8 @@ class DynamicExecutable(ShippedByRecipe):
             assert isinstance(t, TensorType)  # a verified dnn function returns tensors
             dims = tuple(max(d, -1) for d in t.get_shape())
             outputs.append(TensorSpec(name, dims, data_type_of(t.get_element_type()).numpy))
-        self._setup(function.sym_name.data, inputs, tuple(outputs), options, cache)
+        payloads = (op.value.data.data for op in function.walk() if isinstance(op, ConstantOp))
+        self._setup(function.sym_name.data, inputs, tuple(outputs), options, cache, payloads)
 
     def _setup(
         self,
@@ -202,8 +206,10 @@ class DynamicExecutable(ShippedByRecipe):
         outputs: tuple[TensorSpec, ...],
         options: DynamicOptions | None,
         cache: PrimitiveCache | None,
+        payloads: Iterable[bytes],
     ) -> None:
-        """The state every dynamic executable has, whatever it traces."""
+        """The state every dynamic executable has, whatever it traces; ``payloads``: the
+        constants' bytes every trace shares (keyed without hashing: ``SharedPayloads``)."""
         self.name = name
         self.options = options or DynamicOptions()
         self._cache = cache or default_cache()
@@ -219,6 +225,7 @@ class DynamicExecutable(ShippedByRecipe):
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._traces = 0
         self._miss_seconds = 0.0
+        self._shared = SharedPayloads(p for p in payloads if len(p) > DIGEST_BYTES)
         self._sources: dict[tuple[object, ...], Constant] = {}
         """Every trace's constants by key, the first trace's source kept (_trace)."""
         self.inputs = inputs
@@ -368,7 +375,7 @@ class DynamicExecutable(ShippedByRecipe):
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        return program_of(lowered, self._weights_dir), ()
+        return program_of(lowered, self._weights_dir, shared=self._shared), ()
 
     def _refuse(self, signature: Signature) -> None:
         """Raise the error of a signature whose sizes break the declared ones."""
@@ -439,6 +446,7 @@ class DynamicExecutable(ShippedByRecipe):
             constant_entries=self._constants.entries,
             constant_bytes=self._constants.bytes,
             constant_packs=self._constants.packs,
+            hashed=self._shared.hashed,
         )
 
 

@@ -33,6 +33,7 @@ from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.pipelines import run_passes, verify_each_pass
 from dnnc.frontend.onnx import convert_traced
 from dnnc.frontend.onnx.graph import detach_weights
+from dnnc.frontend.onnx.importer import payload_of
 from dnnc.ir.text import make_context
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable, ShippedByRecipe
@@ -283,6 +284,7 @@ class OnnxDynamicExecutable(DynamicExecutable):
             tuple(_spec(v) for v in outputs),
             options,
             cache,
+            (p for p in map(payload_of, self._weights.values()) if p is not None),
         )
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
@@ -293,7 +295,7 @@ class OnnxDynamicExecutable(DynamicExecutable):
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        return program_of(lowered), tuple(compute for _, compute in sized)
+        return program_of(lowered, shared=self._shared), tuple(c for _, c in sized)
 
     def _refuse(self, signature: Signature) -> None:
         for spec, shape in zip(self.inputs, signature, strict=True):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from xdsl.dialects import func
@@ -60,15 +60,46 @@ DIGEST_BYTES = 4096
 attribute, which would keep the IR's copy of every packed weight alive."""
 
 
-def constant_key(source: ConstantOp | WeightOp, weights_dir: str | None) -> tuple[object, ...]:
+class SharedPayloads:
+    """The large dnn.constant payloads that many reads share, keyed by identity instead of a
+    digest of their bytes.
+
+    A dynamic executable reads a function per trace (dnnc.driver.dynamic), and every trace
+    holds the same payloads: the importer's dnn.constant of an ONNX initializer holds the
+    initializer's own bytes object (dnnc.frontend.onnx.importer.payload_of), a clone of a dnn
+    function shares its attributes' bytes. Hashing BERT-base's 420 MB took 0.25 s per trace
+    on an idle machine, 0.5-1.3 s on a busy one. A payload given here is this store's n-th:
+    it keeps the payload alive, so no other bytes can take its place (or its id) while the
+    key is in use, and its key is valid wherever the store is (one executable's constants).
+    Any other payload (a constant folded during one trace) is keyed by its SHA-256."""
+
+    def __init__(self, payloads: Iterable[bytes] = ()) -> None:
+        self._payloads = {id(p): p for p in payloads}
+        self._index = {id(p): n for n, p in enumerate(self._payloads.values())}
+        self.hashed = 0
+        """SHA-256 digests computed so far (of payloads not given)."""
+
+    def key(self, data: bytes) -> tuple[str, int | bytes]:
+        """What identifies ``data``: its index if it was given, else its SHA-256."""
+        if self._payloads.get(id(data)) is data:
+            return ("shared", self._index[id(data)])
+        self.hashed += 1
+        return ("sha256", hashlib.sha256(data).digest())
+
+
+def constant_key(
+    source: ConstantOp | WeightOp, weights_dir: str | None, shared: SharedPayloads | None = None
+) -> tuple[object, ...]:
     """What identifies a source's data: a dnn.weight's resolved file and key; a dnn.constant's
-    type and bytes (a SHA-256 digest of them when large: 0.06 s per 100 MB, once per compile)."""
+    type and bytes (a SHA-256 digest of them when large: 0.06 s per 100 MB, once per compile;
+    the index of a payload of ``shared``)."""
     if isinstance(source, WeightOp):
         return ("weight", str(weight_path(source, weights_dir).resolve()), source.key)
     data = source.value.data.data
     if len(data) <= DIGEST_BYTES:
         return ("constant", source.value)
-    return ("constant", source.value.type, hashlib.sha256(data).digest())
+    found = shared.key(data) if shared is not None else ("sha256", hashlib.sha256(data).digest())
+    return ("constant", source.value.type, *found)
 
 
 def memory_type(value: SSAValue) -> MemoryType:
@@ -94,13 +125,18 @@ def argument_names(function: func.FuncOp, attribute: str) -> list[str]:
 
 
 def program_of(
-    function: func.FuncOp, weights_dir: str | None = None, *, consume: bool = False
+    function: func.FuncOp,
+    weights_dir: str | None = None,
+    *,
+    consume: bool = False,
+    shared: SharedPayloads | None = None,
 ) -> Program:
     """The Program of a lowered function (module docstring); dnn.weight paths are resolved
     against ``weights_dir`` (dnnc.ir.weights). With ``consume`` (a function nobody reads
     again: dnnc.compile's own), each dnn.constant gives up its payload once the plan has
-    loaded it for every memory it is bound in (`_Taken`)."""
-    return _Reader(weights_dir, consume).read(function)
+    loaded it for every memory it is bound in (`_Taken`). A large constant whose payload is
+    one of ``shared`` is keyed by it, not hashed (`SharedPayloads`)."""
+    return _Reader(weights_dir, consume, shared).read(function)
 
 
 class _Taken:
@@ -125,9 +161,12 @@ class _Taken:
 class _Reader:
     """Reads one function; `places` maps its values to their bytes while it reads."""
 
-    def __init__(self, weights_dir: str | None, consume: bool) -> None:
+    def __init__(
+        self, weights_dir: str | None, consume: bool, shared: SharedPayloads | None
+    ) -> None:
         self.weights_dir = weights_dir
         self.consume = consume
+        self.shared = shared
         self.places: dict[SSAValue, Place] = {}
         self.constants: dict[tuple[object, ...], int] = {}
         self.sources: list[Constant] = []
@@ -197,7 +236,7 @@ class _Reader:
         source = op.tensor.owner
         if not isinstance(source, ConstantOp | WeightOp):
             raise error_at(op, "must wrap a dnn.constant or dnn.weight of the same function")
-        key = constant_key(source, self.weights_dir)
+        key = constant_key(source, self.weights_dir, self.shared)
         if key not in self.constants:
             self.constants[key] = len(self.sources)
             load: Callable[[], np.ndarray] = functools.partial(

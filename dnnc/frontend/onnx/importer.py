@@ -683,9 +683,9 @@ def _name_loc(name: str) -> NameLoc:
     return NameLoc(StringAttr(name), NoneAttr())
 
 
-def _bytes_of(array: np.ndarray) -> bytes:
-    """The bytes of a C-contiguous array: the very bytes object it views when it views all
-    of one (an initializer read by graph.load_graph), else a copy."""
+def payload_of(array: np.ndarray) -> bytes | None:
+    """The very bytes object a C-contiguous array views when it views all of one (an
+    initializer read by graph.load_graph or graph.detach_weights), else None."""
     base = array
     while isinstance(base, np.ndarray) and base.base is not None:
         base = base.base
@@ -696,7 +696,15 @@ def _bytes_of(array: np.ndarray) -> bytes:
         and array.ctypes.data == np.frombuffer(base, np.uint8).ctypes.data
     ):
         return base
-    return np.ascontiguousarray(array).tobytes()
+    return None
+
+
+def _bytes_of(array: np.ndarray) -> bytes:
+    """The bytes of a C-contiguous array: the bytes object it views (``payload_of``; a
+    dnn.constant of a weight then shares its payload with every import of the model), else a
+    copy."""
+    payload = payload_of(array)
+    return np.ascontiguousarray(array).tobytes() if payload is None else payload
 
 
 def _data_type(elem_type: int) -> DataType | None:

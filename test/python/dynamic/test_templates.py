@@ -5,6 +5,7 @@ is traced again instead of running a plan whose decisions do not hold for it."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ import dnnc.driver.onnx_shapes
 from dnnc.core.diagnostics import collect_remarks
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
+from dnnc.runtime.lowered import SharedPayloads
 from dnnc.tools.run import run as run_cli
 from dnnc_testing.dynamic_graphs import bert, write_weights
 
@@ -168,19 +170,19 @@ def test_hits_after_the_first_round(bert_path: Path) -> None:
     assert (stats.misses, stats.hits, stats.traces) == (3, 3, 1)
 
 
-def heads_model() -> onnx.ModelProto:
+def heads_model(hidden: int = HIDDEN) -> onnx.ModelProto:
     """Multi-head attention as PyTorch exports ``x.view(batch, seq, heads, -1)``: the
     reshape targets come from Shape -> Gather -> Unsqueeze -> Concat of the input."""
     rng = np.random.default_rng(5)
     heads = 4
     weights = {
-        "wq": (rng.standard_normal((HIDDEN, HIDDEN)) * 0.3).astype(np.float32),
-        "wk": (rng.standard_normal((HIDDEN, HIDDEN)) * 0.3).astype(np.float32),
+        "wq": (rng.standard_normal((hidden, hidden)) * 0.3).astype(np.float32),
+        "wk": (rng.standard_normal((hidden, hidden)) * 0.3).astype(np.float32),
         "zero": np.array([0], np.int64),
         "one": np.array(1, np.int64),
         "axis0": np.array([0], np.int64),
         "tail": np.array([heads, -1], np.int64),
-        "merged": np.array([HIDDEN], np.int64),
+        "merged": np.array([hidden], np.int64),
     }
     n = helper.make_node
     nodes = [
@@ -208,8 +210,8 @@ def heads_model() -> onnx.ModelProto:
     graph = helper.make_graph(
         nodes,
         "heads",
-        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
-        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])],
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["batch", "seq", hidden])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["batch", "seq", hidden])],
         [numpy_helper.from_array(a, name) for name, a in weights.items()],
     )
     made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -245,6 +247,38 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
     stats = executable.stats()
     assert (stats.misses, stats.traces, executable.mismatches) == (len(LENGTHS), 2, 0)
     assert traces["imports"] == 2
+
+
+def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
+    """The template's trace and its check import the same two 16 KiB weights: they are
+    keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads), never hashed, so
+    the two traces' constants are one source each, packed once."""
+    hidden = 64
+    path = tmp_path / "heads.onnx"
+    onnx.save(heads_model(hidden), path)
+    executable = dnnc.compile(path)
+    assert isinstance(executable, OnnxDynamicExecutable)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(7)
+    for length in (5, 9, 14):
+        x = rng.standard_normal((2, length, hidden)).astype(np.float32)
+        np.testing.assert_allclose(
+            executable.run({"x": x})[0], session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-5
+        )
+    stats = executable.stats()
+    assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 0, 2)
+
+
+def test_a_payload_not_shared_is_keyed_by_its_digest() -> None:
+    """Keys of shared payloads are their indices; any other payload's its SHA-256 (equal
+    bytes, equal keys), computed on every read."""
+    kept, other = b"k" * 5000, b"o" * 5000
+    shared = SharedPayloads([b"x" * 5000, kept])
+    for _ in range(3):
+        assert shared.key(kept) == ("shared", 1)
+        assert shared.key(bytes(bytearray(kept))) == ("sha256", hashlib.sha256(kept).digest())
+        assert shared.key(other) == ("sha256", hashlib.sha256(other).digest())
+    assert shared.hashed == 6
 
 
 def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
