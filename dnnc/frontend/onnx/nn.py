@@ -16,6 +16,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from dnnc.core import shapes
+from dnnc.core.diagnostics import RunTimeShapeError
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg, LrnKind, PoolKind, ReduceKind
 from dnnc.dialects.dnn import (
     BatchNormOp,
@@ -501,10 +502,17 @@ def convert_batch_norm(imp: Importer, node: Node) -> Value:
 
 
 def _flatten_to(imp: Importer, node: Node, shape: shapes.Shape, axis: int) -> tuple[int, ...]:
-    """``shape`` with the dimensions from ``axis`` on multiplied into one (they must be static)."""
+    """``shape`` with the dimensions from ``axis`` on multiplied into one (they must be
+    static: a `?` one is a RunTimeShapeError, so dnnc.compile traces the model with its sizes
+    as symbols, dnnc.driver.onnx_shapes)."""
     inner = shape[axis:]
     if shapes.DYNAMIC in inner:
-        raise imp.error(node, f"dimensions {axis}.. of {shapes.format_shape(shape)} must be static")
+        raise imp.error(
+            node,
+            f"dimensions {axis}.. of {shapes.format_shape(shape)} must be static: their "
+            "product is only known at run time",
+            RunTimeShapeError,
+        )
     return (*shape[:axis], math.prod(inner))
 
 
