@@ -134,9 +134,11 @@ class _Encoder(nn.Module):
     state. ``family`` is the name of its classes: ``Bert``, ``Roberta`` (whose position ids
     are a CumSum of the padding mask), ``DistilBert`` (its own names for the sizes) or
     ``Llama`` (a decoder: RMSNorm, rotary positions, SiLU gates, a causal mask, here two
-    query heads sharing one key/value head)."""
+    query heads sharing one key/value head), ``GPT2`` (learned positions from the length, a
+    causal mask) or ``T5`` with ``model="EncoderModel"`` (relative position buckets computed
+    from the length)."""
 
-    def __init__(self, family: str, **sizes: object) -> None:
+    def __init__(self, family: str, model: str = "Model", **sizes: object) -> None:
         super().__init__()
         torch.manual_seed(0)
         config = getattr(transformers(), f"{family}Config")(
@@ -153,7 +155,7 @@ class _Encoder(nn.Module):
                 )
             ),
         )
-        self.encoder = getattr(transformers(), f"{family}Model")(config).eval()
+        self.encoder = getattr(transformers(), f"{family}{model}")(config).eval()
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.encoder(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
@@ -306,3 +308,101 @@ def test_dnnc_agrees_with_onnx_runtime(
             np.testing.assert_allclose(got[name], expected, rtol=1e-3, atol=1e-4 * scale)
             worst = max(worst, float(np.abs(got[name] - expected).max()) / scale)
     print(f"{key}: compile {compile_seconds:.2f} s, max |dnnc - ORT| / max |ORT| = {worst:.1e}")
+
+
+Door = Callable[[Path], object]
+"""How a user hands dnnc an ONNX file: an executable of it."""
+
+DOORS = [
+    pytest.param(lambda path: dnnc.compile(path), id="compile"),
+    pytest.param(
+        lambda path: dnnc.compile(dnnc.import_onnx(path)),
+        id="import_onnx",
+        marks=pytest.mark.xfail(
+            strict=False,
+            reason="dnnc.import_onnx refuses shape arithmetic on '?' dimensions (issue 29's "
+            "'One door': the same executable as dnnc.compile(path) is another piece of work)",
+        ),
+    ),
+]
+
+_GPT2 = dict(n_embd=32, n_layer=2, n_head=2, n_inner=64, n_positions=64)
+_T5 = dict(d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2)
+
+
+def _samples(batch: int, length: int) -> dict[str, np.ndarray]:
+    """Audio whose length follows ``length`` (the feature encoder strides by 20)."""
+    rng = np.random.default_rng(batch * 100 + length)
+    return {"audio": rng.standard_normal((batch, 400 + 40 * length)).astype(np.float32)}
+
+
+DYNAMIC_ARCHITECTURES = [
+    Architecture("bert", lambda: _Encoder("Bert"), _tokens, ("last_hidden_state",), True),
+    Architecture("roberta", lambda: _Encoder("Roberta"), _tokens, ("last_hidden_state",), True),
+    Architecture("gpt2", lambda: _Encoder("GPT2", **_GPT2), _tokens, ("last_hidden_state",), True),
+    Architecture("vit", _vit, _images(32), ("logits",)),
+    Architecture("wav2vec2", _Wav2Vec2, _samples, ("last_hidden_state",), True),
+    Architecture(
+        "t5_encoder",
+        lambda: _Encoder("T5", "EncoderModel", **_T5),
+        _tokens,
+        ("last_hidden_state",),
+        True,
+    ),
+    Architecture(
+        "llama", lambda: _Encoder("Llama", **_LLAMA), _tokens, ("last_hidden_state",), True
+    ),
+]
+"""Exported with a dynamic batch and, but for the ViT (whose position table fixes its
+number of patches), a dynamic sequence: the shape arithmetic of attention, positions and
+masks reads both."""
+
+BATCHES_AND_LENGTHS = [(2, 16), (3, 7), (2, 11)]
+"""Two traces a model (the template, at the first pair, and its check, at the second; batch 1
+would be a third: its broadcasts differ) and one instance."""
+
+
+def export_batch_and_sequence(architecture: Architecture) -> Callable[[Path], None]:
+    """The TorchScript export (opset 17) with axis 0 of every input and output dynamic, and
+    axis 1 too for a sequence model."""
+
+    def write(path: Path) -> None:
+        model = architecture.build()
+        example = architecture.inputs(2, 16)
+        axes = {0: "batch", 1: "sequence"} if architecture.sequence else {0: "batch"}
+        torch.onnx.export(
+            model,
+            tuple(torch.from_numpy(a) for a in example.values()),
+            str(path),
+            opset_version=17,
+            dynamo=False,
+            input_names=list(example),
+            output_names=list(architecture.outputs),
+            dynamic_axes={name: axes for name in (*example, *architecture.outputs)},
+        )
+
+    return write
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("architecture", DYNAMIC_ARCHITECTURES, ids=lambda a: a.name)
+def test_one_executable_serves_every_batch_and_length(
+    architecture: Architecture, door: Door, exported: Exported
+) -> None:
+    """One executable runs each (batch, length) pair and agrees with ONNX Runtime."""
+    path = exported.get(
+        f"{architecture.name}-batch-sequence", export_batch_and_sequence(architecture)
+    )
+    executable = door(path)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for batch, length in BATCHES_AND_LENGTHS:
+        feeds = architecture.inputs(batch, length)
+        want = dict(zip(architecture.outputs, session.run(list(architecture.outputs), feeds)))
+        got = executable.run(feeds, as_dict=True)  # type: ignore[attr-defined]
+        for name, expected in want.items():
+            assert expected.std() > 1e-2, f"{name}: degenerate outputs, the check tests nothing"
+            scale = float(np.abs(expected).max())
+            np.testing.assert_allclose(
+                got[name], expected, rtol=1e-3, atol=1e-4 * scale, err_msg=f"{batch}x{length}"
+            )
