@@ -129,6 +129,8 @@ class DynamicStats:
     """Pipeline runs (specialize, optimize, lower): one per template (module docstring)."""
     miss_seconds: float
     """Time spent building plans, traces included."""
+    trace_seconds: float
+    """The part of ``miss_seconds`` spent tracing (the pipeline runs)."""
     evictions: int
     rebinds: int
     """Executables rebuilt from a kept plan's Program after the arena grew."""
@@ -148,6 +150,12 @@ class DynamicStats:
     def seconds_per_miss(self) -> float:
         """The mean time a new signature cost before its run (0 before the first)."""
         return self.miss_seconds / self.misses if self.misses else 0.0
+
+    @property
+    def seconds_per_instance(self) -> float:
+        """The mean time a new signature cost besides tracing: a template instantiated and
+        bound (0 before the first miss)."""
+        return (self.miss_seconds - self.trace_seconds) / self.misses if self.misses else 0.0
 
 
 @dataclass
@@ -224,7 +232,7 @@ class DynamicExecutable(ShippedByRecipe):
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._traces = 0
-        self._miss_seconds = 0.0
+        self._miss_seconds = self._trace_seconds = 0.0
         self._shared = SharedPayloads(p for p in payloads if len(p) > DIGEST_BYTES)
         self._sources: dict[tuple[object, ...], Constant] = {}
         """Every trace's constants by key, the first trace's source kept (_trace)."""
@@ -357,9 +365,11 @@ class DynamicExecutable(ShippedByRecipe):
                 else:
                     dims.append(size)
             sizes.append(tuple(dims))
+        start = time.perf_counter()
         with tracing() as guards:
             program, sized = self._lower(sizes)
         self._traces += 1
+        self._trace_seconds += time.perf_counter() - start
         # the constants of a later trace load from the first trace's sources: the IR of a
         # trace is then dropped with its template, not kept for its copy of every weight
         sources = tuple(self._sources.setdefault(c.key, c) for c in program.constants)
@@ -437,6 +447,7 @@ class DynamicExecutable(ShippedByRecipe):
             misses=self._misses,
             traces=self._traces,
             miss_seconds=self._miss_seconds,
+            trace_seconds=self._trace_seconds,
             evictions=self._evictions,
             rebinds=self._rebinds,
             unfused=self._unfused,
