@@ -52,6 +52,7 @@ from dnnc.driver.onnx_shapes import (
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.frontend.onnx import import_onnx, read_model
+from dnnc.frontend.onnx.graph import load_detached
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.ir.weights import weight_path
 from dnnc.lowering.specialize import is_dynamic
@@ -150,7 +151,9 @@ def _per_input_shape(
     (ShapeSpecializedExecutable). ``error``, the import's, is raised again when no graph
     input explains it."""
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
-    model = source if isinstance(source, onnx.ModelProto) else onnx.load(os.fspath(source))
+    model, weights = (
+        (source, None) if isinstance(source, onnx.ModelProto) else load_detached(source)
+    )
     if not value_inputs(model):
         if not isinstance(error, RunTimeShapeError):
             raise error  # an operand computed at run time, but from no graph input
@@ -159,6 +162,7 @@ def _per_input_shape(
             (*parse_pipeline(pipeline), *parse_pipeline(LOWERING)),
             options=dynamic,
             cache=cache,
+            weights=weights,
         )
         traced.recipe = _recipe(
             source, pipeline, function or traced.name, _weights_of(source, weights_dir), dynamic
@@ -181,6 +185,8 @@ def _per_input_shape(
             )
         return compiled
 
+    if weights is not None:  # each fixed copy is compiled with its weights inline
+        model = onnx.load(os.fspath(source))
     executable = ShapeSpecializedExecutable(
         model,
         compile_fixed,

@@ -265,8 +265,13 @@ class OnnxDynamicExecutable(DynamicExecutable):
         *,
         options: DynamicOptions | None = None,
         cache: PrimitiveCache | None = None,
+        weights: Mapping[str, np.ndarray] | None = None,
     ) -> None:
-        self._model, self._weights = detach_weights(model)
+        """``weights``: the data of the large initializers when ``model`` holds them
+        detached already (graph.load_detached), else they are detached from it here."""
+        self._model, self._weights = (
+            detach_weights(model) if weights is None else (model, dict(weights))
+        )
         """The model without its large weights' data, which a trace imports from
         ``_weights``: a trace copies the model, not 400 MB of BERT-base weights."""
         self._passes = tuple(passes)

@@ -253,21 +253,22 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
 def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
     """The template's trace and its check import the same two 16 KiB weights: they are
     keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads), never hashed, so
-    the two traces' constants are one source each, packed once."""
+    the two traces' constants are one source each, packed once. A path is read with its
+    weights detached (graph.load_detached), a proto detached here: the same results."""
     hidden = 64
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(hidden), path)
-    executable = dnnc.compile(path)
+    executable, from_proto = dnnc.compile(path), dnnc.compile(onnx.load(path))
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(7)
     for length in (5, 9, 14):
         x = rng.standard_normal((2, length, hidden)).astype(np.float32)
-        np.testing.assert_allclose(
-            executable.run({"x": x})[0], session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-5
-        )
-    stats = executable.stats()
-    assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 0, 2)
+        got = executable.run({"x": x})[0]
+        np.testing.assert_allclose(got, session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-5)
+        np.testing.assert_array_equal(from_proto.run({"x": x})[0], got)
+    for stats in (executable.stats(), from_proto.stats()):  # type: ignore[attr-defined]
+        assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 0, 2)
 
 
 def test_a_payload_not_shared_is_keyed_by_its_digest() -> None:
