@@ -22,6 +22,7 @@ from dnnc.core.diagnostics import collect_remarks
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
 from dnnc.runtime.lowered import SharedPayloads
+from dnnc.target.host import isa_includes
 from dnnc.tools.run import run as run_cli
 from dnnc_testing.dynamic_graphs import bert, write_weights
 
@@ -251,10 +252,12 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
 
 
 def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
-    """The template's trace and its check import the same two 16 KiB weights: they are
-    keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads), never hashed, so
-    the two traces' constants are one source each, packed once. A path is read with its
-    weights detached (graph.load_detached), a proto detached here: the same results."""
+    """The template's trace and its check import the same two 16 KiB weights: bound as
+    they are, they are keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads),
+    never hashed, so the two traces' constants are one source each, packed once. A weight
+    that dnn-fold-constants packed into a new constant (an inner product's blocked weights,
+    as on AVX2 CPUs) is a payload of one trace: hashed once per trace. A path is read with
+    its weights detached (graph.load_detached), a proto detached here: the same results."""
     hidden = 64
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(hidden), path)
@@ -267,8 +270,13 @@ def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
         got = executable.run({"x": x})[0]
         np.testing.assert_allclose(got, session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-5)
         np.testing.assert_array_equal(from_proto.run({"x": x})[0], got)
+    kinds = [c.key[2] for c in executable._templates[0].program.constants]
+    folded = kinds.count("sha256")
+    assert len(kinds) == 2 and kinds.count("shared") + folded == 2
+    if isa_includes("avx512_core"):  # brgemm matmuls take the weights as imported
+        assert folded == 0
     for stats in (executable.stats(), from_proto.stats()):  # type: ignore[attr-defined]
-        assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 0, 2)
+        assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 2 * folded, 2)
 
 
 def test_a_payload_not_shared_is_keyed_by_its_digest() -> None:
