@@ -373,13 +373,19 @@ class Importer:
             raise self.error(node, f"cannot evaluate the constant node: {error}") from error
 
     def _quantized_weight(self, node: Node) -> bool:
-        """A DequantizeLinear whose every reader takes it as the weights of a Conv, MatMul or
-        Gemm (input 1): kept as dnn.dequantize of the int8 constant, so that the weights stay
-        8-bit for an int8 kernel (dnn-fold-constants folds it where none takes them)."""
+        """A DequantizeLinear of int8 or uint8 constants, per tensor or per axis, whose every
+        reader takes it as the weights of a Conv, MatMul or Gemm (input 1): kept as
+        dnn.dequantize of the int8 constant, so that the weights stay 8-bit for an int8 kernel
+        (dnn-fold-constants folds it where none takes them). Other weights (int4, float8,
+        block-wise: no int8 kernel takes them) fold to f32 like any constant node."""
+        if node.op_type != "DequantizeLinear" or node.int_attr("block_size", 0):
+            return False
+        weights = self.values.get(node.inputs[0])
+        if not isinstance(weights, np.ndarray) or weights.dtype not in (np.int8, np.uint8):
+            return False
         readers = self.graph.consumers.get(node.outputs[0], [])
         return (
-            node.op_type == "DequantizeLinear"
-            and bool(readers)
+            bool(readers)
             and node.outputs[0] not in self.graph.output_names
             and all(
                 r.op_type in _WEIGHT_READERS

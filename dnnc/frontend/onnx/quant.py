@@ -14,7 +14,8 @@ dnn-fold-constants folds where no int8 kernel takes them.
 
 Refused with the reason: block-wise quantization (``block_size``), element types other than
 int8 and uint8 (int32 too when dequantizing), scales other than f32, and the attributes of
-newer versions at values other than their defaults.
+newer versions at values other than their defaults. A DequantizeLinear of constants of those
+kinds (weight-only quantization: 4-bit, float8, block-wise) never gets here: it folds to f32.
 """
 
 from __future__ import annotations

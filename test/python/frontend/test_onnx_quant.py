@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import ml_dtypes
 import numpy as np
 import pytest
 from onnx import helper
@@ -298,3 +299,86 @@ def test_per_tensor_quantization_runs_as_onednn_reorders(zero: int) -> None:
     steps = np.abs(q.astype(np.int64) - want_q)
     assert steps.max() <= 1 and steps.mean() < 1e-3
     np.testing.assert_array_equal(y, (q.astype(np.float32) - np.float32(zero)) * np.float32(0.0371))
+
+
+@pytest.mark.parametrize(
+    ("weights", "scale", "attributes"),
+    [
+        pytest.param(
+            RNG.integers(-8, 8, (8, 6)).astype(ml_dtypes.int4),
+            RNG.uniform(0.05, 0.1, 6).astype(np.float32),
+            {"axis": 1},
+            id="int4-per-axis",
+        ),
+        pytest.param(
+            RNG.integers(0, 16, (8, 6)).astype(ml_dtypes.uint4),
+            np.float32(0.07),
+            {},
+            id="uint4",
+        ),
+        pytest.param(
+            RNG.standard_normal((8, 6)).astype(ml_dtypes.float8_e4m3fn),
+            np.float32(0.5),
+            {},
+            id="float8e4m3fn",
+        ),
+        pytest.param(
+            RNG.integers(-127, 128, (8, 6)).astype(np.int8),
+            RNG.uniform(0.01, 0.02, (2, 6)).astype(np.float32),
+            {"axis": 0, "block_size": 4},
+            id="int8-block-wise",
+        ),
+    ],
+)
+def test_weight_only_quantized_constants_fold_to_f32(
+    weights: np.ndarray, scale: np.ndarray, attributes: dict
+) -> None:
+    """Weights no int8 kernel takes (4-bit, float8, block-wise: opset 21's weight-only
+    quantization) are dequantized at import like any constant node, and the model runs in f32
+    as ONNX Runtime runs it. (They were kept as a dnn.dequantize of an int4 or float8 constant
+    and refused as 'a int4 tensor computed at run time'.)"""
+    x = RNG.standard_normal((3, 8)).astype(np.float32)
+    nodes = [
+        helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="weights", **attributes),
+        helper.make_node("MatMul", ["x", "wf"], ["y"]),
+    ]
+    made = model(nodes, {"x": x}, initializers={"w": weights, "ws": scale}, opset=21)
+    made.ir_version = 10  # 4-bit and float8 tensors
+    ops = _same(made, {"x": x}, fp_tolerance=1e-5)
+    assert "dnn.dequantize" not in ops and "dnn.matmul" in ops
+
+
+@pytest.mark.parametrize(
+    ("zero", "message"),
+    [
+        (np.zeros((), ml_dtypes.int4), "a zero point of type int4 is not supported"),
+        (np.zeros((), ml_dtypes.uint4), "a zero point of type uint4 is not supported"),
+        (
+            np.zeros((), ml_dtypes.float8_e4m3fn),
+            "a zero point of type float8_e4m3fn is not supported",
+        ),
+    ],
+)
+def test_quantizing_to_other_types_is_refused_by_node(zero: np.ndarray, message: str) -> None:
+    """A run-time tensor quantized to a type dnn has no tensors of: a ModelError naming the
+    node, not a traceback."""
+    x = RNG.standard_normal((2, 4)).astype(np.float32)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="to_4bit"),
+        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"]),
+    ]
+    made = model(nodes, {"x": x}, initializers={"s": np.float32(0.5), "z": zero}, opset=21)
+    made.ir_version = 10
+    with pytest.raises(ModelError, match=rf"QuantizeLinear \(node 'to_4bit'.*{message}"):
+        dnnc.compile(made)
+
+
+def test_block_wise_dequantize_of_a_run_time_tensor_is_refused_by_node() -> None:
+    q = RNG.integers(-128, 128, (4, 8)).astype(np.int8)
+    node = helper.make_node(
+        "DequantizeLinear", ["q", "s"], ["y"], name="blocked", axis=1, block_size=4
+    )
+    made = model([node], {"q": q}, initializers={"s": np.ones((4, 2), np.float32)}, opset=21)
+    message = r"DequantizeLinear \(node 'blocked'.*block-wise quantization \(block_size\)"
+    with pytest.raises(ModelError, match=message):
+        dnnc.compile(made)
