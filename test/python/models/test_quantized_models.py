@@ -41,6 +41,7 @@ says less than the agreement bound.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,10 @@ from onnx import numpy_helper
 from test_real_architectures import ARCHITECTURES, Architecture, export
 
 import dnnc
+from dnnc.core.kinds import DataType
 from dnnc.frontend.onnx import import_onnx
+from dnnc.target import runs_natively
+from dnnc.target.host import has_vnni
 from dnnc_testing import quantized
 from dnnc_testing.model_zoo import BertLayer
 
@@ -131,10 +135,33 @@ def _output_step(path: Path) -> float:
     return float(numpy_helper.to_array(scale))
 
 
+@functools.cache
+def _compiled(path: Path) -> dnnc.Executable:
+    """dnnc's executable of a file, compiled once per session (two tests read ResNet-18's)."""
+    return dnnc.compile(str(path))
+
+
+def _quantized(exported: Exported, variant: Variant) -> tuple[Path, Path]:
+    """The variant's file (quantized once per session) and its f32 model's."""
+    architecture = MODELS[variant.model]
+    f32 = _f32(exported, architecture)
+    path = exported.get(
+        str(variant),
+        lambda p: quantized.static_from(
+            f32,
+            p,
+            _calibration(architecture),
+            activations=variant.activations,
+            per_channel=variant.per_channel,
+        ),
+    )
+    return path, f32
+
+
 def _compared(path: Path, f32: Path, feeds: quantized.Feeds) -> tuple[np.ndarray, ...]:
     """dnnc's, ONNX Runtime's and the f32 model's outputs on ``feeds``; the f32 ones O(1)
     (a tolerance relative to outputs near 0 would test nothing)."""
-    ours = dnnc.compile(str(path)).run(dict(feeds))[0]
+    ours = _compiled(path).run(dict(feeds))[0]
     theirs, reference = _ort(path, feeds), _ort(f32, feeds)
     assert reference.std() > 0.05 and np.abs(reference).max() > 0.3, "degenerate outputs"
     return ours, theirs, reference
@@ -148,25 +175,39 @@ def _compared(path: Path, f32: Path, feeds: quantized.Feeds) -> tuple[np.ndarray
     ],
 )
 def test_static_qdq_agrees_with_onnxruntime(exported: Exported, variant: Variant) -> None:
-    architecture = MODELS[variant.model]
-    f32 = _f32(exported, architecture)
-    path = exported.get(
-        str(variant),
-        lambda p: quantized.static_from(
-            f32,
-            p,
-            _calibration(architecture),
-            activations=variant.activations,
-            per_channel=variant.per_channel,
-        ),
-    )
-    feeds = architecture.inputs(BATCH, LENGTH)
+    path, f32 = _quantized(exported, variant)
+    feeds = MODELS[variant.model].inputs(BATCH, LENGTH)
     ours, theirs, reference = _compared(path, f32, feeds)
     steps = np.abs(ours - theirs) / _output_step(path)
     print(f"{variant}: {steps.max():.1f} / {steps.mean():.3f} steps", end="; ")
     print(f"RMS from f32: dnnc {_rms(ours, reference):.4f}, ORT {_rms(theirs, reference):.4f}")
     assert steps.max() <= variant.max_steps and steps.mean() <= variant.mean_steps
     assert _rms(ours, reference) <= 1.1 * _rms(theirs, reference)
+
+
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v.model == "resnet18"], ids=str)
+def test_resnet18_int8_kernels_are_native(exported: Exported, variant: Variant) -> None:
+    """On a CPU with VNNI every Conv of ResNet-18 is one oneDNN int8 convolution (run-time
+    scales bound), and no int8 primitive (convolution, matmul, inner product) runs oneDNN's
+    reference or plain-gemm implementation, per-tensor weights (mask 0) and per-channel."""
+    if not has_vnni():
+        pytest.skip("no VNNI on this CPU: dnn-fuse-quantized fuses nothing (int8 kernels saturate)")
+    data_type = DataType.S8 if variant.activations == "s8" else DataType.U8
+    if not runs_natively("convolution", data_type):
+        pytest.skip(f"oneDNN has no native {data_type} convolution on this CPU")
+    path, _ = _quantized(exported, variant)
+    convolutions = sum(n.op_type == "Conv" for n in onnx.load(str(path)).graph.node)
+    int8 = [
+        s
+        for s in _compiled(path).plan.step_infos
+        if any(o.startswith("src_scale=") for o in s.operands)
+    ]
+    assert sum(s.kind == "convolution" for s in int8) == convolutions == 20
+    for step in int8:
+        assert not step.implementation.startswith(("ref", "gemm:")), (
+            step.kind,
+            step.implementation,
+        )
 
 
 def test_bert_dynamic_agrees_with_onnxruntime(exported: Exported) -> None:
