@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from dnnc.core.kinds import PostOp, SumPostOp, takes_argument
+from dnnc.core.symbols import SymbolicInt
 
 DYNAMIC = -1
 """A dimension whose size is known only at run time (``?`` in a tensor type)."""
@@ -195,6 +196,14 @@ def _expect_conv_operands(src: Shape, wei: Shape, bias: Shape | None, groups: in
         _vector(bias, wei[0], "bias", "output channels")
 
 
+def same_size(a: int, b: int) -> bool:
+    """Whether ``a`` and ``b`` are the same size for every signature: equal plain ints or the
+    same expression (a comparison that records no guard, dnnc.core.symbols)."""
+    if isinstance(a, SymbolicInt) or isinstance(b, SymbolicInt):
+        return isinstance(a, SymbolicInt) and isinstance(b, SymbolicInt) and a.text == b.text
+    return a == b
+
+
 def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:
     """numpy broadcasting: align from the right, each pair equal or one of them 1."""
     rank = max(len(lhs), len(rhs))
@@ -202,7 +211,11 @@ def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:
     padded_rhs = (1,) * (rank - len(rhs)) + rhs
     out: list[int] = []
     for a, b in zip(padded_lhs, padded_rhs):
-        if a == 1 or b == 1:
+        if same_size(a, b) or same_size(b, 1):
+            out.append(a)  # whatever a is: no guard on it (dnnc.core.symbols)
+        elif same_size(a, 1):
+            out.append(b)
+        elif a == 1 or b == 1:
             out.append(b if a == 1 else a)
         elif a == b or DYNAMIC in (a, b):
             out.append(a if a != DYNAMIC else b)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextvars
 import operator
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,11 +36,14 @@ class SymbolicInt(int):
 
     text: str
     evaluate: Evaluate
+    negated: SymbolicInt | None
+    """The expression this one is the negation of (``-x`` keeps ``x``), if it is one."""
 
     def __new__(cls, value: int, text: str, evaluate: Evaluate) -> SymbolicInt:
         new = super().__new__(cls, value)
         new.text = text
         new.evaluate = evaluate
+        new.negated = None
         return new
 
     @staticmethod
@@ -86,8 +90,12 @@ class SymbolicInt(int):
         return _combine("%", operator.mod, other, self)
 
     def __neg__(self) -> int:
+        if self.negated is not None:
+            return self.negated  # -(-x): x
         evaluate = self.evaluate
-        return SymbolicInt(-int(self), f"(-{self.text})", lambda v: -evaluate(v))
+        result = SymbolicInt(-int(self), f"(-{self.text})", lambda v: -evaluate(v))
+        result.negated = self
+        return result
 
     def __pos__(self) -> int:
         return self
@@ -134,6 +142,8 @@ def _combine(symbol: str, function: Callable[[int, int], int], lhs: object, rhs:
         return rhs
     if symbol == "+" and not isinstance(lhs, SymbolicInt) and int(lhs) == 0:
         return rhs
+    if symbol == "//" and not isinstance(rhs, SymbolicInt) and int(rhs) == 1:
+        return lhs
     (left, eval_left), (right, eval_right) = _parts(lhs), _parts(rhs)
     return SymbolicInt(
         value,
@@ -217,4 +227,204 @@ def evaluate(value: int, values: Values) -> int:
     return value.evaluate(values) if isinstance(value, SymbolicInt) else value
 
 
-__all__ = ["Guard", "SymbolicInt", "evaluate", "pinned", "tracing", "untraced"]
+_TOKEN = re.compile(r"\s*(?:(\d+)|s(\d+)|(//|==|!=|<=|>=|[-+*%()<>]))")
+_BINARY: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+"""Each comparison and the one that holds exactly when it does not."""
+
+
+class ExpressionError(ValueError):
+    """Text that is not an expression over the symbols (``parse_expression``)."""
+
+
+def _tokens_of(text: str) -> list[str]:
+    tokens, at = [], 0
+    text = text.rstrip()
+    while at < len(text):
+        match = _TOKEN.match(text, at)
+        if match is None:
+            raise ExpressionError(f"unexpected '{text[at:].strip()[:10]}' in '{text}'")
+        number, symbol, mark = match.groups()
+        tokens.append(number if number is not None else f"s{symbol}" if symbol else mark)
+        at = match.end()
+    return tokens
+
+
+class _Parser:
+    """Precedence climbing over ``+ -`` < ``* // %`` < unary ``-``: the text SymbolicInt
+    writes, and what a person writes by hand."""
+
+    def __init__(self, text: str, values: Values) -> None:
+        self.text, self.values, self.tokens, self.at = text, values, _tokens_of(text), 0
+
+    def peek(self) -> str | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def take(self) -> str:
+        token = self.peek()
+        if token is None:
+            raise ExpressionError(f"'{self.text}' ends too early")
+        self.at += 1
+        return token
+
+    def sum(self) -> int:
+        value = self.product()
+        while self.peek() in ("+", "-"):
+            value = _BINARY[self.take()](value, self.product())
+        return value
+
+    def product(self) -> int:
+        value = self.unary()
+        while self.peek() in ("*", "//", "%"):
+            value = _BINARY[self.take()](value, self.unary())
+        return value
+
+    def unary(self) -> int:
+        if self.peek() == "-":
+            self.take()
+            return -self.unary()
+        token = self.take()
+        if token == "(":
+            value = self.sum()
+            if self.take() != ")":
+                raise ExpressionError(f"a ')' is missing in '{self.text}'")
+            return value
+        if token.isdigit():
+            return int(token)
+        if token.startswith("s"):
+            index = int(token[1:])
+            if index >= len(self.values):
+                raise ExpressionError(
+                    f"'{self.text}' reads {token}: only {len(self.values)} symbols are bound"
+                )
+            return self.values[index]
+        raise ExpressionError(f"unexpected '{token}' in '{self.text}'")
+
+    def end(self) -> None:
+        if self.peek() is not None:
+            raise ExpressionError(f"unexpected '{self.peek()}' in '{self.text}'")
+
+
+def parse_expression(text: str, values: Values) -> int:
+    """The value of an expression's text (as ``SymbolicInt.text`` writes it: integers,
+    ``s<k>``, ``+ - * // %``, parentheses) for the symbol values ``values``, computed with
+    their own arithmetic: SymbolicInt values give a SymbolicInt."""
+    parser = _Parser(text, values)
+    value = parser.sum()
+    parser.end()
+    return value
+
+
+def parse_condition(text: str, values: Values) -> bool:
+    """Whether the condition ``<expression> <comparison> <expression>`` holds for ``values``
+    (while tracing, a comparison of SymbolicInts is itself a guard)."""
+    parser = _Parser(text, values)
+    lhs = parser.sum()
+    mark = parser.take()
+    if mark not in COMPARISONS:
+        raise ExpressionError(f"'{text}' is not a comparison: expected one of {', '.join(COMPARISONS)}")
+    rhs = parser.sum()
+    parser.end()
+    return COMPARISONS[mark](lhs, rhs)
+
+
+def symbols_read(text: str) -> set[int]:
+    """The indices of the symbols an expression's or condition's text reads."""
+    return {int(t[1:]) for t in _tokens_of(text) if t.startswith("s")}
+
+
+class _AtLeast:
+    """A value known only by a lower bound (None: none known), for ``always_holds``."""
+
+    def __init__(self, low: int | None) -> None:
+        self.low = low
+
+    @staticmethod
+    def of(value: object) -> _AtLeast:
+        return value if isinstance(value, _AtLeast) else _AtLeast(int(value))  # type: ignore[call-overload]
+
+    def __add__(self, other: object) -> _AtLeast:
+        a, b = self.low, _AtLeast.of(other).low
+        return _AtLeast(None if a is None or b is None else a + b)
+
+    __radd__ = __add__
+
+    def __mul__(self, other: object) -> _AtLeast:
+        a, b = self.low, _AtLeast.of(other).low
+        return _AtLeast(a * b if a is not None and b is not None and a >= 0 and b >= 0 else None)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: object) -> _AtLeast:
+        divisor = other if isinstance(other, int) else None
+        if self.low is None or divisor is None or divisor <= 0:
+            return _AtLeast(None)
+        return _AtLeast(self.low // divisor)
+
+    def __rfloordiv__(self, other: object) -> _AtLeast:
+        return _AtLeast(None)
+
+    def __sub__(self, other: object) -> _AtLeast:
+        return _AtLeast(None)
+
+    __rsub__ = __mod__ = __rmod__ = __sub__
+
+    def __neg__(self) -> _AtLeast:
+        return _AtLeast(None)
+
+
+def always_holds(condition: str, symbols: int) -> bool:
+    """Whether a condition holds for every value >= 1 of the symbols by a simple argument: an
+    expression of symbols, positive integers, + * and // by a positive integer is at least
+    its value at 1, compared with an integer below that (``s0 != -1``, ``(s0*s1) >= 0``).
+    False when that argument does not settle it."""
+    parser = _Parser(condition, [_AtLeast(1)] * symbols)  # type: ignore[list-item]
+    lhs: object = parser.sum()
+    mark = parser.take()
+    rhs: object = parser.sum()
+    if isinstance(lhs, int) and isinstance(rhs, _AtLeast):
+        lhs, rhs, mark = rhs, lhs, {"<": ">", "<=": ">=", "!=": "!="}.get(mark, "")
+    if not isinstance(lhs, _AtLeast) or not isinstance(rhs, int) or lhs.low is None:
+        return False
+    return {"!=": lhs.low > rhs, ">": lhs.low > rhs, ">=": lhs.low >= rhs}.get(mark, False)
+
+
+def holding(guard: Guard) -> str:
+    """A guard as the condition its outcome states (``s1 == 1`` that was false: ``s1 != 1``)."""
+    if guard.outcome:
+        return guard.text
+    for mark in sorted(COMPARISONS, key=len, reverse=True):
+        left, found, right = guard.text.partition(f" {mark} ")
+        if found:
+            return f"{left} {NEGATED[mark]} {right}"
+    raise ExpressionError(f"'{guard.text}' is not a comparison")
+
+
+__all__ = [
+    "ExpressionError",
+    "always_holds",
+    "Guard",
+    "SymbolicInt",
+    "evaluate",
+    "holding",
+    "parse_condition",
+    "parse_expression",
+    "pinned",
+    "symbols_read",
+    "tracing",
+    "untraced",
+]

@@ -65,7 +65,7 @@ from xdsl.passes import ModulePass
 from dnnc.core import shapes
 from dnnc.core.diagnostics import DnncError
 from dnnc.core.symbols import SymbolicInt, tracing
-from dnnc.dialects.dnn import ConstantOp, shape_of
+from dnnc.dialects.dnn import ConstantOp, shape_of, symbolic
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.driver.pipelines import run_passes, verify_each_pass
@@ -193,9 +193,13 @@ class DynamicExecutable(ShippedByRecipe):
         self._weights_dir = weights_dir
         self._context = make_context()
         args = function.body.block.args
+        declared = symbolic.declared_arguments(function)
+        self._shape_functions = tuple(symbolic.shape_functions(function).values())
+        """The host shape functions of the arguments after the caller's (their order)."""
         inputs = tuple(
             TensorSpec(n, shape_of(a), data_type_of(tensor_type(a).get_element_type()).numpy)
             for n, a in zip(input_names(function), args, strict=True)
+            if a.index in declared
         )
         outputs = []
         for name, t in zip(
@@ -378,14 +382,16 @@ class DynamicExecutable(ShippedByRecipe):
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         """The Program of the function specialized to ``sizes`` (symbolic where ``?``), and
-        how to compute each input it takes after the declared ones (none here)."""
+        how to compute each input it takes after the declared ones: its arguments' host
+        shape functions (``dnn.shape_function``, dnnc.dialects.dnn.symbolic)."""
         function = specialize(self._function, sizes)
         self._unfused += len(unfuse_invalid_post_ops(function))
         module = ModuleOp([function])
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
-        return program_of(lowered, self._weights_dir, shared=self._shared), ()
+        sized = tuple(map(symbolic.shape_function_compute, self._shape_functions))
+        return program_of(lowered, self._weights_dir, shared=self._shared), sized
 
     def _refuse(self, signature: Signature) -> None:
         """Raise the error of a signature whose sizes break the declared ones."""

@@ -10,20 +10,29 @@ reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
-from xdsl.ir import BlockArgument
+from xdsl.ir import Attribute, BlockArgument
 
 NAME = "dnn.name"
 """The argument and result attribute holding a caller-visible name."""
 
 
-def named(names: Sequence[str | None]) -> ArrayAttr[DictionaryAttr]:
-    """``arg_attrs`` / ``res_attrs`` carrying ``names`` (None: no attribute)."""
+def named(
+    names: Sequence[str | None], extra: Mapping[int, Mapping[str, Attribute]] | None = None
+) -> ArrayAttr[DictionaryAttr]:
+    """``arg_attrs`` / ``res_attrs`` carrying ``names`` (None: no attribute), and the
+    ``extra`` attributes of some of them, by index."""
+    extra = extra or {}
     return ArrayAttr(
-        [DictionaryAttr({} if name is None else {NAME: StringAttr(name)}) for name in names]
+        [
+            DictionaryAttr(
+                ({} if name is None else {NAME: StringAttr(name)}) | dict(extra.get(index, {}))
+            )
+            for index, name in enumerate(names)
+        ]
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from io import StringIO
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -29,6 +30,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location, source_snippet
 from dnnc.dialects import get_all_dialects
+from dnnc.dialects.dnn import symbolic
 
 # xDSL 0.74's string-literal pattern, '"(?:[^"\\\n\v\f]+|\\(...))*"', nests a quantifier in a
 # quantifier: on a string left unterminated before the end of its line, the regex engine tries
@@ -249,6 +251,8 @@ def verify_module(module: ModuleOp) -> None:
                 _check_defined_before_use(block)
         try:
             op.verify(verify_nested_ops=False)
+            if isinstance(op, func.FuncOp):
+                symbolic.verify(op)  # the `?` expressions' contract (dnn.symbols ...)
             for region in op.regions:
                 for block in region.blocks:
                     if block.first_op is None:

@@ -28,10 +28,10 @@ Pre:  the function verifies.   Post: it verifies and every type is static.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -39,6 +39,7 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
+from dnnc.core.symbols import parse_condition
 from dnnc.dialects.dnn import (
     BinaryOp,
     DnnOp,
@@ -46,6 +47,7 @@ from dnnc.dialects.dnn import (
     ReshapeOp,
     SumOp,
     shape_of,
+    symbolic,
 )
 from dnnc.dialects.dnn.base import PostOpAnchor, inferring, stand_in, tensor_type
 from dnnc.ir.names import input_name
@@ -65,12 +67,17 @@ def _first_reader(function: func.FuncOp, arg: SSAValue) -> Operation:
     return next((op for op in function.body.block.ops if op in readers), function)
 
 
-def _check_inputs(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> None:
-    """Rank, declared static sizes and sizes >= 1 of every input (module docstring)."""
+def _check_inputs(
+    function: func.FuncOp, input_shapes: Sequence[shapes.Shape], skip: Container[int] = ()
+) -> None:
+    """Rank, declared static sizes and sizes >= 1 of every input but those of ``skip``
+    (module docstring)."""
     args = function.body.block.args
     if len(input_shapes) != len(args):
         raise error_at(function, f"takes {len(args)} inputs, got {len(input_shapes)} shapes")
     for arg, shape in zip(args, input_shapes):
+        if arg.index in skip:
+            continue
         declared = shape_of(arg)
         where = f"input '{input_name(arg)}' ({shapes.format_shape(shape)})"
         if len(shape) != len(declared):
@@ -92,8 +99,13 @@ def _check_inputs(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -
                 )
 
 
-def _reshape_result(op: ReshapeOp, known: dict[SSAValue, shapes.Shape]) -> shapes.Shape:
+def _reshape_result(
+    op: ReshapeOp, known: dict[SSAValue, shapes.Shape], values: Sequence[int]
+) -> shapes.Shape:
     """The static result shape of a reshape with ``?`` in its result type (module docstring)."""
+    target = symbolic.evaluate_dims(op, values)
+    if target is not None:
+        return target
     declared = shape_of(op.result)
     unknown = [d for d, size in enumerate(declared) if size == shapes.DYNAMIC]
     src = known[op.src]
@@ -115,7 +127,7 @@ def _reshape_result(op: ReshapeOp, known: dict[SSAValue, shapes.Shape]) -> shape
 
 
 def _infer(
-    function: func.FuncOp, input_shapes: Sequence[shapes.Shape]
+    function: func.FuncOp, input_shapes: Sequence[shapes.Shape], values: Sequence[int]
 ) -> dict[SSAValue, shapes.Shape]:
     """Every value's static shape, op by op (the verifiers' checks, module docstring)."""
     args = function.body.block.args
@@ -129,7 +141,7 @@ def _infer(
                 continue
             try:
                 if isinstance(op, ReshapeOp):
-                    known[op.result] = _reshape_result(op, known)
+                    known[op.result] = _reshape_result(op, known, values)
                 op.verify_op()
             except (shapes.ShapeError, VerifyException) as error:
                 raise error_at(op, f"{error} (inputs {signature})") from None
@@ -140,11 +152,54 @@ def _infer(
     return known
 
 
+def _with_computed(
+    function: func.FuncOp, input_shapes: Sequence[shapes.Shape]
+) -> tuple[list[shapes.Shape], list[int]]:
+    """Every argument's shape (the shape functions' from the symbols, when ``input_shapes``
+    gives the caller's arguments only) and the symbols' values; the import's guards checked."""
+    computed = symbolic.shape_functions(function)
+    declared = symbolic.declared_arguments(function)
+    full: list[shapes.Shape] = list(input_shapes)
+    if computed and len(input_shapes) == len(declared):
+        full = [()] * len(function.body.block.args)
+        for index, shape in zip(declared, input_shapes, strict=True):
+            full[index] = tuple(shape)
+    _check_inputs(function, full, skip=computed)
+    values = symbolic.symbol_values(function, full)
+    for index, text in computed.items():
+        full[index] = symbolic.shape_function_shape(text, values)
+    for guard in symbolic.guards_of(function):
+        if not parse_condition(guard, values):
+            signature = ", ".join(shapes.format_shape(full[i]) for i in declared)
+            raise error_at(
+                function,
+                f"input shapes {signature} break '{guard}', a condition its import holds "
+                f"under (symbols {', '.join(f's{k} = {v}' for k, v in enumerate(values))})",
+            )
+    return full, values
+
+
+def _drop_symbols(function: func.FuncOp) -> None:
+    """Remove what a static function no longer needs: every size is in its types."""
+    for name in (symbolic.SYMBOLS, symbolic.GUARDS):
+        function.attributes.pop(name, None)
+    for op in function.body.block.ops:
+        op.attributes.pop(symbolic.DIMS, None)
+    if function.arg_attrs is not None:
+        function.arg_attrs = ArrayAttr(
+            [
+                DictionaryAttr({k: v for k, v in a.data.items() if k != symbolic.SHAPE_FUNCTION})
+                for a in function.arg_attrs.data
+            ]
+        )
+
+
 def specialize(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> func.FuncOp:
     """A clone of ``function`` with static types for ``input_shapes`` (module docstring)."""
     clone = function.clone()
-    _check_inputs(clone, input_shapes)
-    known = _infer(clone, input_shapes)
+    full, values = _with_computed(clone, input_shapes)
+    known = _infer(clone, full, values)
+    _drop_symbols(clone)
     for value, shape in list(known.items()):
         type_ = tensor_type(value)
         if tuple(type_.get_shape()) != shape:

@@ -14,13 +14,22 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dnnc.core.diagnostics import DnncError
-from dnnc.frontend.onnx import convert
+from dnnc.frontend.onnx import convert, import_onnx
 from dnnc.ir.text import print_module
 from dnnc.ir.weights import save_weights
 
 
-def run(model: str, output: str | None) -> None:
-    """Import ``model``; write the IR (and its weights) to ``output`` or print it."""
+def run(model: str, output: str | None, symbolic: bool = False) -> None:
+    """Import ``model``; write the IR (and its weights) to ``output`` or print it. With
+    ``symbolic``, sizes computed from ``?`` input dimensions keep their expressions
+    (``import_onnx(..., symbolic=True)``; weights inline)."""
+    if symbolic:
+        text = print_module(import_onnx(model, symbolic=True))
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            Path(output).write_text(text)
+        return
     if output is None:
         module, _ = convert(model)
         sys.stdout.write(print_module(module))
@@ -42,9 +51,15 @@ def main(args: Sequence[str] | None = None) -> None:
         help="the .mlir file to write (weights beside it as .npz); "
         "default: print to stdout with the weights inline",
     )
+    parser.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="write sizes computed from ? input dimensions as expressions over them "
+        "(dnn.symbols, dnn.dims, dnn.guards, dnn.shape_function; weights inline)",
+    )
     options = parser.parse_args(args)
     try:
-        run(options.model, options.output)
+        run(options.model, options.output, options.symbolic)
     except DnncError as error:
         print(error, file=sys.stderr)
         sys.exit(1)

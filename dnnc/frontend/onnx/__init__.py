@@ -26,9 +26,24 @@ from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
+from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx.sized import Recompute
+from dnnc.frontend.onnx.symbolic import import_symbolic
 from dnnc.ir.text import verify_module
 from dnnc.ir.weights import save_weights
+
+
+def imported(
+    model: ModelSource,
+    weights_file: str | None,
+    input_shapes: dict[str, tuple[int, ...]] | None = None,
+    weights: Mapping[str, np.ndarray] | None = None,
+    *,
+    writes_symbols: bool = False,
+) -> ModuleOp:
+    """The module of one import (``Importer``'s arguments), verified unless it
+    ``writes_symbols`` (dnnc.frontend.onnx.symbolic verifies it once they are written)."""
+    return _imported(model, weights_file, input_shapes, weights, writes_symbols)[0]
 
 
 def _imported(
@@ -36,14 +51,16 @@ def _imported(
     weights_file: str | None,
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     weights: Mapping[str, np.ndarray] | None = None,
+    writes_symbols: bool = False,
 ) -> tuple[ModuleOp, Importer]:
     graph = load_graph(model, weights)
     check_versions(graph)
     fuse_erf_gelu(graph)
-    importer = Importer(graph, weights_file, input_shapes)
+    importer = Importer(graph, weights_file, input_shapes, writes_symbols=writes_symbols)
     name = re.sub(r"_+$", "", ssa_name(graph.graph.name or "main"))
     module = importer.run(CONVERTERS, name or "main")
-    verify_module(module)
+    if not writes_symbols:  # verified once the symbols are written (symbolic.write_symbols)
+        verify_module(module)
     return module, importer
 
 
@@ -72,10 +89,19 @@ def convert_traced(
 
 
 def import_onnx(
-    model: ModelSource, *, weights_path: str | os.PathLike[str] | None = None
+    model: ModelSource,
+    *,
+    weights_path: str | os.PathLike[str] | None = None,
+    symbolic: bool = False,
 ) -> ModuleOp:
     """Import an ONNX model (path, bytes or proto) as a dnn module; with ``weights_path`` the large
-    weights are written there as an ``.npz`` and referenced by that path."""
+    weights are written there as an ``.npz`` and referenced by that path. With ``symbolic``,
+    sizes computed from ``?`` input dimensions are ``?`` with their expressions in the IR
+    (dnnc.frontend.onnx.symbolic; weights inline)."""
+    if symbolic:
+        if weights_path is not None:
+            raise ModelError("import_onnx: symbolic=True keeps the weights inline (no weights_path)")
+        return import_symbolic(model)
     weights_file = None if weights_path is None else os.fspath(weights_path)
     module, weights = convert(model, weights_file)
     if weights_file is not None:
@@ -89,5 +115,6 @@ __all__ = [
     "convert",
     "convert_traced",
     "import_onnx",
+    "imported",
     "read_model",
 ]

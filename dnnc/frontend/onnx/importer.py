@@ -54,6 +54,7 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
+from dnnc.dialects.dnn.symbolic import SHAPE_FUNCTION
 from dnnc.dialects.types import element_type_of
 from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS, symbolic_inputs
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
@@ -62,6 +63,7 @@ from dnnc.frontend.onnx.sized import (
     SizedArray,
     hint_of,
     recompute_of,
+    shape_function,
     shape_of_folded,
     sized_shape,
     sizes_array,
@@ -131,10 +133,18 @@ class Importer:
         graph: Graph,
         weights_file: str | None,
         input_shapes: dict[str, tuple[int, ...]] | None = None,
+        *,
+        writes_symbols: bool = False,
     ) -> None:
         self.graph = graph
         self.input_shapes = input_shapes or {}
         """Shapes that replace the graph inputs' (dnnc.driver.dynamic's traced sizes)."""
+        self.writes_symbols = writes_symbols
+        """Whether the sizes' expressions go into the IR (dnnc.frontend.onnx.symbolic): data
+        computed from the sizes is then a host shape function's argument from its source (a
+        Range) on, and the nodes that read it convert as tensors, not folded."""
+        self.shape_functions: dict[int, str] = {}
+        """The host shape function of each argument that has one, by argument index."""
         self.weights_file = weights_file
         self.weights: dict[str, np.ndarray] = {}
         """Arrays for the weights file, by key."""
@@ -288,6 +298,8 @@ class Importer:
         if data_type is None:
             raise self.error(node, f"a {sized.dtype} tensor computed from the input sizes")
         shape, recompute = sized.shape, sized.recompute
+        if self.writes_symbols:
+            return self._shape_function_input(node, sized, key, rank)
         if rank is not None and len(shape) < rank:
             ones = (1,) * (rank - len(shape))
             shape = (*ones, *shape)
@@ -301,6 +313,27 @@ class Importer:
         self.sized_inputs.append((name, recompute))
         self._materialized[(key, len(shape))] = arg
         return arg
+
+    def _shape_function_input(
+        self, node: Node, sized: SizedArray, key: str, rank: int | None
+    ) -> SSAValue:
+        """A SizedArray as an argument computed by its host shape function (``dnn.shape_function``),
+        reshaped to ``rank`` with leading 1s."""
+        if sized.function is None:
+            raise self.error(node, "data computed from the input sizes has no shape function")
+        arg = self.block.insert_arg(
+            make_tensor_type(element_type_of(DataType.S64), sized.shape), len(self.block.args)
+        )
+        name = f"sized.{len(self.sized_inputs)}.{key}"
+        arg.name_hint = ssa_name(name)
+        self.shape_functions[len(self.input_names)] = sized.function
+        self.input_names.append(name)
+        self.sized_inputs.append((name, sized.recompute))
+        value: SSAValue = arg
+        if rank is not None and len(sized.shape) < rank:
+            value = self.reshape(value, (1,) * (rank - len(sized.shape)) + tuple(sized.shape))
+        self._materialized[(key, rank or len(sized.shape))] = value
+        return value
 
     def _pinned(self, folded: Folded) -> np.ndarray:
         """An array for the traced signature only: a shape vector's sizes pinned to their
@@ -350,6 +383,8 @@ class Importer:
                 return [sizes_array([math.prod(shape)]).reshape(())]
             end = None if node.attr("end") is None else node.int_attr("end")
             return [sizes_array(shape[node.int_attr("start", 0) : end])]
+        if sized and self.writes_symbols:
+            return None  # data from the sizes: a tensor from its source on (writes_symbols)
         if not sized and symbolic_inputs(node.op_type, plain):
             folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
             if isinstance(folded, np.ndarray):
@@ -357,10 +392,12 @@ class Importer:
             if folded is not None:  # numpy gives an object array's one element unwrapped
                 return [np.asarray(folded, dtype=object)]
         result = sized_shape(node, arrays) if len(node.outputs) == 1 else None
-        if result is not None:
+        function = shape_function(node, arrays)
+        if result is not None and (function is not None or not self.writes_symbols):
             hint = self._evaluate(node, known, [hint_of(a) for a in arrays])[0]
             if hint.shape == tuple(int.__int__(d) for d in result):
-                return [SizedArray(hint, result, _recompute(node, self.graph.opset, known, arrays))]
+                recompute = _recompute(node, self.graph.opset, known, arrays)
+                return [SizedArray(hint, result, recompute, function)]
         return list(self._evaluate(node, known, [self._pinned(a) for a in arrays]))
 
     def _evaluate(self, node: Node, names: list[str], arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -516,7 +553,8 @@ class Importer:
                 [
                     name if name != arg.name_hint else None
                     for name, arg in zip(self.input_names, self.block.args, strict=True)
-                ]
+                ],
+                {i: {SHAPE_FUNCTION: StringAttr(f)} for i, f in self.shape_functions.items()},
             ),
             res_attrs=named(self.graph.output_names),
         )

@@ -42,6 +42,9 @@ class SizedArray:
     """Its shape, SymbolicInt where a size follows the inputs."""
     recompute: Recompute
     """The array for other symbol values."""
+    function: str | None = None
+    """The host shape function that computes it, as the IR writes it (dnnc.dialects.dnn.
+    symbolic: ``range(start, limit, delta)``), where there is one."""
 
     @property
     def dtype(self) -> np.dtype:
@@ -181,6 +184,16 @@ def sized_shape(node: Node, inputs: Sequence[Folded]) -> tuple[int, ...] | None:
     return None
 
 
+def shape_function(node: Node, inputs: Sequence[Folded]) -> str | None:
+    """The IR's host shape function for ``node`` on these inputs (dnnc.dialects.dnn.symbolic),
+    None where it has none: a Range whose bounds are sizes."""
+    bounds = [_elements(a) for a in inputs]
+    if node.op_type != "Range" or any(b is None or len(b) != 1 for b in bounds):
+        return None
+    texts = [b[0].text if isinstance(b[0], SymbolicInt) else str(b[0]) for b in bounds if b]
+    return f"range({', '.join(texts)})"
+
+
 def _slice(node: Node, inputs: Sequence[Folded], shape: tuple[int, ...]) -> tuple[int, ...] | None:
     """Slice with unit steps: each sliced size is its clamped end minus its clamped start."""
     starts, ends = _elements(inputs[1]), _elements(inputs[2])
@@ -201,6 +214,7 @@ __all__ = [
     "SizedArray",
     "hint_of",
     "recompute_of",
+    "shape_function",
     "shape_of_folded",
     "sized_shape",
     "sizes_array",

@@ -1,0 +1,186 @@
+"""An ONNX model with `?` input dimensions imported once, its shape arithmetic written into the
+IR as expressions (dnnc.dialects.dnn.symbolic is the contract, docs/dialect.md shows it).
+
+The import runs with every ``?`` input dimension a symbol (dnnc.core.symbols: an int with
+a stand-in value, the *hint*, that keeps its expression): Shape/Size of an input give sizes,
+the shape arithmetic folds into expressions (dnnc.frontend.onnx.folding.SYMBOLIC_FOLDERS),
+and the types carry the expressions. Then ``write_symbols`` writes them out:
+* every size that is an expression becomes ``?``; a ``dnn.reshape`` with one keeps its
+  target as ``dnn.dims``;
+* data computed from the sizes (position ids: Range over sizes) is an argument with its
+  ``dnn.shape_function``;
+* each comparison the import made on a size (a broadcast, a size pinned to its value) is a
+  condition in ``dnn.guards``; ``dnn.symbols`` binds the symbols to the input dimensions.
+
+A size that leaves the int protocol (numpy, a packed property) loses its expression with no
+guard, so the import runs twice, with two sets of hints (``HINTS`` and ``2h + 1`` of each,
+which keeps their order and keeps them above 1), and the two functions must be the same op
+for op: a difference is a size the IR cannot express, and a ModelError that names the op.
+Inputs sharing a ``dim_param`` share a hint (ONNX shape inference sees them equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import onnx
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType, ModuleOp, TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from dnnc.core.diagnostics import ModelError, op_location
+from dnnc.core.symbols import SymbolicInt, always_holds, holding, tracing
+from dnnc.dialects.dnn import ReshapeOp, shape_of
+from dnnc.dialects.dnn.symbolic import (
+    DIMS,
+    GUARDS,
+    SYMBOLS,
+    shape_functions,
+    symbols_attr,
+    texts_attr,
+)
+from dnnc.ir.text import verify_module
+from dnnc.frontend.onnx.graph import ModelSource, detach_weights, read_model
+
+HINTS = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
+"""The first import's stand-in values of the symbols, one per distinct dimension."""
+
+
+def _hinted(model: onnx.ModelProto, scale: int) -> tuple[onnx.ModelProto, dict[str, tuple[int, ...]]]:
+    """A copy of ``model`` (without large weights' data) whose ``?`` input dimensions are
+    hints, and each input's shape with symbols (hint ``scale * h + scale - 1``)."""
+    fixed = onnx.ModelProto()
+    fixed.CopyFrom(model)
+    initializers = {t.name for t in fixed.graph.initializer}
+    keys: dict[object, int] = {}
+    shapes: dict[str, tuple[int, ...]] = {}
+    symbols = 0
+    for value_info in fixed.graph.input:
+        if value_info.name in initializers:
+            continue
+        dims: list[int] = []
+        for index, dim in enumerate(value_info.type.tensor_type.shape.dim):
+            if dim.HasField("dim_value"):
+                dims.append(dim.dim_value)
+                continue
+            key = dim.dim_param or (value_info.name, index)
+            if key not in keys:
+                if len(keys) == len(HINTS):
+                    raise ModelError(f"more than {len(HINTS)} distinct ? input dimensions")
+                keys[key] = scale * HINTS[len(keys)] + scale - 1
+            dims.append(SymbolicInt.symbol(symbols, keys[key]))
+            symbols += 1
+            dim.Clear()
+            dim.dim_value = keys[key]
+        shapes[value_info.name] = tuple(dims)
+    for value_info in fixed.graph.output:  # inference fills them in for the hints
+        value_info.type.tensor_type.ClearField("shape")
+    del fixed.graph.value_info[:]
+    return fixed, shapes
+
+
+def _import(
+    model: onnx.ModelProto, weights: Mapping[str, np.ndarray], scale: int
+) -> tuple[ModuleOp, int]:
+    """One import with hints (``_hinted``), its symbols written (``write_symbols``)."""
+    from dnnc.frontend.onnx import imported  # the package imports this module
+
+    fixed, shapes = _hinted(model, scale)
+    with tracing() as guards:
+        module = imported(fixed, None, shapes, weights, writes_symbols=True)
+    function = module.body.block.first_op
+    assert isinstance(function, func.FuncOp)  # the importer makes one function
+    count = sum(isinstance(d, SymbolicInt) for shape in shapes.values() for d in shape)
+    conditions = [holding(g) for g in guards.values()]
+    write_symbols(function, [c for c in conditions if not always_holds(c, count)])
+    verify_module(module)
+    return module, sum(isinstance(d, SymbolicInt) for s in shapes.values() for d in s)
+
+
+def _dynamic(value: SSAValue) -> TensorType | None:
+    """``value``'s type with each expression as ``?``; None when it has none."""
+    type_ = value.type
+    if not isinstance(type_, TensorType):
+        return None
+    shape = list(type_.get_shape())
+    if not any(isinstance(d, SymbolicInt) for d in shape):
+        return None
+    dims = [DYNAMIC_INDEX if isinstance(d, SymbolicInt) else d for d in shape]
+    return TensorType(type_.get_element_type(), dims, type_.encoding)
+
+
+def write_symbols(function: func.FuncOp, guards: Sequence[str]) -> None:
+    """Write the expressions the types carry into the IR (module docstring)."""
+    block = function.body.block
+    computed = shape_functions(function)
+    bindings = [
+        (arg.index, dim)
+        for arg in block.args
+        if arg.index not in computed
+        for dim, size in enumerate(shape_of(arg))
+        if isinstance(size, SymbolicInt)  # an input's: a symbol (_hinted)
+    ]
+    values: list[SSAValue] = [*block.args]
+    for op in block.ops:
+        if isinstance(op, ReshapeOp):
+            shape = op.result.type.get_shape() if isinstance(op.result.type, TensorType) else ()
+            if any(isinstance(d, SymbolicInt) for d in shape):
+                op.attributes[DIMS] = texts_attr(
+                    [d.text if isinstance(d, SymbolicInt) else str(d) for d in shape]
+                )
+        values.extend(op.results)
+    for value in values:
+        new = _dynamic(value)
+        if new is not None:
+            name = value.name_hint
+            Rewriter.replace_value_with_new_type(value, new).name_hint = name
+    returned = block.last_op
+    assert isinstance(returned, func.ReturnOp)  # the importer ends the function with it
+    function.function_type = FunctionType.from_lists(
+        [a.type for a in block.args], [v.type for v in returned.operands]
+    )
+    function.attributes[SYMBOLS] = symbols_attr(bindings)
+    function.attributes[GUARDS] = texts_attr(sorted(set(guards), key=guards.index))
+
+
+def _difference(first: func.FuncOp, second: func.FuncOp) -> Operation | None:
+    """The first op where two imports differ (module docstring), None when they agree."""
+    if first.attributes != second.attributes or first.function_type != second.function_type:
+        return first
+    ops = list(first.body.block.ops), list(second.body.block.ops)
+    if len(ops[0]) != len(ops[1]):
+        return first
+    index = {op: i for i, op in enumerate(ops[0])} | {op: i for i, op in enumerate(ops[1])}
+
+    def shape(op: Operation) -> tuple[object, ...]:
+        operands = tuple(
+            index.get(o.owner, ("arg", getattr(o, "index", None))) for o in op.operands
+        )
+        return (op.name, op.properties, op.attributes, tuple(r.type for r in op.results), operands)
+
+    return next((a for a, b in zip(*ops, strict=True) if shape(a) != shape(b)), None)
+
+
+def import_symbolic(model: ModelSource) -> ModuleOp:
+    """The dnn module of ``model`` with its sizes as expressions (module docstring)."""
+    proto = model if isinstance(model, onnx.ModelProto) else read_model(model)
+    stripped, weights = detach_weights(proto)
+    module, _ = _import(stripped, weights, 1)
+    other, _ = _import(stripped, weights, 2)
+    first, second = module.body.block.first_op, other.body.block.first_op
+    assert isinstance(first, func.FuncOp) and isinstance(second, func.FuncOp)
+    differs = _difference(first, second)
+    if differs is not None:
+        raise ModelError(
+            f"'{differs.name}' op "
+            "a size here follows the input dimensions in a way the IR cannot write as an "
+            "expression (two imports with other sizes differ here): import with fixed input "
+            "shapes, or compile the ONNX model (dnnc.compile traces it per input shape)",
+            op_location(differs),
+        )
+    return module
+
+
+__all__ = ["HINTS", "import_symbolic", "write_symbols"]
