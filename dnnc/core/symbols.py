@@ -334,17 +334,14 @@ def parse_condition(text: str, values: Values) -> bool:
     (while tracing, a comparison of SymbolicInts is itself a guard)."""
     parser = _Parser(text, values)
     lhs = parser.sum()
-    mark = parser.take()
+    mark = parser.peek()
     if mark not in COMPARISONS:
-        raise ExpressionError(f"'{text}' is not a comparison: expected one of {', '.join(COMPARISONS)}")
+        expected = ", ".join(COMPARISONS)
+        raise ExpressionError(f"'{text}' is not a comparison: expected one of {expected}")
+    parser.take()
     rhs = parser.sum()
     parser.end()
     return COMPARISONS[mark](lhs, rhs)
-
-
-def symbols_read(text: str) -> set[int]:
-    """The indices of the symbols an expression's or condition's text reads."""
-    return {int(t[1:]) for t in _tokens_of(text) if t.startswith("s")}
 
 
 class _AtLeast:
@@ -416,15 +413,14 @@ def holding(guard: Guard) -> str:
 
 __all__ = [
     "ExpressionError",
-    "always_holds",
     "Guard",
     "SymbolicInt",
+    "always_holds",
     "evaluate",
     "holding",
     "parse_condition",
     "parse_expression",
     "pinned",
-    "symbols_read",
     "tracing",
     "untraced",
 ]

@@ -173,8 +173,7 @@ def verify(function: func.FuncOp) -> None:
     elif bindings != dynamic_bindings(function):
         want = ", ".join(f"array<i64: {a}, {d}>" for a, d in dynamic_bindings(function))
         raise VerifyException(
-            f"{SYMBOLS} must bind every ? dimension of the caller's arguments, in order: "
-            f"[{want}]"
+            f"{SYMBOLS} must bind every ? dimension of the caller's arguments, in order: [{want}]"
         )
     declared = declared_arguments(function)
     if declared != list(range(len(declared))):

@@ -22,11 +22,11 @@ from collections.abc import Mapping
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
-from dnnc.core.diagnostics import ModelError
 from dnnc.frontend.onnx.sized import Recompute
 from dnnc.frontend.onnx.symbolic import import_symbolic
 from dnnc.ir.text import verify_module
@@ -100,7 +100,7 @@ def import_onnx(
     (dnnc.frontend.onnx.symbolic; weights inline)."""
     if symbolic:
         if weights_path is not None:
-            raise ModelError("import_onnx: symbolic=True keeps the weights inline (no weights_path)")
+            raise ModelError("import_onnx: symbolic=True keeps the weights inline: no weights_path")
         return import_symbolic(model)
     weights_file = None if weights_path is None else os.fspath(weights_path)
     module, weights = convert(model, weights_file)

@@ -27,7 +27,7 @@ import numpy as np
 import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType, ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from dnnc.core.diagnostics import ModelError, op_location
@@ -41,14 +41,16 @@ from dnnc.dialects.dnn.symbolic import (
     symbols_attr,
     texts_attr,
 )
-from dnnc.ir.text import verify_module
 from dnnc.frontend.onnx.graph import ModelSource, detach_weights, read_model
+from dnnc.ir.text import verify_module
 
 HINTS = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
 """The first import's stand-in values of the symbols, one per distinct dimension."""
 
 
-def _hinted(model: onnx.ModelProto, scale: int) -> tuple[onnx.ModelProto, dict[str, tuple[int, ...]]]:
+def _hinted(
+    model: onnx.ModelProto, scale: int
+) -> tuple[onnx.ModelProto, dict[str, tuple[int, ...]]]:
     """A copy of ``model`` (without large weights' data) whose ``?`` input dimensions are
     hints, and each input's shape with symbols (hint ``scale * h + scale - 1``)."""
     fixed = onnx.ModelProto()
@@ -81,9 +83,7 @@ def _hinted(model: onnx.ModelProto, scale: int) -> tuple[onnx.ModelProto, dict[s
     return fixed, shapes
 
 
-def _import(
-    model: onnx.ModelProto, weights: Mapping[str, np.ndarray], scale: int
-) -> tuple[ModuleOp, int]:
+def _import(model: onnx.ModelProto, weights: Mapping[str, np.ndarray], scale: int) -> ModuleOp:
     """One import with hints (``_hinted``), its symbols written (``write_symbols``)."""
     from dnnc.frontend.onnx import imported  # the package imports this module
 
@@ -96,7 +96,7 @@ def _import(
     conditions = [holding(g) for g in guards.values()]
     write_symbols(function, [c for c in conditions if not always_holds(c, count)])
     verify_module(module)
-    return module, sum(isinstance(d, SymbolicInt) for s in shapes.values() for d in s)
+    return module
 
 
 def _dynamic(value: SSAValue) -> TensorType | None:
@@ -152,11 +152,13 @@ def _difference(first: func.FuncOp, second: func.FuncOp) -> Operation | None:
     ops = list(first.body.block.ops), list(second.body.block.ops)
     if len(ops[0]) != len(ops[1]):
         return first
-    index = {op: i for i, op in enumerate(ops[0])} | {op: i for i, op in enumerate(ops[1])}
+    index: dict[Operation | Block, int] = {op: i for i, op in enumerate(ops[0])}
+    index |= {op: i for i, op in enumerate(ops[1])}
 
     def shape(op: Operation) -> tuple[object, ...]:
         operands = tuple(
-            index.get(o.owner, ("arg", getattr(o, "index", None))) for o in op.operands
+            (index.get(o.owner), o.index if isinstance(o, BlockArgument) else None)
+            for o in op.operands
         )
         return (op.name, op.properties, op.attributes, tuple(r.type for r in op.results), operands)
 
@@ -167,8 +169,8 @@ def import_symbolic(model: ModelSource) -> ModuleOp:
     """The dnn module of ``model`` with its sizes as expressions (module docstring)."""
     proto = model if isinstance(model, onnx.ModelProto) else read_model(model)
     stripped, weights = detach_weights(proto)
-    module, _ = _import(stripped, weights, 1)
-    other, _ = _import(stripped, weights, 2)
+    module = _import(stripped, weights, 1)
+    other = _import(stripped, weights, 2)
     first, second = module.body.block.first_op, other.body.block.first_op
     assert isinstance(first, func.FuncOp) and isinstance(second, func.FuncOp)
     differs = _difference(first, second)
