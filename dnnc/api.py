@@ -88,7 +88,9 @@ def load_module(source: Loadable) -> tuple[ModuleOp, str | None]:
         verify_module(module)
         return module, None
     if isinstance(source, onnx.ModelProto) or str(source).endswith(".onnx"):
-        return import_onnx(source), None  # weights inline: nothing is written
+        # weights inline: nothing is written; a model whose shape arithmetic reads `?` is
+        # traced per input shape by compile (_per_input_shape), not imported symbolically
+        return import_onnx(source, symbolic=False), None
     if not _is_path(source):
         module = parse_module(str(source), "<string>", make_context())
         verify_module(module)

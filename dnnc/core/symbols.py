@@ -400,6 +400,23 @@ def always_holds(condition: str, symbols: int) -> bool:
     return {"!=": lhs.low > rhs, ">": lhs.low > rhs, ">=": lhs.low >= rhs}.get(mark, False)
 
 
+def check_text(text: str, symbols: int, *, condition: bool = False) -> None:
+    """An ExpressionError unless ``text`` is an expression (with ``condition``, a condition)
+    over ``symbols`` symbols; nothing is evaluated but integer literals."""
+    parser = _Parser(text, [_AtLeast(None)] * symbols)  # type: ignore[list-item]
+    try:
+        parser.sum()
+        if condition:
+            if parser.peek() not in COMPARISONS:
+                expected = ", ".join(COMPARISONS)
+                raise ExpressionError(f"'{text}' is not a comparison: expected one of {expected}")
+            parser.take()
+            parser.sum()
+        parser.end()
+    except ZeroDivisionError:
+        raise ExpressionError(f"'{text}' divides by zero") from None
+
+
 def holding(guard: Guard) -> str:
     """A guard as the condition its outcome states (``s1 == 1`` that was false: ``s1 != 1``)."""
     if guard.outcome:
@@ -416,6 +433,7 @@ __all__ = [
     "Guard",
     "SymbolicInt",
     "always_holds",
+    "check_text",
     "evaluate",
     "holding",
     "parse_condition",

@@ -40,7 +40,7 @@ func.func @negative_guard_not_comparison(%x: tensor<?xf32>) -> tensor<?xf32> att
 // -----
 
 /// A shape function gives a 1-d i64 tensor, from an argument after the caller's.
-// CHECK: argument 1: a dnn.shape_function gives a 1-d i64 tensor
+// CHECK: argument 1: dnn.shape_function range(...) and sizes(...) give a 1-d i64 tensor, true(d0, ..., dn) an i1 tensor of rank n + 1
 func.func @negative_shape_function_type(%x: tensor<?xf32>, %p: tensor<?xf32> {dnn.shape_function = "range(0, s0, 1)"}) -> tensor<?xf32> attributes {dnn.symbols = [array<i64: 0, 0>]} {
   func.return %x : tensor<?xf32>
 }
@@ -48,7 +48,7 @@ func.func @negative_shape_function_type(%x: tensor<?xf32>, %p: tensor<?xf32> {dn
 // -----
 
 /// Only the host shape functions dnnc knows.
-// CHECK: 'arange(0, s0)' is not a shape function: expected one of range(...)
+// CHECK: 'arange(0, s0)' is not a shape function: expected one of range(...), true(...), sizes(...)
 func.func @negative_shape_function_unknown(%x: tensor<?xf32>, %p: tensor<?xi64> {dnn.shape_function = "arange(0, s0)"}) -> tensor<?xf32> attributes {dnn.symbols = [array<i64: 0, 0>]} {
   func.return %x : tensor<?xf32>
 }

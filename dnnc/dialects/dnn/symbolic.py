@@ -13,8 +13,12 @@ attributes (docs/dialect.md, "Symbolic dimensions"):
   symbols per result dimension (an integer where the type is static): the reshape target,
   which its source's shape alone does not give.
 * ``dnn.shape_function`` (argument): the argument is not the caller's but *data* computed
-  per call from the symbols by a host shape function, ``range(start, limit, delta)``
-  (``start, start + delta, ...`` below ``limit``, as ONNX Range; i64): position ids.
+  per call from the symbols by a host shape function: ``range(start, limit, delta)``
+  (``start, start + delta, ...`` below ``limit``, as ONNX Range; 1-d i64): position ids;
+  ``true(d0, ..., dn)`` (an i1 tensor of that shape, every element true): the condition of a
+  ``dnn.where`` that broadcasts a tensor to sizes computed from the symbols (ONNX Expand);
+  ``sizes(e0, ..., en)`` (the 1-d i64 tensor of those values): sizes used as data (a
+  sequence length in a mask's arithmetic).
 
 Expressions are ``SymbolicInt.text``'s (dnnc.core.symbols.parse_expression). ``verify``
 checks all of it; ``symbol_values`` and ``evaluate_dims`` give the sizes for one call.
@@ -39,7 +43,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.core.symbols import ExpressionError, Values, parse_condition, parse_expression
+from dnnc.core.symbols import ExpressionError, Values, check_text, parse_expression
 from dnnc.dialects.dnn.base import i64_array, shape_of
 
 SYMBOLS = "dnn.symbols"
@@ -48,8 +52,8 @@ DIMS = "dnn.dims"
 SHAPE_FUNCTION = "dnn.shape_function"
 
 _CALL = re.compile(r"^\s*(\w+)\((.*)\)\s*$")
-SHAPE_FUNCTIONS = {"range": 3}
-"""Host shape functions by name, and how many expressions each takes."""
+SHAPE_FUNCTIONS = {"range": 3, "true": None, "sizes": None}
+"""Host shape functions by name, and how many expressions each takes (None: any number)."""
 
 
 def symbols_attr(bindings: Sequence[tuple[int, int]]) -> ArrayAttr[Attribute]:
@@ -131,22 +135,47 @@ def _call(text: str) -> tuple[str, list[str]]:
             + ", ".join(f"{name}(...)" for name in SHAPE_FUNCTIONS)
         )
     name, arguments = match.group(1), [a.strip() for a in match.group(2).split(",")]
-    if len(arguments) != SHAPE_FUNCTIONS[name]:
+    if SHAPE_FUNCTIONS[name] not in (None, len(arguments)):
         raise ExpressionError(f"'{text}': {name} takes {SHAPE_FUNCTIONS[name]} expressions")
     return name, arguments
 
 
 def shape_function_shape(text: str, values: Values) -> tuple[int, ...]:
     """The shape of a shape function's result for ``values`` (SymbolicInts: expressions)."""
-    _, (start, limit, delta) = _call(text)
-    lo, hi, step = (parse_expression(t, values) for t in (start, limit, delta))
+    name, arguments = _call(text)
+    sizes = [parse_expression(t, values) for t in arguments]
+    if name == "true":
+        return tuple(sizes)
+    if name == "sizes":
+        return (len(sizes),)
+    lo, hi, step = sizes
     return (max(-(-(hi - lo) // step), 0),)
 
 
 def shape_function_compute(text: str) -> Callable[[Values], np.ndarray]:
     """The host function computing a shape function's array from the symbol values."""
-    _, bounds = _call(text)
-    return lambda values: np.arange(*(parse_expression(t, values) for t in bounds), dtype=np.int64)
+    name, arguments = _call(text)
+
+    def sizes(values: Values) -> list[int]:
+        return [parse_expression(t, values) for t in arguments]
+
+    if name == "true":
+        return lambda values: np.ones(sizes(values), np.bool_)
+    if name == "sizes":
+        return lambda values: np.array(sizes(values), np.int64)
+    return lambda values: np.arange(*sizes(values), dtype=np.int64)
+
+
+def _shape_function_type(text: str, arg_type: Attribute) -> bool:
+    """Whether an argument of ``arg_type`` can hold the result of shape function ``text``."""
+    name, arguments = _call(text)
+    if not isinstance(arg_type, TensorType):
+        return False
+    element = arg_type.get_element_type()
+    width = element.width.data if isinstance(element, IntegerType) else None
+    if name == "true":
+        return width == 1 and len(arg_type.get_shape()) == len(arguments)
+    return width == 64 and len(arg_type.get_shape()) == 1
 
 
 def symbol_values(function: func.FuncOp, input_shapes: Sequence[shapes.Shape]) -> list[int]:
@@ -165,7 +194,6 @@ def verify(function: func.FuncOp) -> None:
     the op whose ``dnn.dims`` breaks it) otherwise."""
     bindings = bindings_of(function)
     count = len(bindings or ())
-    probe = list(range(count))  # any values: a parse reads symbols, never their sizes
     functions = shape_functions(function)
     if bindings is None:
         if functions or function.attributes.get(GUARDS) is not None:
@@ -180,18 +208,15 @@ def verify(function: func.FuncOp) -> None:
         raise VerifyException(f"the arguments with a {SHAPE_FUNCTION} must come last")
     try:
         for guard in guards_of(function):
-            parse_condition(guard, probe)
+            check_text(guard, count, condition=True)
         for index, text in functions.items():
-            shape_function_shape(text, probe)
-            arg_type = function.body.block.args[index].type
-            if not (
-                isinstance(arg_type, TensorType)
-                and len(arg_type.get_shape()) == 1
-                and isinstance(arg_type.get_element_type(), IntegerType)
-                and arg_type.get_element_type().width.data == 64
-            ):
+            for argument in _call(text)[1]:
+                check_text(argument, count)
+            if not _shape_function_type(text, function.body.block.args[index].type):
                 raise VerifyException(
-                    f"argument {index}: a {SHAPE_FUNCTION} gives a 1-d i64 tensor"
+                    f"argument {index}: {SHAPE_FUNCTION} range(...) and sizes(...) give a 1-d i64 "
+                    "tensor, "
+                    "true(d0, ..., dn) an i1 tensor of rank n + 1"
                 )
     except ExpressionError as error:
         raise VerifyException(str(error)) from None
@@ -201,20 +226,20 @@ def verify(function: func.FuncOp) -> None:
             continue
         if bindings is None:
             raise VerifyException(f"'{op.name}' has {DIMS}: the function needs {SYMBOLS}")
-        _verify_dims(op, dims, probe)
+        _verify_dims(op, dims, count)
 
 
-def _verify_dims(op: Operation, dims: list[str], probe: Values) -> None:
+def _verify_dims(op: Operation, dims: list[str], count: int) -> None:
     declared = shape_of(op.results[0]) if len(op.results) == 1 else None
     where = f"'{op.name}' {DIMS}"
     if declared is None or len(declared) != len(dims):
         raise VerifyException(f"{where} must hold one expression per dimension of its result")
     for dim, (text, size) in enumerate(zip(dims, declared, strict=True)):
         try:
-            value = parse_expression(text, probe)
+            check_text(text, count)
         except ExpressionError as error:
             raise VerifyException(f"{where}[{dim}]: {error}") from None
-        if size != shapes.DYNAMIC and not (text.strip().isdigit() and value == size):
+        if size != shapes.DYNAMIC and not (text.strip().isdigit() and int(text) == size):
             raise VerifyException(f"{where}[{dim}] is '{text}' for a static size {size}")
 
 

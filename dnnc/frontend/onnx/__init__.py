@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from dnnc.core.diagnostics import ModelError
+from dnnc.core.diagnostics import ModelError, RunTimeShapeError
 from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
 from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
@@ -92,18 +92,32 @@ def import_onnx(
     model: ModelSource,
     *,
     weights_path: str | os.PathLike[str] | None = None,
-    symbolic: bool = False,
+    symbolic: bool | None = None,
 ) -> ModuleOp:
     """Import an ONNX model (path, bytes or proto) as a dnn module; with ``weights_path`` the large
     weights are written there as an ``.npz`` and referenced by that path. With ``symbolic``,
     sizes computed from ``?`` input dimensions are ``?`` with their expressions in the IR
-    (dnnc.frontend.onnx.symbolic; weights inline)."""
+    (dnnc.frontend.onnx.symbolic; weights inline); by default (None) only when the plain
+    import needs such a size (its RunTimeShapeError) and no ``weights_path`` is given. When
+    the symbolic import refuses too, the error is the plain import's with that reason."""
     if symbolic:
         if weights_path is not None:
             raise ModelError("import_onnx: symbolic=True keeps the weights inline: no weights_path")
         return import_symbolic(model)
     weights_file = None if weights_path is None else os.fspath(weights_path)
-    module, weights = convert(model, weights_file)
+    try:
+        module, weights = convert(model, weights_file)
+    except RunTimeShapeError as error:
+        if symbolic is False or weights_file is not None:
+            raise
+        try:
+            return import_symbolic(model)
+        except ModelError as refusal:
+            raise RunTimeShapeError(
+                f"{error.message}; the symbolic import (sizes as expressions) refuses it too: "
+                f"{refusal.message}",
+                error.location,
+            ) from None
     if weights_file is not None:
         save_weights(weights_file, weights)
     return module

@@ -42,7 +42,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError, RunTimeValueError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
-from dnnc.core.symbols import pinned, untraced
+from dnnc.core.symbols import SymbolicInt, evaluate, pinned, untraced
 from dnnc.dialects.dnn import (
     BinaryOp,
     ConcatOp,
@@ -95,6 +95,10 @@ _NOT_FOLDED = frozenset(
     }
 )
 """Ops that must not be evaluated at import time although their inputs are known."""
+
+_SIZED_OPERANDS = frozenset({"Expand"})
+"""Ops whose converter reads an operand of sizes with their expressions (``Importer.sizes``):
+with ``writes_symbols`` a node of them on constants is converted rather than folded."""
 
 _NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.-]")
 _NUMBER_SUFFIX = re.compile(r"_(\d+)$")
@@ -256,6 +260,8 @@ class Importer:
         SizedArray is a function argument instead (``sized_inputs``)."""
         if isinstance(folded, SizedArray):
             return self._sized_input(node, folded, key, rank)
+        if self.writes_symbols and folded.dtype == object:  # sizes used as data
+            return self._sized_input(node, _sizes_data(folded), key, rank)
         array = self._pinned(folded)
         if rank is not None and array.ndim < rank:
             array = array.reshape((1,) * (rank - array.ndim) + array.shape)
@@ -317,13 +323,12 @@ class Importer:
     def _shape_function_input(
         self, node: Node, sized: SizedArray, key: str, rank: int | None
     ) -> SSAValue:
-        """A SizedArray as an argument computed by its host shape function (``dnn.shape_function``),
-        reshaped to ``rank`` with leading 1s."""
+        """A SizedArray as an argument computed by its host shape function
+        (``dnn.shape_function``), reshaped to ``rank`` with leading 1s."""
         if sized.function is None:
             raise self.error(node, "data computed from the input sizes has no shape function")
-        arg = self.block.insert_arg(
-            make_tensor_type(element_type_of(DataType.S64), sized.shape), len(self.block.args)
-        )
+        element = element_type_of(DataType.of_numpy(sized.dtype))
+        arg = self.block.insert_arg(make_tensor_type(element, sized.shape), len(self.block.args))
         name = f"sized.{len(self.sized_inputs)}.{key}"
         arg.name_hint = ssa_name(name)
         self.shape_functions[len(self.input_names)] = sized.function
@@ -383,7 +388,7 @@ class Importer:
                 return [sizes_array([math.prod(shape)]).reshape(())]
             end = None if node.attr("end") is None else node.int_attr("end")
             return [sizes_array(shape[node.int_attr("start", 0) : end])]
-        if sized and self.writes_symbols:
+        if self.writes_symbols and (sized or node.op_type in _SIZED_OPERANDS):
             return None  # data from the sizes: a tensor from its source on (writes_symbols)
         if not sized and symbolic_inputs(node.op_type, plain):
             folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)
@@ -705,6 +710,19 @@ def _recompute(
         return last[key]
 
     return recompute
+
+
+def _sizes_data(sizes: np.ndarray) -> SizedArray:
+    """A shape vector (sizes, some expressions) used as data: the int64 array a host shape
+    function ``sizes(...)`` computes (dnnc.dialects.dnn.symbolic), flat."""
+    flat = list(sizes.reshape(-1))
+    texts = ", ".join(v.text if isinstance(v, SymbolicInt) else str(int(v)) for v in flat)
+    return SizedArray(
+        np.array([int.__int__(v) for v in flat], np.int64),
+        (len(flat),),
+        lambda values: np.array([evaluate(v, values) for v in flat], np.int64),
+        f"sizes({texts})",
+    )
 
 
 def _reshaped(

@@ -120,8 +120,12 @@ def convert_expand(imp: Importer, node: Node) -> Value:
     result_type = make_tensor_type(element_of(src), shape)
     if any(isinstance(d, SymbolicInt) for d in target):
         hint = np.ones([int.__int__(d) for d in target], np.bool_)
+        texts = ", ".join(d.text if isinstance(d, SymbolicInt) else str(d) for d in target)
         everywhere = SizedArray(
-            hint, tuple(target), lambda v: np.ones([evaluate(d, v) for d in target], np.bool_)
+            hint,
+            tuple(target),
+            lambda v: np.ones([evaluate(d, v) for d in target], np.bool_),
+            f"true({texts})",
         )
         condition = imp.materialize(node, everywhere, f"{node.outputs[0]}.everywhere", rank)
         return imp.emit(WhereOp(condition, src, src, result_type=result_type))

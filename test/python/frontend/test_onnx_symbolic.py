@@ -10,7 +10,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import dnnc
-from dnnc.core.diagnostics import DnncError, ModelError
+from dnnc.core.diagnostics import DnncError, ModelError, RunTimeShapeError
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.ir.text import make_context, parse_module, print_module, verify_module
 
@@ -84,6 +84,22 @@ def test_symbolic_module_agrees_with_onnxruntime(model: onnx.ModelProto) -> None
     assert executable.stats().traces == 1  # one pipeline run serves every length
 
 
+def test_import_onnx_writes_symbols_when_the_plain_import_cannot(
+    model: onnx.ModelProto,
+) -> None:
+    """import_onnx's default: the plain import needs the sizes of ? dimensions (a
+    RunTimeShapeError), so the module is the symbolic one and compile(import_onnx(m)) runs."""
+    with pytest.raises(RunTimeShapeError):
+        dnnc.import_onnx(model, symbolic=False)
+    module = dnnc.import_onnx(model)
+    assert print_module(module) == print_module(dnnc.import_onnx(model, symbolic=True))
+    x = np.random.default_rng(2).standard_normal((1, 7, 8)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(
+        dnnc.compile(module).run({"x": x})[0], session.run(None, {"x": x})[0], atol=1e-5
+    )
+
+
 def test_symbolic_guard_refuses_breaking_shapes() -> None:
     """A call whose sizes break a condition of the import is refused, naming it."""
     executable = dnnc.compile(
@@ -113,3 +129,5 @@ def test_symbolic_import_refuses_a_target_from_data() -> None:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     with pytest.raises(ModelError, match=r"input 1 \(shape\) must be a constant"):
         dnnc.import_onnx(model, symbolic=True)
+    with pytest.raises(ModelError, match=r"input 1 \(shape\) must be a constant"):
+        dnnc.import_onnx(model)  # not a size of a ? dimension: no symbolic import either
