@@ -40,7 +40,7 @@ from dnnc.core.diagnostics import (
     RunTimeValueError,
     remark_at,
 )
-from dnnc.dialects.dnn import WeightOp
+from dnnc.dialects.dnn import WeightOp, symbolic
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
@@ -324,7 +324,10 @@ def compile(
     dynamic_shapes = is_dynamic(find_function(module, chosen))
     recipe = _recipe(loaded, pipeline, chosen, weights, dynamic)
     verify_each = verify_each_pass()
-    run_passes(make_context(), module, optimize, verify_each=verify_each)
+    if not (dynamic_shapes and symbolic.bindings_of(find_function(module, chosen))):
+        # a function whose sizes are expressions (docs/dialect.md, "Symbolic dimensions") is
+        # optimized by each trace only: a pass rebuilding a reshape would drop its dnn.dims
+        run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:
         if save_to is not None and cache_dir is None:
             raise DnncError(

@@ -39,17 +39,25 @@ from xdsl.utils.exceptions import VerifyException
 from dnnc.core import shapes
 from dnnc.core.diagnostics import error_at
 from dnnc.core.kinds import BinaryPostOp, EltwisePostOp, PostOp, SumPostOp, takes_argument
-from dnnc.core.symbols import parse_condition
+from dnnc.core.symbols import parse_condition, untraced
 from dnnc.dialects.dnn import (
     BinaryOp,
     DnnOp,
     EltwiseOp,
     ReshapeOp,
+    SliceOp,
     SumOp,
     shape_of,
     symbolic,
 )
-from dnnc.dialects.dnn.base import PostOpAnchor, inferring, stand_in, tensor_type
+from dnnc.dialects.dnn.base import (
+    PostOpAnchor,
+    i64_array,
+    inferring,
+    ints,
+    stand_in,
+    tensor_type,
+)
 from dnnc.ir.names import input_name
 from dnnc.target.post_op_rules import anchor_rule, broadcast_kind
 
@@ -126,6 +134,22 @@ def _reshape_result(
     return tuple(out)
 
 
+def _slice_result(op: SliceOp, values: Sequence[int]) -> shapes.Shape:
+    """A slice's result shape from its ``dnn.dims``; its ends made to agree (a unit-step axis
+    of size n ends at start + n)."""
+    sizes = symbolic.evaluate_dims(op, values)
+    assert sizes is not None  # the caller checked dnn.dims
+    declared = shape_of(op.result)
+    starts, ends = ints(op.starts) or (), ints(op.ends) or ()
+    op.ends = i64_array(
+        *(
+            start + size if want == shapes.DYNAMIC else end
+            for start, end, size, want in zip(starts, ends, sizes, declared, strict=True)
+        )
+    )
+    return sizes
+
+
 def _infer(
     function: func.FuncOp, input_shapes: Sequence[shapes.Shape], values: Sequence[int]
 ) -> dict[SSAValue, shapes.Shape]:
@@ -142,6 +166,12 @@ def _infer(
             try:
                 if isinstance(op, ReshapeOp):
                     known[op.result] = _reshape_result(op, known, values)
+                elif isinstance(op, SliceOp) and symbolic.dims_of(op) is not None:
+                    sizes = _slice_result(op, values)
+                    with untraced():  # its packed ends hold the traced sizes only
+                        op.verify_op()
+                    known[op.result] = sizes  # with their expressions
+                    continue
                 op.verify_op()
             except (shapes.ShapeError, VerifyException) as error:
                 raise error_at(op, f"{error} (inputs {signature})") from None

@@ -13,7 +13,10 @@ dimension 0, or for matmul the last dimension of the result and of rhs):
     sub). An add or sub changes only the bias, so the weights need not be constant.
   EvaluateConstantOp
     %z = <dnn op>(constants ...) ==> %z = dnn.constant <its reference kernel's result>
-    (so reshape and transpose of weights fold, and folding chains through them).
+    (so reshape and transpose of weights fold, and folding chains through them); not when
+    %z has a ? dimension or, traced, a size that is an expression of the input dimensions
+    (it comes with each call: a slice of a constant up to a sequence length, docs/dialect.md
+    "Symbolic dimensions").
 Folded values go into new dnn.constant ops (DenseIntOrFPElementsAttr; xDSL prints a large one as
 a single hex string, exact and quick to parse), computed in float64 from read-only arrays and
 rounded once to the element type: neither the caller's arrays nor the weight files change.
@@ -57,6 +60,7 @@ from xdsl.pattern_rewriter import (
 from dnnc.core.diagnostics import Decisions, error_at, location_of
 from dnnc.core.kinds import BinaryAlg
 from dnnc.core.shapes import DYNAMIC
+from dnnc.core.symbols import SymbolicInt
 from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -300,6 +304,8 @@ class EvaluateConstantOp(RewritePattern):
             return  # already a source
         if len(op.results) != 1:
             return  # top_k: a dnn.constant has one result
+        if any(d == DYNAMIC or isinstance(d, SymbolicInt) for d in shape_of(op.results[0])):
+            return  # a size each call brings (a slice up to a sequence length): no constant
         arrays = [self.sources.constant_of(v) for v in op.operands]
         if any(a is None for a in arrays):
             return  # something is only known at run time

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
@@ -28,6 +29,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import VarOperandDef
 
 from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.core.symbols import SymbolicInt
 from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -344,6 +346,19 @@ def _param(attr: Attribute, name: str, rank: int) -> Attribute:
     return attr
 
 
+def _symbolic_ends(op: SliceOp) -> Attribute | None:
+    """A unit-step slice's ends as start + result size, where a size is an expression of the
+    input dimensions (dnnc.core.symbols, while dnnc.driver.dynamic traces): a packed array
+    would keep only its traced value. None when no size is one."""
+    sizes = shape_of(op.result)
+    if not any(isinstance(n, SymbolicInt) for n in sizes) or any(
+        s != 1 for s in ints(op.steps) or ()
+    ):
+        return None
+    starts = ints(op.starts) or ()
+    return ArrayAttr([IntegerAttr(s + n, i64) for s, n in zip(starts, sizes, strict=True)])
+
+
 def params_of(op: DnnOp, call: KernelCall) -> dict[str, Attribute]:
     """The parameter dictionary of `op` run as `call`."""
     rank = len(shape_of(op.operands[0]))
@@ -352,4 +367,6 @@ def params_of(op: DnnOp, call: KernelCall) -> dict[str, Attribute]:
         attr = getattr(op, name)
         if attr is not None:
             params[name] = _param(attr, name, rank)
+    if isinstance(op, SliceOp) and "ends" in params:
+        params["ends"] = _symbolic_ends(op) or params["ends"]
     return params | call.extra(op)

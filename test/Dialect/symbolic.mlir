@@ -14,3 +14,12 @@ func.func @heads(%x: tensor<?x?x768xf32>, %past: tensor<?x?x64xf32>, %positions:
   %y = dnn.reshape %x {dnn.dims = ["s0", "s1", "12", "64"]} : (tensor<?x?x768xf32>) -> tensor<?x?x12x64xf32>
   func.return %y : tensor<?x?x12x64xf32>
 }
+
+// CHECK-LABEL: func.func @positions_up_to_length
+// CHECK:         dnn.slice %table {dnn.dims = ["1", "s1"], starts = array<i64: 0, 0>, ends = array<i64: 1, 512>, steps = array<i64: 1, 1>}
+/// A unit-step slice up to a size: its end on the ? axis is the source's size, the end being
+/// its start plus dnn.dims' size.
+func.func @positions_up_to_length(%ids: tensor<?x?xi64>, %table: tensor<1x512xi64>) -> tensor<1x?xi64> attributes {dnn.symbols = [array<i64: 0, 0>, array<i64: 0, 1>], dnn.guards = ["s1 <= 512"]} {
+  %y = dnn.slice %table {dnn.dims = ["1", "s1"], starts = array<i64: 0, 0>, ends = array<i64: 1, 512>, steps = array<i64: 1, 1>} : (tensor<1x512xi64>) -> tensor<1x?xi64>
+  func.return %y : tensor<1x?xi64>
+}

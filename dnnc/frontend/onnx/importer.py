@@ -96,9 +96,9 @@ _NOT_FOLDED = frozenset(
 )
 """Ops that must not be evaluated at import time although their inputs are known."""
 
-_SIZED_OPERANDS = frozenset({"Expand"})
+_SIZED_OPERANDS = frozenset({"Expand", "Slice"})
 """Ops whose converter reads an operand of sizes with their expressions (``Importer.sizes``):
-with ``writes_symbols`` a node of them on constants is converted rather than folded."""
+with ``writes_symbols`` a node of them on a constant is converted rather than folded."""
 
 _NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.-]")
 _NUMBER_SUFFIX = re.compile(r"_(\d+)$")
@@ -388,7 +388,8 @@ class Importer:
                 return [sizes_array([math.prod(shape)]).reshape(())]
             end = None if node.attr("end") is None else node.int_attr("end")
             return [sizes_array(shape[node.int_attr("start", 0) : end])]
-        if self.writes_symbols and (sized or node.op_type in _SIZED_OPERANDS):
+        converted = node.op_type in _SIZED_OPERANDS and arrays[0].dtype != object
+        if self.writes_symbols and (sized or converted):
             return None  # data from the sizes: a tensor from its source on (writes_symbols)
         if not sized and symbolic_inputs(node.op_type, plain):
             folded = SYMBOLIC_FOLDERS[node.op_type](node, *arrays)

@@ -5,8 +5,9 @@ The import runs with every ``?`` input dimension a symbol (dnnc.core.symbols: an
 a stand-in value, the *hint*, that keeps its expression): Shape/Size of an input give sizes,
 the shape arithmetic folds into expressions (dnnc.frontend.onnx.folding.SYMBOLIC_FOLDERS),
 and the types carry the expressions. Then ``write_symbols`` writes them out:
-* every size that is an expression becomes ``?``; a ``dnn.reshape`` with one keeps its
-  target as ``dnn.dims``;
+* every size that is an expression becomes ``?``; a ``dnn.reshape`` or ``dnn.slice`` with
+  one keeps its result shape as ``dnn.dims`` (the slice's end on such an axis is then its
+  source's size, the end being its start plus that size);
 * data computed from the sizes (position ids: Range over sizes) is an argument with its
   ``dnn.shape_function``;
 * each comparison the import made on a size (a broadcast, a size pinned to its value) is a
@@ -32,7 +33,8 @@ from xdsl.rewriter import Rewriter
 
 from dnnc.core.diagnostics import ModelError, op_location
 from dnnc.core.symbols import SymbolicInt, always_holds, holding, tracing
-from dnnc.dialects.dnn import ReshapeOp, shape_of
+from dnnc.dialects.dnn import ReshapeOp, SliceOp, shape_of
+from dnnc.dialects.dnn.base import i64_array, ints
 from dnnc.dialects.dnn.symbolic import (
     DIMS,
     GUARDS,
@@ -124,12 +126,14 @@ def write_symbols(function: func.FuncOp, guards: Sequence[str]) -> None:
     ]
     values: list[SSAValue] = [*block.args]
     for op in block.ops:
-        if isinstance(op, ReshapeOp):
-            shape = op.result.type.get_shape() if isinstance(op.result.type, TensorType) else ()
-            if any(isinstance(d, SymbolicInt) for d in shape):
-                op.attributes[DIMS] = texts_attr(
-                    [d.text if isinstance(d, SymbolicInt) else str(d) for d in shape]
-                )
+        shape = shape_of(op.results[0]) if isinstance(op, ReshapeOp | SliceOp) else ()
+        if any(isinstance(d, SymbolicInt) for d in shape):
+            op.attributes[DIMS] = texts_attr(
+                [d.text if isinstance(d, SymbolicInt) else str(d) for d in shape]
+            )
+            if isinstance(op, SliceOp):  # an end of a sized axis: the source's size
+                ends = zip(ints(op.ends) or (), shape, shape_of(op.src), strict=True)
+                op.ends = i64_array(*(s if isinstance(d, SymbolicInt) else e for e, d, s in ends))
         values.extend(op.results)
     for value in values:
         new = _dynamic(value)

@@ -17,6 +17,7 @@ from xdsl.ir import SSAValue
 from dnnc.core import shapes
 from dnnc.core.diagnostics import RunTimeShapeError
 from dnnc.core.kinds import EltwiseAlg, ReduceKind
+from dnnc.core.symbols import SymbolicInt, pinned
 from dnnc.dialects.dnn import CumSumOp, GatherElementsOp, GatherNDOp, GatherOp, shape_of
 from dnnc.frontend.onnx.graph import Node, one_element
 from dnnc.frontend.onnx.importer import Importer, Value, element_of, make_tensor_type
@@ -60,6 +61,27 @@ def convert_flatten(imp: Importer, node: Node) -> Value:
     return imp.reshape(src, (_product(shape[:axis]), _product(shape[axis:])))
 
 
+def _cancelled(top: list[int], bottom: list[int]) -> tuple[list[int], list[int]]:
+    """The factors of a quotient of sizes without the expressions both sides have (the
+    batch and sequence of ``x.view(b, s, h, -1)``): what is left divides to a plain int."""
+    rest = list(bottom)
+    kept = []
+    for factor in top:
+        same = next(
+            (
+                i
+                for i, other in enumerate(rest)
+                if isinstance(factor, SymbolicInt) and shapes.same_size(factor, other)
+            ),
+            None,
+        )
+        if same is None:
+            kept.append(factor)
+        else:
+            del rest[same]
+    return kept, rest
+
+
 def convert_reshape(imp: Importer, node: Node) -> Value:
     """Reshape with a constant target: 0 copies the input dimension (unless allowzero), -1
     takes what is left (dynamic when that is not known)."""
@@ -74,8 +96,11 @@ def convert_reshape(imp: Importer, node: Node) -> Value:
         rest = target.index(-1)
         copied = {i for i, d in enumerate(target) if d == 0 and not allow_zero}
         # the copied dimensions are in both element counts: only the others decide
-        known = _product([d for i, d in enumerate(dims) if i != rest and i not in copied])
-        total = _product([d for i, d in enumerate(shape) if i not in copied])
+        top, bottom = _cancelled(
+            [d for i, d in enumerate(shape) if i not in copied],
+            [d for i, d in enumerate(dims) if i != rest and i not in copied],
+        )
+        known, total = _product(bottom), _product(top)
         unknown = shapes.DYNAMIC in (known, total) or known == 0
         dims[rest] = shapes.DYNAMIC if unknown else total // known
     imp.infer(node, shapes.reshape, shape, shape=tuple(dims))
@@ -195,12 +220,13 @@ def _clamp(index: int, size: int) -> int:
 
 def convert_slice(imp: Importer, node: Node) -> Value:
     """Slice with constant starts / ends / axes / steps (negative and out-of-range bounds as
-    ONNX clamps them) -> dnn.slice; an axis with a negative step -> dnn.gather of the indices
+    ONNX clamps them; unit-step ends may be sizes of ? dimensions, dnnc.frontend.onnx.sized)
+    -> dnn.slice; an axis with a negative step -> dnn.gather of the indices
     it takes, in order (ONNX clamps such bounds as Python's ``slice.indices`` does)."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
     starts = imp.require_const(node, 1, "starts").reshape(-1)
-    ends = imp.require_const(node, 2, "ends").reshape(-1)
+    ends = imp.sizes(node, 2, "ends")  # expressions of the input dimensions kept (step 1)
     axes = (
         imp.require_const(node, 3, "axes").reshape(-1)
         if imp.has_input(node, 3)
@@ -217,12 +243,14 @@ def convert_slice(imp: Importer, node: Node) -> Value:
         axis = imp.infer(node, shapes.normalize_axis, int(axis), len(shape))
         if shape[axis] == shapes.DYNAMIC:
             raise imp.error(node, f"slicing the dynamic axis {axis} is not supported")
+        if stride != 1:
+            stop = pinned(stop)  # an expression only for unit steps (dnn.dims of the slice)
         if stride < 0:
             taken = slice(int(start), int(stop), int(stride)).indices(shape[axis])
             reversed_axes[axis] = list(range(*taken))
             continue
         begin[axis] = _clamp(int(start), shape[axis])
-        end[axis] = max(begin[axis], _clamp(int(stop), shape[axis]))
+        end[axis] = max(begin[axis], _clamp(stop, shape[axis]))
         step[axis] = int(stride)
     result = imp.slice(node, src, begin, end, step)
     for axis, indices in reversed_axes.items():

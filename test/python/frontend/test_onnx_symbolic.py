@@ -84,6 +84,18 @@ def test_symbolic_module_agrees_with_onnxruntime(model: onnx.ModelProto) -> None
     assert executable.stats().traces == 1  # one pipeline run serves every length
 
 
+def test_twenty_lengths_run_the_pipeline_once(model: onnx.ModelProto) -> None:
+    """One import, then every new length only instantiates the one trace's template (from 3:
+    a trace of batch 2 and length 2 would take the two as equal, a guard)."""
+    executable = dnnc.compile(dnnc.import_onnx(model, symbolic=True))
+    assert isinstance(executable, DynamicExecutable)
+    for length in range(3, 23):
+        (got,) = executable.run({"x": np.ones((2, length, 8), np.float32)})
+        assert got.shape == (2, 2, length, length)
+    stats = executable.stats()
+    assert (stats.traces, stats.misses) == (1, 20)
+
+
 def test_import_onnx_writes_symbols_when_the_plain_import_cannot(
     model: onnx.ModelProto,
 ) -> None:
