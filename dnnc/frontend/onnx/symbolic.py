@@ -39,6 +39,7 @@ from dnnc.dialects.dnn.symbolic import (
     DIMS,
     GUARDS,
     SYMBOLS,
+    guards_of,
     shape_functions,
     symbols_attr,
     texts_attr,
@@ -179,11 +180,13 @@ def import_symbolic(model: ModelSource) -> ModuleOp:
     assert isinstance(first, func.FuncOp) and isinstance(second, func.FuncOp)
     differs = _difference(first, second)
     if differs is not None:
+        pinned = sorted(set(guards_of(first)) - set(guards_of(second)))
+        why = f"the import pinned it, {pinned[0]}; " if pinned else ""
         raise ModelError(
-            f"'{differs.name}' op "
-            "a size here follows the input dimensions in a way the IR cannot write as an "
-            "expression (two imports with other sizes differ here): import with fixed input "
-            "shapes, or compile the ONNX model (dnnc.compile traces it per input shape)",
+            f"'{differs.name}' op a size follows the input dimensions in a way the IR cannot "
+            f"write as an expression ({why}two imports with other stand-in sizes differ here): "
+            "import with fixed input shapes, or compile the ONNX model (dnnc.compile traces "
+            "it per input shape)",
             op_location(differs),
         )
     return module

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from dnnc.core import shapes
-from dnnc.core.symbols import SymbolicInt, evaluate, tracing
+from dnnc.core.symbols import (
+    ExpressionError,
+    SymbolicInt,
+    always_holds,
+    check_text,
+    evaluate,
+    holding,
+    parse_condition,
+    parse_expression,
+    tracing,
+)
 
 
 def test_arithmetic_keeps_the_expression() -> None:
@@ -39,3 +51,36 @@ def test_comparisons_are_guards_only_while_tracing() -> None:
     assert all(guard.admits([5]) for guard in guards.values())
     assert not guards["s0 != 1"].admits([1])
     assert not guards["s0 == 8"].admits([8])
+
+
+def test_expressions_parse_back_to_what_they_compute() -> None:
+    """An expression's text (as SymbolicInt writes it) evaluates to its value, and with
+    symbols gives the same expression."""
+    a, b = SymbolicInt.symbol(0, 5), SymbolicInt.symbol(1, 7)
+    expression = (a * 12 + b) // 3 - (-a) % 4
+    assert parse_expression(expression.text, [5, 7]) == int(expression)
+    assert parse_expression(expression.text, [a, b]).text == expression.text  # type: ignore[attr-defined]
+    assert parse_expression("-(s0 - 2) * 3", [5]) == -9
+    with pytest.raises(ExpressionError, match="only 1 symbols are bound"):
+        parse_expression("s1", [5])
+    with pytest.raises(ExpressionError, match="ends too early"):
+        check_text("s0 + ", 1)
+    with pytest.raises(ExpressionError, match="unexpected 'x'"):
+        check_text("s0 + x", 1)
+
+
+def test_conditions_state_their_guards_outcome() -> None:
+    """A guard that was false holds as its negation; a condition true for every size >= 1 by
+    a lower bound is recognized, one that is not is kept."""
+    a, b = SymbolicInt.symbol(0, 5), SymbolicInt.symbol(1, 7)
+    with tracing() as guards:
+        assert not a == 1
+        assert b >= a
+    assert [holding(g) for g in guards.values()] == ["s0 != 1", "s1 >= s0"]
+    assert parse_condition("s0 != 1", [2]) and not parse_condition("s0 != 1", [1])
+    assert always_holds("(s0*s1) != -1", 2)
+    assert always_holds("((s0+3)//2) >= 2", 1)
+    assert not always_holds("s0 != 1", 1)
+    assert not always_holds("(s1-s0) >= 0", 2)  # not provable from lower bounds
+    with pytest.raises(ExpressionError, match="is not a comparison"):
+        check_text("s0 + 1", 1, condition=True)

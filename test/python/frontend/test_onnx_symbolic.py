@@ -143,3 +143,31 @@ def test_symbolic_import_refuses_a_target_from_data() -> None:
         dnnc.import_onnx(model, symbolic=True)
     with pytest.raises(ModelError, match=r"input 1 \(shape\) must be a constant"):
         dnnc.import_onnx(model)  # not a size of a ? dimension: no symbolic import either
+
+
+def test_a_pinned_size_is_a_refusal_of_the_symbolic_import() -> None:
+    """Tile's repeats from Shape: the importer pins the batch to its stand-in value, which no
+    expression in the IR can say; the two imports with other stand-ins differ, and the error
+    says so with the pin."""
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Slice", ["shape", "zero", "one"], ["batch"]),
+        helper.make_node("Concat", ["batch", "one"], ["repeats"], axis=0),
+        helper.make_node("Tile", ["row", "repeats"], ["tiled"]),
+        helper.make_node("Add", ["x", "tiled"], ["y"]),
+    ]
+    constants = [
+        _ints("zero", [0]),
+        _ints("one", [1]),
+        numpy_helper.from_array(np.arange(4, dtype=np.float32).reshape(1, 4), "row"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tile",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])],
+        constants,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    with pytest.raises(ModelError, match=r"the import pinned it, s0 == 3; two imports"):
+        dnnc.import_onnx(model, symbolic=True)
