@@ -9,7 +9,9 @@ then the lowering (``dnn-to-onednn``: memory plan, conversion, buffer check; ski
 of one function. A function with ``?``
 dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.driver.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
-``DynamicOptions``). Primitives come from ``cache`` (default: the process-wide one).
+``DynamicOptions``); one whose sizes are expressions (``dnn.symbols``, docs/dialect.md
+"Symbolic dimensions") is optimized by its traces only. Primitives come from ``cache``
+(default: the process-wide one).
 ``dnn.weight`` files are resolved relative to the source file's directory (or
 ``weights_dir`` when given: the paths are then made absolute in the compiled copy, so that
 constant folding reads the same files as the executor).

@@ -8,6 +8,10 @@ shape inference) -> ``converters.check_versions`` (each node's op version) ->
 graph input names as SSA name hints (``importer.ssa_name``) and its results are the graph
 outputs in order.
 
+Symbolic import (``import_onnx(model, symbolic=True)``, and by default when the plain import
+needs a size of a ``?`` dimension): dnnc.frontend.onnx.symbolic writes the sizes the model
+computes from its ``?`` input dimensions into the IR as expressions.
+
 Weights: with ``weights_path`` every large floating-point initializer is saved in that
 ``.npz`` and read by ``dnn.weight "<weights_path>", "<initializer name>"``; small or integer
 arrays (and everything without ``weights_path``) are inline ``dnn.constant``s.

@@ -261,7 +261,10 @@ class Importer:
         if isinstance(folded, SizedArray):
             return self._sized_input(node, folded, key, rank)
         if self.writes_symbols and folded.dtype == object:  # sizes used as data
-            return self._sized_input(node, _sizes_data(folded), key, rank)
+            flat = self._sized_input(node, _sizes_data(folded), key, None)
+            ones = (1,) * max((rank or 0) - folded.ndim, 0)
+            shape = (*ones, *folded.shape)
+            return flat if shape == shape_of(flat) else self.reshape(flat, shape)
         array = self._pinned(folded)
         if rank is not None and array.ndim < rank:
             array = array.reshape((1,) * (rank - array.ndim) + array.shape)

@@ -147,7 +147,8 @@ def write_symbols(function: func.FuncOp, guards: Sequence[str]) -> None:
         [a.type for a in block.args], [v.type for v in returned.operands]
     )
     function.attributes[SYMBOLS] = symbols_attr(bindings)
-    function.attributes[GUARDS] = texts_attr(sorted(set(guards), key=guards.index))
+    if guards:
+        function.attributes[GUARDS] = texts_attr(sorted(set(guards), key=guards.index))
 
 
 def _difference(first: func.FuncOp, second: func.FuncOp) -> Operation | None:
