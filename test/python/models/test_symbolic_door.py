@@ -31,6 +31,7 @@ CASES = [
         DEFAULT_EXPORTER,
         [(2, 9), (2, 23), (2, 16)],
         id="distilbert-dynamo-dynamic-sequence",
+        marks=pytest.mark.slow,
     ),
     pytest.param(
         "roberta",
