@@ -440,7 +440,8 @@ def slice(
     ends: Sequence[int],
     steps: Sequence[int] | None = None,
 ) -> Shape:
-    """One (start, end, step) per dimension, 0 <= start <= end <= dim, step >= 1."""
+    """One (start, end, step) per dimension, 0 <= start <= end <= dim, step >= 1; an end of
+    ``DYNAMIC`` on a dynamic dimension reaches its end (the result is dynamic there)."""
     steps = [1] * len(src) if steps is None else steps
     for what, values in (("starts", starts), ("ends", ends), ("steps", steps)):
         if len(values) != len(src):
@@ -451,6 +452,9 @@ def slice(
     for d, (size, start, end, step) in enumerate(zip(src, starts, ends, steps)):
         if step < 1:
             raise ShapeError(f"steps[{d}] must be >= 1, got {step}")
+        if end == DYNAMIC and size == DYNAMIC and start >= 0:
+            out.append(DYNAMIC)
+            continue
         if not 0 <= start <= end or (size != DYNAMIC and end > size):
             raise ShapeError(
                 f"dimension {d}: expected 0 <= start ({start}) <= end ({end}) <= size ({size})"

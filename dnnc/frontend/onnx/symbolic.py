@@ -7,7 +7,7 @@ the shape arithmetic folds into expressions (dnnc.frontend.onnx.folding.SYMBOLIC
 and the types carry the expressions. Then ``write_symbols`` writes them out:
 * every size that is an expression becomes ``?``; a ``dnn.reshape`` or ``dnn.slice`` with
   one keeps its result shape as ``dnn.dims`` (the slice's end on such an axis is then its
-  source's size, the end being its start plus that size);
+  source's size, or -1 where that is ``?`` too, the end being its start plus that size);
 * data computed from the sizes (position ids: Range over sizes) is an argument with its
   ``dnn.shape_function``;
 * each comparison the import made on a size (a broadcast, a size pinned to its value) is a
@@ -15,8 +15,9 @@ and the types carry the expressions. Then ``write_symbols`` writes them out:
 
 A size that leaves the int protocol (numpy, a packed property) loses its expression with no
 guard, so the import runs twice, with two sets of hints (``HINTS`` and ``2h + 1`` of each,
-which keeps their order and keeps them above 1), and the two functions must be the same op
-for op: a difference is a size the IR cannot express, and a ModelError that names the op.
+which keeps their order and keeps them above 1; ``LARGE_HINTS`` when the model cannot be
+imported with the first), and the two functions must be the same op for op: a difference is
+a size the IR cannot express, and a ModelError that names the op.
 Inputs sharing a ``dim_param`` share a hint (ONNX shape inference sees them equal).
 """
 
@@ -31,7 +32,8 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, FunctionType, ModuleOp, TensorT
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from dnnc.core.diagnostics import ModelError, op_location
+from dnnc.core import shapes
+from dnnc.core.diagnostics import ModelError, RunTimeValueError, op_location
 from dnnc.core.symbols import SymbolicInt, always_holds, holding, tracing
 from dnnc.dialects.dnn import ReshapeOp, SliceOp, shape_of
 from dnnc.dialects.dnn.base import i64_array, ints
@@ -49,13 +51,16 @@ from dnnc.ir.text import verify_module
 
 HINTS = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
 """The first import's stand-in values of the symbols, one per distinct dimension."""
+LARGE_HINTS = tuple(100 * h + 1 for h in HINTS)
+"""The stand-ins tried when the model cannot be imported with ``HINTS`` (ONNX shape
+inference fails: an audio model's strided convolutions leave nothing of 3 samples)."""
 
 
 def _hinted(
-    model: onnx.ModelProto, scale: int
+    model: onnx.ModelProto, hints: Sequence[int]
 ) -> tuple[onnx.ModelProto, dict[str, tuple[int, ...]]]:
     """A copy of ``model`` (without large weights' data) whose ``?`` input dimensions are
-    hints, and each input's shape with symbols (hint ``scale * h + scale - 1``)."""
+    ``hints``, and each input's shape with symbols."""
     fixed = onnx.ModelProto()
     fixed.CopyFrom(model)
     initializers = {t.name for t in fixed.graph.initializer}
@@ -72,9 +77,9 @@ def _hinted(
                 continue
             key = dim.dim_param or (value_info.name, index)
             if key not in keys:
-                if len(keys) == len(HINTS):
-                    raise ModelError(f"more than {len(HINTS)} distinct ? input dimensions")
-                keys[key] = scale * HINTS[len(keys)] + scale - 1
+                if len(keys) == len(hints):
+                    raise ModelError(f"more than {len(hints)} distinct ? input dimensions")
+                keys[key] = hints[len(keys)]
             dims.append(SymbolicInt.symbol(symbols, keys[key]))
             symbols += 1
             dim.Clear()
@@ -86,11 +91,13 @@ def _hinted(
     return fixed, shapes
 
 
-def _import(model: onnx.ModelProto, weights: Mapping[str, np.ndarray], scale: int) -> ModuleOp:
+def _import(
+    model: onnx.ModelProto, weights: Mapping[str, np.ndarray], hints: Sequence[int]
+) -> ModuleOp:
     """One import with hints (``_hinted``), its symbols written (``write_symbols``)."""
     from dnnc.frontend.onnx import imported  # the package imports this module
 
-    fixed, shapes = _hinted(model, scale)
+    fixed, shapes = _hinted(model, hints)
     with tracing() as guards:
         module = imported(fixed, None, shapes, weights, writes_symbols=True)
     function = module.body.block.first_op
@@ -114,6 +121,14 @@ def _dynamic(value: SSAValue) -> TensorType | None:
     return TensorType(type_.get_element_type(), dims, type_.encoding)
 
 
+def _end(end: int, size: int, source: int) -> int:
+    """A slice's end as the IR writes it: on a sized axis (``size`` an expression) the
+    source's size when static, else DYNAMIC (to the end of a ``?`` axis)."""
+    if not isinstance(size, SymbolicInt):
+        return end
+    return shapes.DYNAMIC if isinstance(source, SymbolicInt) else source
+
+
 def write_symbols(function: func.FuncOp, guards: Sequence[str]) -> None:
     """Write the expressions the types carry into the IR (module docstring)."""
     block = function.body.block
@@ -132,9 +147,9 @@ def write_symbols(function: func.FuncOp, guards: Sequence[str]) -> None:
             op.attributes[DIMS] = texts_attr(
                 [d.text if isinstance(d, SymbolicInt) else str(d) for d in shape]
             )
-            if isinstance(op, SliceOp):  # an end of a sized axis: the source's size
+            if isinstance(op, SliceOp):  # an end of a sized axis: the source's size, or ?
                 ends = zip(ints(op.ends) or (), shape, shape_of(op.src), strict=True)
-                op.ends = i64_array(*(s if isinstance(d, SymbolicInt) else e for e, d, s in ends))
+                op.ends = i64_array(*(_end(e, d, s) for e, d, s in ends))
         values.extend(op.results)
     for value in values:
         new = _dynamic(value)
@@ -175,8 +190,15 @@ def import_symbolic(model: ModelSource) -> ModuleOp:
     """The dnn module of ``model`` with its sizes as expressions (module docstring)."""
     proto = model if isinstance(model, onnx.ModelProto) else read_model(model)
     stripped, weights = detach_weights(proto)
-    module = _import(stripped, weights, 1)
-    other = _import(stripped, weights, 2)
+    try:
+        module = _import(stripped, weights, HINTS)
+        hints: Sequence[int] = HINTS
+    except RunTimeValueError:
+        raise  # an operand from an input's values: no stand-in sizes help
+    except ModelError:
+        module = _import(stripped, weights, LARGE_HINTS)
+        hints = LARGE_HINTS
+    other = _import(stripped, weights, [2 * h + 1 for h in hints])
     first, second = module.body.block.first_op, other.body.block.first_op
     assert isinstance(first, func.FuncOp) and isinstance(second, func.FuncOp)
     differs = _difference(first, second)
@@ -193,4 +215,4 @@ def import_symbolic(model: ModelSource) -> ModuleOp:
     return module
 
 
-__all__ = ["HINTS", "import_symbolic", "write_symbols"]
+__all__ = ["HINTS", "LARGE_HINTS", "import_symbolic", "write_symbols"]

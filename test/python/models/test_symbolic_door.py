@@ -2,7 +2,9 @@
 dnnc.import_onnx(path))``. The plain import cannot give their Shape arithmetic a value, so
 import_onnx imports them once with the sizes as expressions (docs/dialect.md, "Symbolic
 dimensions") and compile makes a DynamicExecutable of that module; each case runs at three
-sizes against ONNX Runtime. The exports are test_real_architectures' (the session cache)."""
+sizes against ONNX Runtime (LLaMA with its rotary positions: data computed from the
+sequence through Cos and Sin, ordinary ops on a shape function's range). The exports are
+test_real_architectures' (the session cache)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ from conftest import Exported
 from test_real_architectures import ARCHITECTURES, DEFAULT_EXPORTER, Architecture, export
 
 import dnnc
-from dnnc.core.diagnostics import RunTimeShapeError
 from dnnc.driver.dynamic import DynamicExecutable
 
 ort = pytest.importorskip("onnxruntime")
@@ -32,6 +33,9 @@ CASES = [
         [(2, 9), (2, 23), (2, 16)],
         id="distilbert-dynamo-dynamic-sequence",
         marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "llama", DEFAULT_EXPORTER, [(2, 9), (2, 23), (2, 16)], id="llama-dynamo-dynamic-sequence"
     ),
     pytest.param(
         "roberta",
@@ -67,12 +71,3 @@ def test_the_symbolic_module_agrees_with_onnx_runtime(
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * scale)
     if opset is DEFAULT_EXPORTER:  # three sequence lengths, one pipeline run
         assert executable.stats().traces == 1
-
-
-def test_rotary_positions_stay_a_refusal_of_the_symbolic_import(exported: Exported) -> None:
-    """LLaMA's rotary cos/sin are data computed from the positions through ops dnn has no
-    tensor form of: the symbolic import refuses them, and says so after the plain error
-    (dnnc.compile(path) traces such a model per input shape instead)."""
-    path = _path(BY_NAME["llama"], DEFAULT_EXPORTER, exported)
-    with pytest.raises(RunTimeShapeError, match=r"symbolic import .* refuses it too: .*'Cos'"):
-        dnnc.import_onnx(path)
