@@ -49,8 +49,9 @@ class OptimizePipeline(PipelinePass):
 
     Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then
     data movement in one form (dnn-canonicalize), then dequantized convolutions whose
-    result is quantized become int8 ones (dnn-fuse-quantized, before their weights'
-    dequantize is folded), then constants (batch_norm and per-channel
+    result is quantized become int8 ones (dnn-fuse-quantized) and dequantized matmuls int8
+    ones (dnn-fuse-quantized-matmul), before their weights' dequantize is folded; then
+    constants (batch_norm and per-channel
     binaries folded into weights, constant subgraphs evaluated), run-time per-channel
     factors of a convolution's input moved onto its weights (dnn-scale-weights) and the
     strides of 1x1 convolutions onto the producers of what they read (dnn-hoist-strides), so
@@ -80,6 +81,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-expand-attention",
         "dnn-canonicalize",
         "dnn-fuse-quantized",
+        "dnn-fuse-quantized-matmul",
         "dnn-fold-constants",
         "dnn-scale-weights",
         "dnn-hoist-strides",

@@ -30,6 +30,7 @@ _DNNC_PASSES: dict[str, str] = {
     "convert-dnn-to-onednn": "dnnc.lowering.convert_dnn_to_onednn:ConvertDnnToOnednnPass",
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
     "dnn-fuse-quantized": "dnnc.passes.fuse_quantized:FuseQuantizedPass",
+    "dnn-fuse-quantized-matmul": "dnnc.passes.fuse_quantized_matmul:FuseQuantizedMatmulPass",
     "dnn-propagate-special-values": (
         "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
     ),

@@ -55,6 +55,7 @@ from dnnc.dialects.dnn import (
     DnnOp,
     LayoutAttr,
     QConv2DOp,
+    QMatmulOp,
     QuantizeOp,
     ReorderOp,
     WeightOp,
@@ -100,7 +101,7 @@ def _result_types(op: DnnOp, src: TensorType) -> list[TensorType]:
         old = tensor_type(value)
         if isinstance(op, ReorderOp):
             types.append(retyped(old, element=src.get_element_type()))
-        elif isinstance(op, CastOp | QuantizeOp | DequantizeOp | QConv2DOp):
+        elif isinstance(op, CastOp | QuantizeOp | DequantizeOp | QConv2DOp | QMatmulOp):
             types.append(retyped(old, encoding=src.encoding))  # the op sets the element type
         elif any(value is getattr(op, name) for name in op.RESULT_TYPES):
             types.append(old)  # a fixed type (top_k indices, comparisons) on reference kernels

@@ -52,7 +52,7 @@ from dnnc.reference.normalization import (
     reduce,
     softmax,
 )
-from dnnc.reference.quant import dequantize, dynamic_quantize, qconv2d, quantize
+from dnnc.reference.quant import dequantize, dynamic_quantize, qconv2d, qmatmul, quantize
 from dnnc.reference.resample import resize
 
 __all__ = [
@@ -84,6 +84,7 @@ __all__ = [
     "matmul",
     "pool",
     "qconv2d",
+    "qmatmul",
     "quantize",
     "reduce",
     "reorder",

@@ -41,7 +41,7 @@ from dnnc.dialects.dnn.attention import ATTENTION_OPS
 from dnnc.dialects.dnn.compute import COMPUTE_OPS
 from dnnc.dialects.dnn.data import DATA_OPS
 from dnnc.dialects.dnn.logic import LOGIC_OPS
-from dnnc.dialects.dnn.quant import QUANT_OPS, QConv2DOp
+from dnnc.dialects.dnn.quant import QUANT_OPS, QConv2DOp, QMatmulOp
 from dnnc.ir.values import attribute_value
 from dnnc.ir.weights import numpy_dtype, source_value
 
@@ -61,6 +61,7 @@ _FROM_RESULT_TYPE: dict[type[DnnOp], Callable[[TensorType], dict[str, object]]] 
     ReshapeOp: lambda t: {"shape": tuple(t.get_shape())},
     CastOp: lambda t: {"dtype": numpy_dtype(t)},
     QConv2DOp: lambda t: {"dtype": numpy_dtype(t)},
+    QMatmulOp: lambda t: {"dtype": numpy_dtype(t)},
 }
 """Keyword arguments that come from the result type rather than from a property."""
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dnnc.core.kinds import PostOp
-from dnnc.reference.compute import conv2d
+from dnnc.reference.compute import conv2d, matmul
 
 _F32 = np.float32
 _U8 = np.iinfo(np.uint8)
@@ -103,4 +103,32 @@ def qconv2d(
         groups=groups,
         post_ops=post_ops,
     )
+    return quantize(real, dst_scale, dst_zero_point.astype(dtype))
+
+
+def qmatmul(
+    src: np.ndarray,
+    wei: np.ndarray,
+    src_scale: np.ndarray,
+    src_zero_point: np.ndarray,
+    wei_scale: np.ndarray,
+    dst_scale: np.ndarray | None = None,
+    dst_zero_point: np.ndarray | None = None,
+    bias: np.ndarray | None = None,
+    *,
+    dtype: np.dtype,
+    post_ops: Sequence[PostOp] = (),
+) -> np.ndarray:
+    """``dnn.qmatmul``: the f32 matmul of the dequantized src and wei (per tensor, or per
+    column for a rank-1 ``wei_scale``), bias and post-ops, quantized to ``dtype`` (the
+    result's type: the zero point may be i32) when a dst scale is given, else f32."""
+    axis = -1 if wei_scale.ndim else None
+    real = matmul(
+        dequantize(src, src_scale, src_zero_point),
+        dequantize(wei, wei_scale, np.zeros_like(wei_scale, np.int32), axis=axis),
+        bias,
+        post_ops=post_ops,
+    )
+    if dst_scale is None or dst_zero_point is None:
+        return real
     return quantize(real, dst_scale, dst_zero_point.astype(dtype))

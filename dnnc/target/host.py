@@ -7,6 +7,7 @@ import platform
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from dnnc.core.kinds import DataType
 
@@ -110,6 +111,16 @@ def has_vnni() -> bool:
     above 127 give wrong results, and for s8 sources oneDNN halves the weights, losing
     their last bit (test/python/runtime/test_int8_primitives.py)."""
     return isa_includes("avx512_core_vnni") or isa_includes("avx2_vnni")
+
+
+Vnni = Literal["auto", "yes", "no"]
+"""A pass option taking the CPU as having VNNI or not: ``auto`` asks has_vnni; ``yes`` and
+``no`` make a pass's result independent of the CPU (for tests)."""
+
+
+def vnni_enabled(option: Vnni) -> bool:
+    """Whether a pass with the ``vnni`` option ``option`` takes the CPU as having VNNI."""
+    return has_vnni() if option == "auto" else option == "yes"
 
 
 def cpu_description(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, tuple[str, ...]]:

@@ -178,3 +178,43 @@ def computes_in(data_type: DataType) -> bool:
     if isas is not None and not any(isa_includes(isa) for isa in isas):
         return False
     return all(runs_natively(kind, data_type) for kind in COMPUTE_KINDS)
+
+
+@cache
+def quantized_matmul(
+    src: DataType,
+    dst: DataType,
+    shapes: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
+    *,
+    per_column: bool,
+    bias: bool,
+) -> str | None:
+    """oneDNN's implementation of the int8 matmul of ``src`` (u8 or s8, per-tensor scale and
+    zero point) by s8 weights given as format ``any`` (per-tensor or ``per_column`` scales),
+    with an f32 row bias if ``bias``, into ``dst`` (f32, or u8/s8 with a per-tensor scale and
+    zero point), of these (src, weights, dst) ``shapes``: what a ``dnn.qmatmul`` runs; None
+    when oneDNN has none."""
+    from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
+    from dnnc.dnnl.primitives import handler_for
+
+    src_shape, wei_shape, dst_shape = shapes
+    one_f32, one_s32 = (
+        MemoryDesc.of_layout((1,), DataType.F32),
+        MemoryDesc.of_layout((1,), DataType.S32),
+    )
+    descs = {
+        "src": MemoryDesc.of_layout(src_shape, src),
+        "weights": MemoryDesc.any(wei_shape, DataType.S8),
+        "dst": MemoryDesc.of_layout(dst_shape, dst),
+        "src_scale": one_f32,
+        "src_zero_point": one_s32,
+        "weights_scale": MemoryDesc.of_layout((wei_shape[-1] if per_column else 1,), DataType.F32),
+    }
+    if bias:
+        descs["bias"] = MemoryDesc.of_layout((1, wei_shape[-1]), DataType.F32)
+    if dst != DataType.F32:
+        descs |= {"dst_scale": one_f32, "dst_zero_point": one_s32}
+    try:
+        return handler_for("matmul", descs, {}).create(Engine.default()).impl_info
+    except (ValueError, DnnlError):
+        return None  # dnnl_unimplemented

@@ -49,6 +49,7 @@ from dnnc.dialects.dnn import (
     MatmulOp,
     PoolOp,
     QConv2DOp,
+    QMatmulOp,
     QuantizeOp,
     ReduceOp,
     ReorderOp,
@@ -168,6 +169,20 @@ CALLS: dict[type[DnnOp], KernelCall] = {
             ("dst_zero_point", "dst_zero_point"),
         ),
         _WINDOWED_PARAMS,
+    ),
+    QMatmulOp: KernelCall(
+        "matmul",
+        (
+            ("src", "src"),
+            ("weights", "wei"),
+            ("bias", "bias"),
+            ("src_scale", "src_scale"),
+            ("src_zero_point", "src_zero_point"),
+            ("weights_scale", "wei_scale"),
+            ("dst_scale", "dst_scale"),
+            ("dst_zero_point", "dst_zero_point"),
+        ),
+        _ANCHOR_PARAMS,
     ),
     QuantizeOp: KernelCall(
         "reorder", (("src", "src"), ("dst_scale", "scale"), ("dst_zero_point", "zero_point"))

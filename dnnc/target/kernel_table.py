@@ -51,6 +51,7 @@ from dnnc.dialects.dnn import (
     MatmulOp,
     PoolOp,
     QConv2DOp,
+    QMatmulOp,
     QuantizeOp,
     ReduceOp,
     ReorderOp,
@@ -83,6 +84,7 @@ class LayoutRule(Enum):
 LAYOUT_RULES: dict[type[DnnOp], LayoutRule] = {
     Conv2DOp: LayoutRule.PREFERRED,
     QConv2DOp: LayoutRule.PREFERRED,
+    QMatmulOp: LayoutRule.PREFERRED,
     Deconv2DOp: LayoutRule.PREFERRED,
     MatmulOp: LayoutRule.PREFERRED,
     InnerProductOp: LayoutRule.PREFERRED,

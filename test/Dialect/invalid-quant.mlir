@@ -153,3 +153,30 @@ func.func @negative_qconv2d_shape(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x1x1xi8
   %y = dnn.qconv2d %x, %w, %s, %z, %s, %s, %z : (tensor<1x4x3x3xui8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x2x2xui8>
   func.return %y : tensor<1x8x2x2xui8>
 }
+
+// -----
+
+/// An int8 matmul with a dst scale writes an 8-bit result.
+// CHECK: src must be i8 or ui8, wei i8 and the result i8 or ui8 (quantized), got ui8, i8 and f32
+func.func @negative_qmatmul_quantized_f32_result(%x: tensor<4x16xui8>, %w: tensor<16x8xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x8xf32> {
+  %y = dnn.qmatmul %x, %w, %s, %z, %s dst(%s, %z : tensor<f32>, tensor<ui8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// The weights scale is per tensor or one per column (N), not per row (K).
+// CHECK: wei_scale must be f32 of rank 0 (per tensor) or [8] (one per column)
+func.func @negative_qmatmul_weights_scale_per_row(%x: tensor<4x16xui8>, %w: tensor<16x8xi8>, %s: tensor<f32>, %ws: tensor<16xf32>, %z: tensor<ui8>) -> tensor<4x8xf32> {
+  %y = dnn.qmatmul %x, %w, %s, %z, %ws : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<16xf32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// The result has matmul's shape.
+// CHECK: result shape 4x4 does not match the inferred shape 4x8
+func.func @negative_qmatmul_shape(%x: tensor<4x16xui8>, %w: tensor<16x8xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<4x4xf32> {
+  %y = dnn.qmatmul %x, %w, %s, %z, %s : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x4xf32>
+  func.return %y : tensor<4x4xf32>
+}

@@ -75,6 +75,7 @@ from dnnc.dialects.dnn.quant import (
     DequantizeOp,
     DynamicQuantizeOp,
     QConv2DOp,
+    QMatmulOp,
     QuantizeOp,
 )
 
@@ -124,6 +125,7 @@ __all__ = [
     "PostOpAnchor",
     "PostOpAttr",
     "QConv2DOp",
+    "QMatmulOp",
     "QuantizeOp",
     "ReduceKindAttr",
     "ReduceOp",

@@ -12,7 +12,9 @@ for oneDNN, which takes s32 zero points; the quantized type is then the result's
 * ``dnn.dynamic_quantize``: ui8 ``q`` with the scale and zero point of ``x``'s own range
   (ONNX DynamicQuantizeLinear), all three results;
 * ``dnn.qconv2d``: dequantize, conv2d, eltwise post-ops, quantize as one int8 convolution
-  (what dnn-fuse-quantized makes of that chain; oneDNN runs it with run-time scales).
+  (what dnn-fuse-quantized makes of that chain; oneDNN runs it with run-time scales);
+* ``dnn.qmatmul``: dequantize, matmul, bias, eltwise post-ops [, quantize] as one int8
+  matmul, its result quantized or f32 (what dnn-fuse-quantized-matmul makes of that chain).
 
 Like ``dnn.cast`` they keep the source's layout; results take their element type from the
 zero point (quantize) or the scale (dequantize).
@@ -36,6 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -357,5 +360,128 @@ class QConv2DOp(DnnOp):
         self.expect_layout("result", self.result, self.src)
 
 
-QUANT_OPS: tuple[type[DnnOp], ...] = (QuantizeOp, DequantizeOp, DynamicQuantizeOp, QConv2DOp)
+@irdl_op_definition
+class QMatmulOp(DnnOp):
+    """An int8 matmul: ``post_ops(matmul(dequantize(src), dequantize(wei)) + bias)``, then
+    quantized with ``dst_scale`` and ``dst_zero_point`` when they are given (the result i8
+    or ui8), else the f32 value itself, in one op as oneDNN's int8 matmul computes it (s32
+    accumulation, then f32 scales, bias and post-ops, one rounding to an 8-bit result).
+
+    src [..., M, K] is i8 or ui8 with a per-tensor scale and zero point (run-time values:
+    a dynamic quantization's are computed by the graph); wei [..., K, N] is i8, symmetric,
+    with a per-tensor scale (rank 0) or one per column (rank 1, [N]); the bias is f32 in real
+    units, broadcast like matmul's (a row [N] or [1, N]). Post-ops are eltwise only. The
+    batch dims broadcast as matmul's. A separate op rather than operands on ``dnn.matmul``
+    for qconv2d's reason: the f32 passes leave an op they do not know alone."""
+
+    name = "dnn.qmatmul"
+    src = operand_def(TensorType)
+    wei = operand_def(TensorType)
+    src_scale = operand_def(TensorType)
+    src_zero_point = operand_def(TensorType)
+    wei_scale = operand_def(TensorType)
+    dst_scale = opt_operand_def(TensorType)
+    dst_zero_point = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    assembly_format = (
+        "$src `,` $wei `,` $src_scale `,` $src_zero_point `,` $wei_scale "
+        "(`dst` `(` $dst_scale^ `,` $dst_zero_point `:` type($dst_scale) `,` "
+        "type($dst_zero_point) `)`)? (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:` "
+        "`(` type($src) `,` type($wei) `,` type($src_scale) `,` type($src_zero_point) `,` "
+        "type($wei_scale) `)` `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue,
+        wei: SSAValue,
+        scales: tuple[SSAValue, SSAValue, SSAValue],
+        *,
+        dst: tuple[SSAValue, SSAValue] | None = None,
+        bias: SSAValue | None = None,
+        post_ops: Sequence[PostOp] = (),
+    ) -> None:
+        """``scales``: src_scale, src_zero_point, wei_scale; ``dst``: the result's scale
+        and zero point (its type the zero point's), None for an f32 result."""
+        if dst is None:
+            element: Attribute = f32
+        else:
+            element = tensor_type(dst[1]).get_element_type()
+        shape = shapes.matmul(
+            shape_of(src), shape_of(wei), None if bias is None else shape_of(bias)
+        )
+        super().__init__(
+            operands=[
+                src,
+                wei,
+                *scales,
+                *([[d] for d in dst] if dst else [[], []]),
+                [] if bias is None else [bias],
+            ],
+            result_types=[_like(src, element, shape)],
+            properties={"post_ops": post_ops_attr(post_ops)},
+        )
+
+    def verify_op(self) -> None:
+        src, wei, result = (
+            DATA_TYPES[tensor_type(v).get_element_type()] for v in (self.src, self.wei, self.result)
+        )
+        quantized = self.dst_scale is not None
+        if (self.dst_zero_point is not None) != quantized:
+            raise VerifyException("dst_scale and dst_zero_point are given together or not at all")
+        wanted = QUANTIZED_TYPES if quantized else (DataType.F32,)
+        if src not in QUANTIZED_TYPES or wei != DataType.S8 or result not in wanted:
+            out = "i8 or ui8 (quantized)" if quantized else "f32 (no dst scale)"
+            raise VerifyException(
+                f"src must be i8 or ui8, wei i8 and the result {out}, got "
+                f"{element_type_of(src)}, {element_type_of(wei)} and {element_type_of(result)}"
+            )
+        columns = shape_of(self.wei)[-1]
+        for name in ("src_scale", "wei_scale", "dst_scale"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            per_column = name == "wei_scale"
+            allowed = ((), (columns,)) if per_column else ((),)
+            if tensor_type(value).get_element_type() != f32 or shape_of(value) not in allowed:
+                extra = f" or [{columns}] (one per column)" if per_column else ""
+                raise VerifyException(f"{name} must be f32 of rank 0 (per tensor){extra}")
+        for name, side in (("src_zero_point", src), ("dst_zero_point", result)):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            element = tensor_type(value).get_element_type()
+            if shape_of(value) or element not in (element_type_of(side), i32):
+                raise VerifyException(
+                    f"{name} must be a rank-0 {element_type_of(side)} (or i32) tensor"
+                )
+        if self.bias is not None and tensor_type(self.bias).get_element_type() != f32:
+            raise VerifyException("bias must be f32 (in real units)")
+        if not all(isinstance(p, EltwisePostOp) for p in post_ops_of(self.post_ops)):
+            raise VerifyException("post-ops must be eltwise")
+        self.expect_result_shape(
+            self.result,
+            shapes.matmul(
+                shape_of(self.src),
+                shape_of(self.wei),
+                None if self.bias is None else shape_of(self.bias),
+            ),
+        )
+
+    def verify_result_types(self) -> None:
+        """The result keeps src's layout; its element type is checked by verify_op."""
+        self.expect_layout("result", self.result, self.src)
+
+
+QUANT_OPS: tuple[type[DnnOp], ...] = (
+    QuantizeOp,
+    DequantizeOp,
+    DynamicQuantizeOp,
+    QConv2DOp,
+    QMatmulOp,
+)
 """The ops of this module, in docs/dialect.md order."""

@@ -1,0 +1,345 @@
+"""dnn-fuse-quantized-matmul: dequantized matmuls become oneDNN int8 matmuls.
+
+Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
+  1. %xf = dnn.dequantize %xq, %sx, %zx     [per tensor, %xq i8 or ui8]
+     %wf = dnn.dequantize %wq, %sw, %zw     [%wq an i8 dnn.constant or dnn.weight, %zw all 0,
+                                             per tensor or per column: the last axis]
+     %y  = dnn.matmul %xf, %wf [, %b]       [no post-ops]
+     ==> %y = dnn.qmatmul %xq, %wq, %sx, %zx, %sw [bias(%b)]         (an f32 result)
+  2. %z = dnn.binary add %y, %row           [%row: every dim but the last 1]
+     ==> %z = dnn.qmatmul ... bias(%row)
+  3. %z = dnn.eltwise relu|clip %y          ==> %z = dnn.qmatmul ... {post_ops += [it]}
+  4. %q = dnn.quantize %y, %s, %z           [per tensor, %s and %z dnn.constant]
+     ==> %q = dnn.qmatmul ... dst(%s, %z)                           (an i8 or ui8 result)
+  5. %i = dnn.cast %y (to i32); %f = dnn.cast %i (to f32); %r = dnn.binary mul %f, %s
+     [%y's scales dnn.constant 1: an ONNX MatMulInteger; %s of rank 0, or the product of a
+      rank-0 value and a per-column [N] one]
+     ==> %r = dnn.qmatmul %xq, %wq, %s, %zx, 1   (or the product's two factors as src and
+         weights scales)
+In rules 2-5 %y is an f32 dnn.qmatmul read only there, with nothing yet after what the rule
+adds (no bias for 2, no post-ops for 2 and 5, no dst scale for all). oneDNN then runs each
+matmul as one int8 primitive (s32 accumulation; scales, bias and post-ops in f32; one
+rounding into an 8-bit result, or an f32 one read by an f32 island: GELU, layer norm,
+softmax, a residual add), the scales and zero points as run-time arguments. Rule 5 is
+dynamic quantization (ONNX Runtime's quantize_dynamic: DynamicQuantizeLinear ->
+MatMulInteger -> Cast -> Mul): the scale computed by the graph at run time goes to the same
+primitive. The dequantize ops are erased when nothing else reads them. Runs before
+dnn-fold-constants, which would fold the weights' dequantize to f32.
+
+Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize (rule 4):
+a CPU without VNNI (``vnni``; dnnc.target.host.has_vnni: there oneDNN's int8 matmul sums
+u8 x s8 pairs in s16, which saturates), a source quantized per axis, weights that are not
+a constant (two activations, attention's products: oneDNN packs int8 weights once), have a
+zero point or are scaled per row, a matmul with post-ops, a quantize per axis or whose scale
+or zero point is not a constant, and every configuration oneDNN runs only with its reference
+implementation here (dnnc.target.implementations.quantized_matmul). A matmul reading no
+dequantized value is left alone silently.
+
+Pre:  the IR verifies; dequantize ops not yet folded.
+Post: no matching chain is left; every refusal got a remark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from dnnc.core.diagnostics import remark
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+from dnnc.dialects.dnn import (
+    BinaryOp,
+    CastOp,
+    ConstantOp,
+    DequantizeOp,
+    EltwiseOp,
+    MatmulOp,
+    QMatmulOp,
+    QuantizeOp,
+    WeightOp,
+    shape_of,
+)
+from dnnc.dialects.dnn.base import int_of, post_ops_of, tensor_type
+from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
+from dnnc.dialects.types import data_type_of
+from dnnc.ir.weights import constant_value
+from dnnc.passes.matching import NoMatch, need, other_operand, splat
+from dnnc.target.host import Vnni, vnni_enabled
+from dnnc.target.implementations import quantized_matmul
+
+_POST_OP_ALGS = (EltwiseAlg.RELU, EltwiseAlg.CLIP)
+"""The eltwise ops after an int8 matmul that become its post-ops (rule 3)."""
+
+
+def _element(value: SSAValue) -> DataType:
+    return data_type_of(tensor_type(value).get_element_type())
+
+
+def _source(value: SSAValue) -> DequantizeOp:
+    """The per-tensor dequantize of an 8-bit src defining ``value``."""
+    dq = value.owner
+    need(isinstance(dq, DequantizeOp), "the source is not dequantized")
+    assert isinstance(dq, DequantizeOp)  # checked above
+    need(_element(dq.src) in QUANTIZED_TYPES, f"the source is dequantized from {_element(dq.src)}")
+    need(dq.axis is None, "the source is quantized per axis")
+    return dq
+
+
+def _weights(value: SSAValue) -> DequantizeOp:
+    """The dequantize of constant symmetric i8 weights, per tensor or per column."""
+    dq = value.owner
+    need(isinstance(dq, DequantizeOp), "the weights are not dequantized")
+    assert isinstance(dq, DequantizeOp)  # checked above
+    need(
+        isinstance(dq.src.owner, ConstantOp | WeightOp),
+        "the weights are not a constant (oneDNN packs int8 weights once)",
+    )
+    need(_element(dq.src) == DataType.S8, f"the weights are {_element(dq.src)}, not i8")
+    zero = dq.zero_point.owner
+    need(
+        isinstance(zero, ConstantOp) and not np.any(constant_value(zero)),
+        "the weights' zero point is not a constant 0",
+    )
+    if dq.axis is not None:
+        rank = len(shape_of(dq.src))
+        need(
+            int_of(dq.axis) % rank == rank - 1,
+            "the weights are quantized per row, not per column (oneDNN scales columns)",
+        )
+    return dq
+
+
+def _native(op: QMatmulOp, dst: DataType) -> None:
+    """oneDNN runs ``op`` with a result of type ``dst`` on a real kernel here."""
+    shapes = (shape_of(op.src), shape_of(op.wei), shape_of(op.result))
+    found = quantized_matmul(
+        _element(op.src),
+        dst,
+        shapes,
+        per_column=bool(shape_of(op.wei_scale)),
+        bias=op.bias is not None,
+    )
+    need(found is not None, f"oneDNN has no int8 matmul into {dst} here")
+    assert found is not None  # checked above
+    need(not found.startswith("ref"), f"oneDNN runs this int8 matmul only with {found}")
+
+
+def _open(value: SSAValue) -> QMatmulOp | None:
+    """The f32 qmatmul defining ``value`` if only the caller reads it, else None."""
+    op = value.owner
+    if not isinstance(op, QMatmulOp) or op.dst_scale is not None or not value.has_one_use():
+        return None
+    return op
+
+
+def _rebuilt(op: QMatmulOp, **changes: object) -> QMatmulOp:
+    """``op`` with some of its operands or post-ops replaced."""
+    fields: dict[str, object] = {
+        "scales": (op.src_scale, op.src_zero_point, op.wei_scale),
+        "dst": None if op.dst_scale is None else (op.dst_scale, op.dst_zero_point),
+        "bias": op.bias,
+        "post_ops": post_ops_of(op.post_ops),
+    } | changes
+    fused = QMatmulOp(op.src, op.wei, **fields)  # type: ignore[arg-type]
+    fused.location = op.location
+    return fused
+
+
+def _replace(
+    rewriter: PatternRewriter, old: QuantizeOp | BinaryOp | EltwiseOp, op: QMatmulOp, new: QMatmulOp
+) -> None:
+    """``old``, which read ``op``'s result, becomes ``new``; ``op`` goes."""
+    rewriter.replace_op(old, new)
+    rewriter.erase_op(op)
+
+
+@dataclass
+class FuseDequantizedMatmul(RewritePattern):
+    """Rule 1 (module docstring)."""
+
+    vnni: bool
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: MatmulOp, rewriter: PatternRewriter, /) -> None:
+        if not any(isinstance(v.owner, DequantizeOp) for v in (op.lhs, op.rhs)):
+            return  # an f32 matmul: nothing to say
+        try:
+            src, weights = _source(op.lhs), _weights(op.rhs)
+            need(not op.post_ops.data, "the matmul has post-ops")
+            need(self.vnni, "this CPU has no VNNI (oneDNN's int8 matmul would saturate)")
+            fused = QMatmulOp(
+                src.src, weights.src, (src.scale, src.zero_point, weights.scale), bias=op.bias
+            )
+            _native(fused, DataType.F32)
+        except NoMatch as refusal:
+            remark(op, f"not fused: {refusal}")
+            return
+        fused.location = op.location
+        rewriter.replace_op(op, fused)
+        for dq in dict.fromkeys((src, weights)):
+            if not dq.result.uses:
+                rewriter.erase_op(dq)
+        remark(fused, "fused into one int8 matmul")
+
+
+class FuseBiasIntoQMatmul(RewritePattern):
+    """Rule 2 (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BinaryOp, rewriter: PatternRewriter, /) -> None:
+        if op.alg.data != BinaryAlg.ADD or op.post_ops.data:
+            return
+        for value in (op.lhs, op.rhs):
+            matmul = _open(value)
+            row = other_operand(op, value)
+            if matmul is None or matmul.bias is not None or matmul.post_ops.data:
+                continue  # oneDNN adds the bias before the post-ops
+            if _element(row) != DataType.F32:
+                continue
+            *outer, width = shape_of(row) or (1,)
+            if any(d != 1 for d in outer) or width != shape_of(matmul.result)[-1]:
+                continue  # not a row broadcast over the result (a residual, a scalar)
+            if len(shape_of(row)) > len(shape_of(matmul.result)):
+                continue  # it would broadcast the result to a higher rank
+            _replace(rewriter, op, matmul, _rebuilt(matmul, bias=row))
+            return
+
+
+class FuseEltwiseIntoQMatmul(RewritePattern):
+    """Rule 3 (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: EltwiseOp, rewriter: PatternRewriter, /) -> None:
+        matmul = _open(op.src)
+        if matmul is None or op.alg.data not in _POST_OP_ALGS:
+            return
+        post_op = EltwisePostOp(op.alg.data, op.alpha.value.data, op.beta.value.data)
+        post_ops = [*post_ops_of(matmul.post_ops), post_op]
+        _replace(rewriter, op, matmul, _rebuilt(matmul, post_ops=post_ops))
+
+
+class FuseQuantizeIntoQMatmul(RewritePattern):
+    """Rule 4 (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter, /) -> None:
+        matmul = _open(op.src)
+        if matmul is None:
+            return  # not an int8 matmul's f32 result read only here: nothing to say
+        try:
+            need(op.axis is None and not shape_of(op.scale), "the result is quantized per axis")
+            need(
+                isinstance(op.scale.owner, ConstantOp)
+                and isinstance(op.zero_point.owner, ConstantOp),
+                "the result's scale or zero point is not a constant",
+            )
+            fused = _rebuilt(matmul, dst=(op.scale, op.zero_point))
+            _native(fused, _element(op.result))
+        except NoMatch as refusal:
+            remark(op, f"not fused: {refusal}")
+            return
+        _replace(rewriter, op, matmul, fused)
+
+
+class FoldDynamicScaleIntoQMatmul(RewritePattern):
+    """Rule 5 (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BinaryOp, rewriter: PatternRewriter, /) -> None:
+        if op.alg.data != BinaryAlg.MUL or op.post_ops.data:
+            return
+        for value in (op.lhs, op.rhs):
+            found = self._integer_matmul(value)
+            if found is None:
+                continue
+            matmul, casts = found
+            scale = other_operand(op, value)
+            scales = self._scales(scale, matmul.wei_scale, shape_of(matmul.result)[-1])
+            if scales is None:
+                continue
+            src_scale, wei_scale = scales
+            fused = _rebuilt(matmul, scales=(src_scale, matmul.src_zero_point, wei_scale))
+            rewriter.replace_op(op, fused)
+            for dead in (*casts, matmul):
+                rewriter.erase_op(dead)
+            product = scale.owner
+            if scale is not src_scale and not scale.uses and isinstance(product, BinaryOp):
+                rewriter.erase_op(product)  # split into src_scale and wei_scale
+            remark(fused, "the run-time scale of a dynamic quantization folded in")
+            return
+
+    @staticmethod
+    def _integer_matmul(value: SSAValue) -> tuple[QMatmulOp, tuple[CastOp, CastOp]] | None:
+        """The unit-scaled f32 qmatmul whose result reaches ``value`` through a cast to i32
+        and back (MatMulInteger's int32 product in f32), with the two casts."""
+        to_f32 = value.owner
+        if not isinstance(to_f32, CastOp) or not value.has_one_use():
+            return None
+        to_i32 = to_f32.src.owner
+        if not isinstance(to_i32, CastOp) or not to_f32.src.has_one_use():
+            return None
+        if _element(to_i32.result) != DataType.S32:
+            return None
+        matmul = _open(to_i32.src)
+        if matmul is None or matmul.bias is not None or matmul.post_ops.data:
+            return None  # the scale multiplies the bare product
+        try:
+            splat(matmul.src_scale, 1.0, "the source's scale")
+            splat(matmul.wei_scale, 1.0, "the weights' scale")
+        except NoMatch:
+            return None
+        return matmul, (to_f32, to_i32)
+
+    @staticmethod
+    def _scales(scale: SSAValue, unit: SSAValue, columns: int) -> tuple[SSAValue, SSAValue] | None:
+        """(src scale, weights scale) whose product is ``scale``: a rank-0 ``scale`` and
+        the ``unit`` weights scale, or the factors of a product of a rank-0 and a
+        per-column value; None if ``scale`` is neither."""
+        if not shape_of(scale):
+            return scale, unit
+        product = scale.owner
+        if not isinstance(product, BinaryOp) or product.alg.data != BinaryAlg.MUL:
+            return None
+        a, b = product.lhs, product.rhs
+        if shape_of(a) and not shape_of(b):
+            a, b = b, a
+        if shape_of(a) or shape_of(b) != (columns,):
+            return None
+        return a, b
+
+
+@dataclass(frozen=True)
+class FuseQuantizedMatmulPass(ModulePass):
+    """dnn-fuse-quantized-matmul (module docstring)."""
+
+    name = "dnn-fuse-quantized-matmul"
+
+    vnni: Vnni = "auto"
+    """Whether to take the CPU as having VNNI (dnnc.target.host.Vnni)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        vnni = vnni_enabled(self.vnni)
+        patterns: list[RewritePattern] = [
+            FuseDequantizedMatmul(vnni),
+            FoldDynamicScaleIntoQMatmul(),
+            FuseBiasIntoQMatmul(),
+            FuseEltwiseIntoQMatmul(),
+            FuseQuantizeIntoQMatmul(),
+        ]
+        # One forward walk: each rule's result is visited before the ops that read it, so
+        # chains grow in order, and each refusal is remarked once.
+        walker = PatternRewriteWalker(
+            GreedyRewritePatternApplier(patterns), apply_recursively=False
+        )
+        walker.rewrite_module(op)

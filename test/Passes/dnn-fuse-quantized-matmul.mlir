@@ -1,0 +1,247 @@
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=no}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=NOVNNI
+
+/// ONNX QDQ Gemm: DQ(x), DQ(w per column), DQ(int32 bias) added as a row, Q. One qmatmul
+/// with the bias and the result's scale; the bias's dequantize stays for dnn-fold-constants.
+// CHECK-LABEL: func.func @qdq_gemm_bias
+// CHECK:         %[[B:.*]] = dnn.dequantize %bq, %bs, %bz
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<i8>) bias(%[[B]] : tensor<1x8xf32>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xi8>
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK-NOT:     dnn.matmul
+// REMARK: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 19]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+/// Without VNNI oneDNN's int8 matmul saturates u8 x s8 pair sums: not fused.
+// NOVNNI: remark: [dnn-fuse-quantized-matmul] not fused: this CPU has no VNNI (oneDNN's int8 matmul would saturate)
+// NOVNNI-LABEL: func.func @qdq_gemm_bias
+// NOVNNI-NOT:   dnn.qmatmul
+func.func @qdq_gemm_bias(%xq: tensor<4x16xui8>) -> tensor<4x8xi8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %wz = dnn.constant dense<0> : tensor<8xi8>
+  %bq = dnn.constant dense<7> : tensor<1x8xi32>
+  %bs = dnn.constant dense<0.0002> : tensor<f32>
+  %bz = dnn.constant dense<0> : tensor<i32>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<-3> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 1 : i64} : (tensor<16x8xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<16x8xf32>
+  %b = dnn.dequantize %bq, %bs, %bz : (tensor<1x8xi32>, tensor<f32>, tensor<i32>) -> tensor<1x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %a = dnn.binary add %b, %m : (tensor<1x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = dnn.quantize %a, %ys, %yz : (tensor<4x8xf32>, tensor<f32>, tensor<i8>) -> tensor<4x8xi8>
+  func.return %y : tensor<4x8xi8>
+}
+
+// -----
+
+/// No quantize after it (an f32 island reads it): the int8 matmul writes f32, the relu a
+/// post-op; batched src, per-tensor weights (axis -1 of rank 2 is the column axis too).
+// CHECK-LABEL: func.func @f32_result_relu
+// CHECK-NEXT:    %ws = dnn.constant
+// CHECK:         %[[Y:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws {post_ops = [#dnn.eltwise<relu>]} : (tensor<2x4x16xi8>, tensor<16x8xi8>, tensor<f32>, tensor<i8>, tensor<f32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT:    %[[S:.*]] = dnn.softmax %[[Y]]
+func.func @f32_result_relu(%xq: tensor<2x4x16xi8>) -> tensor<2x4x8xf32> {
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<5> : tensor<i8>
+  %wq = dnn.constant dense<-2> : tensor<16x8xi8>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<2x4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<2x4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  %r = dnn.eltwise relu %m : tensor<2x4x8xf32>
+  %s = dnn.softmax %r {axis = 2 : i64} : tensor<2x4x8xf32>
+  func.return %s : tensor<2x4x8xf32>
+}
+
+// -----
+
+/// ONNX Runtime's quantize_dynamic: DynamicQuantizeLinear -> MatMulInteger (unit scales)
+/// -> Cast -> Mul by x_scale * w_scale -> Add bias. One qmatmul with the run-time product
+/// as its src scale; the casts, the mul and the add are gone.
+// CHECK-LABEL: func.func @dynamic_matmul_integer
+// CHECK:         %[[Q:.*]], %[[XS:.*]], %[[XZ:.*]] = dnn.dynamic_quantize %x
+// CHECK-NEXT:    %[[S:.*]] = dnn.binary mul %[[XS]], %ws
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %[[Q]], %wq, %[[S]], %[[XZ]], %one bias(%b : tensor<8xf32>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+// REMARK: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] the run-time scale of a dynamic quantization folded in
+func.func @dynamic_matmul_integer(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %one = dnn.constant dense<1.0> : tensor<f32>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %b = dnn.constant dense<0.5> : tensor<8xf32>
+  %xq, %xs, %xz = dnn.dynamic_quantize %x : (tensor<4x16xf32>) -> (tensor<4x16xui8>, tensor<f32>, tensor<ui8>)
+  %s = dnn.binary mul %xs, %ws : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %xd = dnn.dequantize %xq, %one, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %wd = dnn.dequantize %wq, %one, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %xd, %wd : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %i = dnn.cast %m : (tensor<4x8xf32>) -> tensor<4x8xi32>
+  %f = dnn.cast %i : (tensor<4x8xi32>) -> tensor<4x8xf32>
+  %y = dnn.binary mul %f, %s : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %z = dnn.binary add %y, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return %z : tensor<4x8xf32>
+}
+
+// -----
+
+/// Dynamic with per-column weights: the product x_scale * w_scale[N] is split into the
+/// src scale and the per-column weights scale (the product is erased).
+// CHECK-LABEL: func.func @dynamic_per_column
+// CHECK:         %[[Q:.*]], %[[XS:.*]], %[[XZ:.*]] = dnn.dynamic_quantize %x
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %[[Q]], %wq, %[[XS]], %[[XZ]], %ws : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @dynamic_per_column(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %one = dnn.constant dense<1.0> : tensor<f32>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %xq, %xs, %xz = dnn.dynamic_quantize %x : (tensor<4x16xf32>) -> (tensor<4x16xui8>, tensor<f32>, tensor<ui8>)
+  %s = dnn.binary mul %xs, %ws : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  %xd = dnn.dequantize %xq, %one, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %wd = dnn.dequantize %wq, %one, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %xd, %wd : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %i = dnn.cast %m : (tensor<4x8xf32>) -> tensor<4x8xi32>
+  %f = dnn.cast %i : (tensor<4x8xi32>) -> tensor<4x8xf32>
+  %y = dnn.binary mul %s, %f : (tensor<8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// The result's scale is a run-time value (a requantization the graph computes): the
+/// quantize stays, the int8 matmul writes f32.
+// CHECK-LABEL: func.func @negative_quantize_scale_not_constant
+// CHECK:         %[[M:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws : {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT:    dnn.quantize %[[M]], %ys, %yz
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the result's scale or zero point is not a constant
+func.func @negative_quantize_scale_not_constant(%xq: tensor<4x16xui8>, %ys: tensor<f32>) -> tensor<4x8xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %y = dnn.quantize %m, %ys, %yz : (tensor<4x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x8xui8>
+  func.return %y : tensor<4x8xui8>
+}
+
+// -----
+
+/// The weights [K, N] are scaled per row (axis 0, one per K): oneDNN scales columns.
+// CHECK-LABEL: func.func @negative_weights_per_row
+// CHECK-NOT:     dnn.qmatmul
+// CHECK:         dnn.matmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are quantized per row, not per column (oneDNN scales columns)
+func.func @negative_weights_per_row(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<16xf32>
+  %wz = dnn.constant dense<0> : tensor<16xi8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 0 : i64} : (tensor<16x8xi8>, tensor<16xf32>, tensor<16xi8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  func.return %m : tensor<4x8xf32>
+}
+
+// -----
+
+/// Two activations (attention's Q K^T): the weights are no constant to pack once.
+// CHECK-LABEL: func.func @negative_weights_not_constant
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are not a constant (oneDNN packs int8 weights once)
+func.func @negative_weights_not_constant(%xq: tensor<1x2x4x16xi8>, %kq: tensor<1x2x16x4xi8>) -> tensor<1x2x4x4xf32> {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %z = dnn.constant dense<0> : tensor<i8>
+  %x = dnn.dequantize %xq, %s, %z : (tensor<1x2x4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x16xf32>
+  %k = dnn.dequantize %kq, %s, %z : (tensor<1x2x16x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x16x4xf32>
+  %m = dnn.matmul %x, %k : (tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32>
+  func.return %m : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+/// The weights have a zero point (asymmetric): not this rule.
+// CHECK-LABEL: func.func @negative_weights_zero_point
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights' zero point is not a constant 0
+func.func @negative_weights_zero_point(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<2> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  func.return %m : tensor<4x8xf32>
+}
+
+// -----
+
+/// The source is quantized per axis: oneDNN takes one src scale.
+// CHECK-LABEL: func.func @negative_source_per_axis
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the source is quantized per axis
+func.func @negative_source_per_axis(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<4xf32>
+  %xz = dnn.constant dense<0> : tensor<4xui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz {axis = 0 : i64} : (tensor<4x16xui8>, tensor<4xf32>, tensor<4xui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  func.return %m : tensor<4x8xf32>
+}
+
+// -----
+
+/// The f32 product is also returned: the bias add and the quantize stay outside (the
+/// int8 matmul writes f32 once, both readers read it).
+// CHECK-LABEL: func.func @negative_product_read_twice
+// CHECK:         %[[M:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws : {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT:    %[[A:.*]] = dnn.binary add %[[M]], %b
+// CHECK-NEXT:    dnn.quantize %[[A]]
+func.func @negative_product_read_twice(%xq: tensor<4x16xui8>) -> (tensor<4x8xui8>, tensor<4x8xf32>) {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %b = dnn.constant dense<0.5> : tensor<8xf32>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %a = dnn.binary add %m, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %y = dnn.quantize %a, %ys, %yz : (tensor<4x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x8xui8>
+  func.return %y, %m : tensor<4x8xui8>, tensor<4x8xf32>
+}
+
+// -----
+
+/// A residual add (a full tensor, not a row) is no bias: it stays an f32 binary.
+// CHECK-LABEL: func.func @negative_residual_not_bias
+// CHECK:         %[[M:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws : {{.*}} -> tensor<4x8xf32>
+// CHECK-NEXT:    dnn.binary add %[[M]], %r
+func.func @negative_residual_not_bias(%xq: tensor<4x16xui8>, %r: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %a = dnn.binary add %m, %r : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %a : tensor<4x8xf32>
+}
