@@ -160,8 +160,8 @@ def _replace(
     rewriter: PatternRewriter, old: QuantizeOp | BinaryOp | EltwiseOp, op: QMatmulOp, new: QMatmulOp
 ) -> None:
     """``old``, which read ``op``'s result, becomes ``new``; ``op`` goes."""
-    rewriter.replace_op(old, new)
-    rewriter.erase_op(op)
+    rewriter.replace(old, new)
+    rewriter.erase(op)
 
 
 @dataclass
@@ -186,10 +186,10 @@ class FuseDequantizedMatmul(RewritePattern):
             remark(op, f"not fused: {refusal}")
             return
         fused.location = op.location
-        rewriter.replace_op(op, fused)
+        rewriter.replace(op, fused)
         for dq in dict.fromkeys((src, weights)):
             if not dq.result.uses:
-                rewriter.erase_op(dq)
+                rewriter.erase(dq)
         remark(fused, "fused into one int8 matmul")
 
 
@@ -270,12 +270,12 @@ class FoldDynamicScaleIntoQMatmul(RewritePattern):
                 continue
             src_scale, wei_scale = scales
             fused = _rebuilt(matmul, scales=(src_scale, matmul.src_zero_point, wei_scale))
-            rewriter.replace_op(op, fused)
+            rewriter.replace(op, fused)
             for dead in (*casts, matmul):
-                rewriter.erase_op(dead)
+                rewriter.erase(dead)
             product = scale.owner
             if scale is not src_scale and not scale.uses and isinstance(product, BinaryOp):
-                rewriter.erase_op(product)  # split into src_scale and wei_scale
+                rewriter.erase(product)  # split into src_scale and wei_scale
             remark(fused, "the run-time scale of a dynamic quantization folded in")
             return
 

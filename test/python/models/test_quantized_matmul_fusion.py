@@ -1,0 +1,132 @@
+"""dnn-fuse-quantized-matmul, differential: models quantized by ONNX Runtime's own tools,
+compiled with and without the pass, both against ONNX Runtime on the same file.
+
+* a small dense net (Linear 64->96, ReLU, Linear 96->32 on [1, 16, 64]: two Gemm-style
+  MatMul + Add) quantized by ``quantize_static`` (QDQ, per-column weights, s8 or u8
+  activations);
+* the small BERT layer of test_quantized_models.py (its export, shared through the session
+  cache) quantized statically (S8S8 and U8S8 QDQ, per channel) and dynamically
+  (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul -> Add).
+
+With the pass every dense matmul is one int8 matmul (checked on the plan: run-time scales
+bound, and never oneDNN's ``ref:`` implementation), on a CPU with VNNI; without VNNI the pass
+fuses nothing (dnnc.target.host.has_vnni) and the test checks that. The attention's two
+products of activations stay f32 (their weights are no constant).
+
+Tolerances. Dense net: in steps of the output's quantization grid, as the convolution
+fusion's test: one step per quantized layer (2) and a mean under 0.05 (a value next to a
+rounding tie may round the other way; ONNX Runtime accumulates in int32 and requantizes
+once, as the fused matmul does). BERT static: the output is the f32 LayerNorm's, within 0.1
+of ONNX Runtime's (test_quantized_models.py's bound), fused or not. Dynamic: the activations
+are quantized by a formula both compute exactly and the product is exact in int32, so the
+results agree to f32 rounding (1e-4).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+import torch
+from conftest import Exported
+from onnx import numpy_helper
+from test_quantized_models import SEQUENCE, _bert
+from torch import nn
+
+import dnnc
+from dnnc.driver.pipelines import OptimizePipeline
+from dnnc.runtime.report import StepInfo
+from dnnc.target.host import has_vnni
+from dnnc_testing import quantized
+
+DENSE = (1, 16, 64)
+UNFUSED = ",".join(s for s in OptimizePipeline.steps if s != "dnn-fuse-quantized-matmul")
+BERT_DENSE_MATMULS = 6
+"""Query, key, value, attention output, FFN in and out."""
+
+
+def _dense(path: Path) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 96), nn.ReLU(), nn.Linear(96, 32))
+    torch.onnx.export(
+        model.eval(), (torch.randn(DENSE),), str(path), dynamo=False, input_names=["input"]
+    )
+
+
+def _ort(path: Path, x: np.ndarray) -> np.ndarray:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {"input": x})[0]
+
+
+def _output_step(path: Path) -> float:
+    graph = onnx.load(str(path)).graph
+    last = next(n for n in graph.node if n.output[0] == graph.output[0].name)
+    assert last.op_type == "DequantizeLinear"
+    scale = next(i for i in graph.initializer if i.name == last.input[1])
+    return float(numpy_helper.to_array(scale))
+
+
+def _int8_matmuls(executable: dnnc.Executable) -> list[StepInfo]:
+    return [
+        s
+        for s in executable.plan.step_infos
+        if s.kind == "matmul" and any(o.startswith("src_scale=") for o in s.operands)
+    ]
+
+
+def _check_fused(fused: dnnc.Executable, unfused: dnnc.Executable, count: int) -> None:
+    """``count`` int8 matmuls with the pass (none without VNNI), on real kernels; none
+    without the pass."""
+    assert not _int8_matmuls(unfused)
+    assert len(_int8_matmuls(fused)) == (count if has_vnni() else 0)
+    for matmul in _int8_matmuls(fused):
+        assert not matmul.implementation.startswith("ref"), matmul.implementation
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_dense_int8_matmuls_agree_with_onnxruntime(exported: Exported, activations: str) -> None:
+    f32 = exported.get("qdense_base", _dense)
+    path = exported.get(
+        f"qdense_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", DENSE, activations=activations),
+    )
+    x = np.random.default_rng(3).standard_normal(DENSE).astype(np.float32)
+    theirs, step = _ort(path, x), _output_step(path)
+    assert np.unique(np.rint(theirs / step)).size > 32  # values spread over the grid
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    _check_fused(fused, unfused, 2)
+    for executable in (fused, unfused):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= 2.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_bert_static_int8_matmuls_agree_with_onnxruntime(
+    exported: Exported, activations: str
+) -> None:
+    f32 = exported.get("bert_small_int8_base", _bert)
+    path = exported.get(
+        f"bert_small_qdq_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", SEQUENCE, activations=activations),
+    )
+    x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
+    theirs = _ort(path, x)
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    _check_fused(fused, unfused, BERT_DENSE_MATMULS)
+    ours, before = fused.run([x])[0], unfused.run([x])[0]
+    assert np.abs(ours - theirs).max() <= 0.1, np.abs(ours - theirs).max()
+    assert np.abs(before - theirs).max() <= 0.1, np.abs(before - theirs).max()
+
+
+def test_bert_dynamic_int8_matmuls_agree_with_onnxruntime(exported: Exported) -> None:
+    f32 = exported.get("bert_small_int8_base", _bert)
+    path = exported.get("bert_small_dynamic", lambda p: quantized.dynamic(f32, p))
+    x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
+    theirs = _ort(path, x)
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    _check_fused(fused, unfused, BERT_DENSE_MATMULS)
+    for executable in (fused, unfused):
+        np.testing.assert_allclose(executable.run([x])[0], theirs, rtol=1e-4, atol=1e-4)
