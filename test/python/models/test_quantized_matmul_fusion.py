@@ -4,6 +4,8 @@ compiled with and without the pass, both against ONNX Runtime on the same file.
 * a small dense net (Linear 64->96, ReLU, Linear 96->32 on [1, 16, 64]: two Gemm-style
   MatMul + Add) quantized by ``quantize_static`` (QDQ, per-column weights, s8 or u8
   activations);
+* one QLinearMatMul (the QOperator form: u8 activations, s8 weights scaled per column, a
+  u8 result), which imports as dequantize, matmul, quantize and fuses the same way;
 * the small BERT layer of test_quantized_models.py (its export, shared through the session
   cache) quantized statically (S8S8 and U8S8 QDQ, per channel) and dynamically
   (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul -> Add).
@@ -32,7 +34,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from conftest import Exported
-from onnx import numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 from test_quantized_models import SEQUENCE, _bert
 from torch import nn
 
@@ -54,6 +56,33 @@ def _dense(path: Path) -> None:
     torch.onnx.export(
         model.eval(), (torch.randn(DENSE),), str(path), dynamo=False, input_names=["input"]
     )
+
+
+def _qlinear_matmul(path: Path) -> None:
+    rng = np.random.default_rng(7)
+    initializers = {
+        "a_scale": np.float32(0.03),
+        "a_zero": np.uint8(120),
+        "b": rng.integers(-127, 128, (64, 48)).astype(np.int8),
+        "b_scale": rng.uniform(0.002, 0.01, 48).astype(np.float32),
+        "b_zero": np.zeros(48, np.int8),
+        "y_scale": np.float32(0.05),
+        "y_zero": np.uint8(128),
+    }
+    node = helper.make_node(
+        "QLinearMatMul",
+        ["input", "a_scale", "a_zero", "b", "b_scale", "b_zero", "y_scale", "y_zero"],
+        ["output"],
+    )
+    graph = helper.make_graph(
+        [node],
+        "qlinear_matmul",
+        [helper.make_tensor_value_info("input", TensorProto.UINT8, [16, 64])],
+        [helper.make_tensor_value_info("output", TensorProto.UINT8, [16, 48])],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in initializers.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    onnx.save(model, str(path))
 
 
 def _ort(path: Path, x: np.ndarray) -> np.ndarray:
@@ -101,6 +130,18 @@ def test_dense_int8_matmuls_agree_with_onnxruntime(exported: Exported, activatio
     for executable in (fused, unfused):
         steps = np.abs(executable.run([x])[0] - theirs) / step
         assert steps.max() <= 2.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+
+
+def test_qlinear_matmul_is_one_int8_matmul(exported: Exported) -> None:
+    path = exported.get("qlinear_matmul", _qlinear_matmul)
+    x = np.random.default_rng(4).integers(0, 256, (16, 64)).astype(np.uint8)
+    theirs = _ort(path, x).astype(np.int64)
+    assert np.unique(theirs).size > 32  # values spread over the grid
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    _check_fused(fused, unfused, 1)
+    for executable in (fused, unfused):
+        steps = np.abs(executable.run([x])[0].astype(np.int64) - theirs)
+        assert steps.max() <= 1, steps.max()  # one rounding: a tie may round either way
 
 
 @pytest.mark.parametrize("activations", ["s8", "u8"])
