@@ -2,10 +2,12 @@
 
 Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
   1. %xf = dnn.dequantize %xq, %sx, %zx     [per tensor, %xq i8 or ui8]
-     %wf = dnn.dequantize %wq, %sw, %zw     [%wq an i8 dnn.constant or dnn.weight, %zw all 0,
-                                             per tensor or per column: the last axis]
+     %wf = dnn.dequantize %wq, %sw, %zw     [%wq i8: a dnn.constant or dnn.weight with %zw
+                                             all 0, per tensor or per column (the last
+                                             axis); or an activation, per tensor]
      %y  = dnn.matmul %xf, %wf [, %b]       [no post-ops]
-     ==> %y = dnn.qmatmul %xq, %wq, %sx, %zx, %sw [bias(%b)]         (an f32 result)
+     ==> %y = dnn.qmatmul %xq, %wq, %sx, %zx, %sw [wei_zero_point(%zw) for an activation]
+              [bias(%b)]                                             (an f32 result)
   2. %z = dnn.binary add %y, %row           [%row: every dim but the last 1]
      ==> %z = dnn.qmatmul ... bias(%row)
   3. %z = dnn.eltwise relu|clip %y          ==> %z = dnn.qmatmul ... {post_ops += [it]}
@@ -29,8 +31,9 @@ dnn-fold-constants, which would fold the weights' dequantize to f32.
 Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize (rule 4):
 a CPU without VNNI (``vnni``; dnnc.target.host.has_vnni: there oneDNN's int8 matmul sums
 u8 x s8 pairs in s16, which saturates), a source quantized per axis, weights that are not
-a constant (two activations, attention's products: oneDNN packs int8 weights once), have a
-zero point or are scaled per row, a matmul with post-ops, a quantize per axis or whose scale
+i8 (oneDNN's int8 weights are s8: in U8S8 models attention's products of two u8
+activations stay f32), constant weights with a zero point or scaled per row, an
+activation as weights quantized per axis, a matmul with post-ops, a quantize per axis or whose scale
 or zero point is not a constant, and every configuration oneDNN runs only with its reference
 implementation here (dnnc.target.implementations.quantized_matmul). A matmul reading no
 dequantized value is left alone silently.
@@ -96,16 +99,17 @@ def _source(value: SSAValue) -> DequantizeOp:
     return dq
 
 
-def _weights(value: SSAValue) -> DequantizeOp:
-    """The dequantize of constant symmetric i8 weights, per tensor or per column."""
+def _weights(value: SSAValue) -> tuple[DequantizeOp, SSAValue | None]:
+    """The dequantize of i8 weights, with the zero point the primitive takes (None: 0):
+    constant weights symmetric, per tensor or per column; an activation per tensor."""
     dq = value.owner
     need(isinstance(dq, DequantizeOp), "the weights are not dequantized")
     assert isinstance(dq, DequantizeOp)  # checked above
-    need(
-        isinstance(dq.src.owner, ConstantOp | WeightOp),
-        "the weights are not a constant (oneDNN packs int8 weights once)",
-    )
-    need(_element(dq.src) == DataType.S8, f"the weights are {_element(dq.src)}, not i8")
+    element = _element(dq.src)
+    need(element == DataType.S8, f"the weights are {element}, not i8 (oneDNN's int8 weights)")
+    if not isinstance(dq.src.owner, ConstantOp | WeightOp):
+        need(dq.axis is None, "the weights are an activation quantized per axis")
+        return dq, dq.zero_point
     zero = dq.zero_point.owner
     need(
         isinstance(zero, ConstantOp) and not np.any(constant_value(zero)),
@@ -117,7 +121,7 @@ def _weights(value: SSAValue) -> DequantizeOp:
             int_of(dq.axis) % rank == rank - 1,
             "the weights are quantized per row, not per column (oneDNN scales columns)",
         )
-    return dq
+    return dq, None
 
 
 def _native(op: QMatmulOp, dst: DataType) -> None:
@@ -129,6 +133,8 @@ def _native(op: QMatmulOp, dst: DataType) -> None:
         shapes,
         per_column=bool(shape_of(op.wei_scale)),
         bias=op.bias is not None,
+        packed=isinstance(op.wei.owner, ConstantOp | WeightOp),
+        weights_zero_point=op.wei_zero_point is not None,
     )
     need(found is not None, f"oneDNN has no int8 matmul into {dst} here")
     assert found is not None  # checked above
@@ -147,6 +153,7 @@ def _rebuilt(op: QMatmulOp, **changes: object) -> QMatmulOp:
     """``op`` with some of its operands or post-ops replaced."""
     fields: dict[str, object] = {
         "scales": (op.src_scale, op.src_zero_point, op.wei_scale),
+        "wei_zero_point": op.wei_zero_point,
         "dst": None if op.dst_scale is None else (op.dst_scale, op.dst_zero_point),
         "bias": op.bias,
         "post_ops": post_ops_of(op.post_ops),
@@ -175,11 +182,15 @@ class FuseDequantizedMatmul(RewritePattern):
         if not any(isinstance(v.owner, DequantizeOp) for v in (op.lhs, op.rhs)):
             return  # an f32 matmul: nothing to say
         try:
-            src, weights = _source(op.lhs), _weights(op.rhs)
+            src, (weights, weights_zero) = _source(op.lhs), _weights(op.rhs)
             need(not op.post_ops.data, "the matmul has post-ops")
             need(self.vnni, "this CPU has no VNNI (oneDNN's int8 matmul would saturate)")
             fused = QMatmulOp(
-                src.src, weights.src, (src.scale, src.zero_point, weights.scale), bias=op.bias
+                src.src,
+                weights.src,
+                (src.scale, src.zero_point, weights.scale),
+                wei_zero_point=weights_zero,
+                bias=op.bias,
             )
             _native(fused, DataType.F32)
         except NoMatch as refusal:

@@ -126,6 +126,7 @@ def qmatmul(
     src_scale: np.ndarray,
     src_zero_point: np.ndarray,
     wei_scale: np.ndarray,
+    wei_zero_point: np.ndarray | None = None,
     dst_scale: np.ndarray | None = None,
     dst_zero_point: np.ndarray | None = None,
     bias: np.ndarray | None = None,
@@ -134,12 +135,14 @@ def qmatmul(
     post_ops: Sequence[PostOp] = (),
 ) -> np.ndarray:
     """``dnn.qmatmul``: the f32 matmul of the dequantized src and wei (per tensor, or per
-    column for a rank-1 ``wei_scale``), bias and post-ops, quantized to ``dtype`` (the
-    result's type: the zero point may be i32) when a dst scale is given, else f32."""
+    column for a rank-1 ``wei_scale``; zero point 0 unless given), bias and post-ops,
+    quantized to ``dtype`` (the result's type: the zero point may be i32) when a dst scale
+    is given, else f32."""
     axis = -1 if wei_scale.ndim else None
+    wei_zero = np.zeros_like(wei_scale, np.int32) if wei_zero_point is None else wei_zero_point
     real = matmul(
         dequantize(src, src_scale, src_zero_point),
-        dequantize(wei, wei_scale, np.zeros_like(wei_scale, np.int32), axis=axis),
+        dequantize(wei, wei_scale, wei_zero, axis=axis),
         bias,
         post_ops=post_ops,
     )

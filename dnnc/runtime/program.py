@@ -88,10 +88,15 @@ class Call:
     location: Location | None = None
 
     def packs_own_weights(self) -> bool:
-        """An int8 primitive (it takes run-time scales): its constant weights are packed
-        from their logical array into the primitive's own descriptor, which holds oneDNN's
-        compensation, not into their memory's layout (dnnc.runtime.plan)."""
-        return self.library == "onednn" and any(o.role == "weights_scale" for o in self.ins)
+        """An int8 primitive (it takes run-time scales) with constant weights: they are
+        packed from their logical array into the primitive's own descriptor, which holds
+        oneDNN's compensation, not into their memory's layout (dnnc.runtime.plan). Weights
+        computed at run time (an int8 matmul of two activations) keep their layout."""
+        return (
+            self.library == "onednn"
+            and any(o.role == "weights_scale" for o in self.ins)
+            and any(o.role == "weights" and o.place.base == CONSTANT for o in self.ins)
+        )
 
     def error(self, message: str) -> DnncError:
         """An error blaming the op this call came from, worded like ``error_at``'s."""

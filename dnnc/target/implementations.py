@@ -188,12 +188,15 @@ def quantized_matmul(
     *,
     per_column: bool,
     bias: bool,
+    packed: bool,
+    weights_zero_point: bool,
 ) -> str | None:
     """oneDNN's implementation of the int8 matmul of ``src`` (u8 or s8, per-tensor scale and
-    zero point) by s8 weights given as format ``any`` (per-tensor or ``per_column`` scales),
-    with an f32 row bias if ``bias``, into ``dst`` (f32, or u8/s8 with a per-tensor scale and
-    zero point), of these (src, weights, dst) ``shapes``: what a ``dnn.qmatmul`` runs; None
-    when oneDNN has none."""
+    zero point) by s8 weights (per-tensor or ``per_column`` scales; a per-tensor zero point
+    if ``weights_zero_point``), given as format ``any`` when ``packed`` (constants) else
+    plain, with an f32 row bias if ``bias``, into ``dst`` (f32, or u8/s8 with a per-tensor
+    scale and zero point), of these (src, weights, dst) ``shapes``: what a ``dnn.qmatmul``
+    runs; None when oneDNN has none."""
     from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
     from dnnc.dnnl.primitives import handler_for
 
@@ -204,7 +207,7 @@ def quantized_matmul(
     )
     descs = {
         "src": MemoryDesc.of_layout(src_shape, src),
-        "weights": MemoryDesc.any(wei_shape, DataType.S8),
+        "weights": (MemoryDesc.any if packed else MemoryDesc.of_layout)(wei_shape, DataType.S8),
         "dst": MemoryDesc.of_layout(dst_shape, dst),
         "src_scale": one_f32,
         "src_zero_point": one_s32,
@@ -212,6 +215,8 @@ def quantized_matmul(
     }
     if bias:
         descs["bias"] = MemoryDesc.of_layout((1, wei_shape[-1]), DataType.F32)
+    if weights_zero_point:
+        descs["weights_zero_point"] = one_s32
     if dst != DataType.F32:
         descs |= {"dst_scale": one_f32, "dst_zero_point": one_s32}
     try:

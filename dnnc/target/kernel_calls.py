@@ -179,6 +179,7 @@ CALLS: dict[type[DnnOp], KernelCall] = {
             ("src_scale", "src_scale"),
             ("src_zero_point", "src_zero_point"),
             ("weights_scale", "wei_scale"),
+            ("weights_zero_point", "wei_zero_point"),
             ("dst_scale", "dst_scale"),
             ("dst_zero_point", "dst_zero_point"),
         ),

@@ -390,13 +390,13 @@ func.func @qconv2d(%x: tensor<1x4x3x3xui8>, %w: tensor<8x4x3x3xi8>, %s: tensor<f
 
 // -----
 
-/// qmatmul: src, weights, src scale and zero point, weights scale, then the optional dst
-/// scale and zero point (a quantized result) and bias.
+/// qmatmul: src, weights, src scale and zero point, weights scale, then the optional
+/// weights zero point, dst scale and zero point (a quantized result) and bias.
 // CHECK-LABEL: func.func @qmatmul
 // CHECK-NEXT:    %y = dnn.qmatmul %x, %w, %s, %z, %ws dst(%s, %zd : tensor<f32>, tensor<i8>) bias(%b : tensor<8xf32>) {post_ops = [#dnn.eltwise<relu>]} : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xi8>
-// CHECK-NEXT:    %f = dnn.qmatmul %x, %w, %s, %z, %s : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    %f = dnn.qmatmul %x, %w, %s, %z, %s wei_zero_point(%zd : tensor<i8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
 func.func @qmatmul(%x: tensor<4x16xui8>, %w: tensor<16x8xi8>, %s: tensor<f32>, %z: tensor<ui8>, %ws: tensor<8xf32>, %zd: tensor<i8>, %b: tensor<8xf32>) -> (tensor<4x8xi8>, tensor<4x8xf32>) {
   %y = dnn.qmatmul %x, %w, %s, %z, %ws dst(%s, %zd : tensor<f32>, tensor<i8>) bias(%b : tensor<8xf32>) {post_ops = [#dnn.eltwise<relu>]} : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xi8>
-  %f = dnn.qmatmul %x, %w, %s, %z, %s : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
+  %f = dnn.qmatmul %x, %w, %s, %z, %s wei_zero_point(%zd : tensor<i8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
   func.return %y, %f : tensor<4x8xi8>, tensor<4x8xf32>
 }

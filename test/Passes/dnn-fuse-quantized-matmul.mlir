@@ -153,15 +153,33 @@ func.func @negative_weights_per_row(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
 
 // -----
 
-/// Two activations (attention's Q K^T): the weights are no constant to pack once.
-// CHECK-LABEL: func.func @negative_weights_not_constant
-// CHECK-NOT:     dnn.qmatmul
-// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are not a constant (oneDNN packs int8 weights once)
-func.func @negative_weights_not_constant(%xq: tensor<1x2x4x16xi8>, %kq: tensor<1x2x16x4xi8>) -> tensor<1x2x4x4xf32> {
+/// Two s8 activations (attention's Q K^T): the weights are an activation, read in their
+/// layout, with their zero point; the result's quantize is fused too.
+// CHECK-LABEL: func.func @activation_weights
+// CHECK:         %[[Y:.*]] = dnn.qmatmul %xq, %kq, %s, %z, %s wei_zero_point(%kz : tensor<i8>) dst(%s, %z : tensor<f32>, tensor<i8>) : (tensor<1x2x4x16xi8>, tensor<1x2x16x4xi8>, tensor<f32>, tensor<i8>, tensor<f32>) -> tensor<1x2x4x4xi8>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @activation_weights(%xq: tensor<1x2x4x16xi8>, %kq: tensor<1x2x16x4xi8>) -> tensor<1x2x4x4xi8> {
   %s = dnn.constant dense<0.02> : tensor<f32>
   %z = dnn.constant dense<0> : tensor<i8>
+  %kz = dnn.constant dense<-9> : tensor<i8>
   %x = dnn.dequantize %xq, %s, %z : (tensor<1x2x4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x16xf32>
-  %k = dnn.dequantize %kq, %s, %z : (tensor<1x2x16x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x16x4xf32>
+  %k = dnn.dequantize %kq, %s, %kz : (tensor<1x2x16x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x2x16x4xf32>
+  %m = dnn.matmul %x, %k : (tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32>
+  %y = dnn.quantize %m, %s, %z : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x4x4xi8>
+  func.return %y : tensor<1x2x4x4xi8>
+}
+
+// -----
+
+/// Two u8 activations (a U8S8 model's attention): oneDNN's int8 weights are s8.
+// CHECK-LABEL: func.func @negative_u8_activation_weights
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are u8, not i8 (oneDNN's int8 weights)
+func.func @negative_u8_activation_weights(%xq: tensor<1x2x4x16xui8>, %kq: tensor<1x2x16x4xui8>) -> tensor<1x2x4x4xf32> {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %z = dnn.constant dense<128> : tensor<ui8>
+  %x = dnn.dequantize %xq, %s, %z : (tensor<1x2x4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x16xf32>
+  %k = dnn.dequantize %kq, %s, %z : (tensor<1x2x16x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x16x4xf32>
   %m = dnn.matmul %x, %k : (tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32>
   func.return %m : tensor<1x2x4x4xf32>
 }

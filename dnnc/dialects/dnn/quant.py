@@ -368,8 +368,9 @@ class QMatmulOp(DnnOp):
     accumulation, then f32 scales, bias and post-ops, one rounding to an 8-bit result).
 
     src [..., M, K] is i8 or ui8 with a per-tensor scale and zero point (run-time values:
-    a dynamic quantization's are computed by the graph); wei [..., K, N] is i8, symmetric,
-    with a per-tensor scale (rank 0) or one per column (rank 1, [N]); the bias is f32 in real
+    a dynamic quantization's are computed by the graph); wei [..., K, N] is i8 with a
+    per-tensor scale (rank 0) or one per column (rank 1, [N]), symmetric unless a per-tensor
+    ``wei_zero_point`` is given (weights that are an activation); the bias is f32 in real
     units, broadcast like matmul's (a row [N] or [1, N]). Post-ops are eltwise only. The
     batch dims broadcast as matmul's. A separate op rather than operands on ``dnn.matmul``
     for qconv2d's reason: the f32 passes leave an op they do not know alone."""
@@ -380,6 +381,7 @@ class QMatmulOp(DnnOp):
     src_scale = operand_def(TensorType)
     src_zero_point = operand_def(TensorType)
     wei_scale = operand_def(TensorType)
+    wei_zero_point = opt_operand_def(TensorType)
     dst_scale = opt_operand_def(TensorType)
     dst_zero_point = opt_operand_def(TensorType)
     bias = opt_operand_def(TensorType)
@@ -389,6 +391,7 @@ class QMatmulOp(DnnOp):
     irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
     assembly_format = (
         "$src `,` $wei `,` $src_scale `,` $src_zero_point `,` $wei_scale "
+        "(`wei_zero_point` `(` $wei_zero_point^ `:` type($wei_zero_point) `)`)? "
         "(`dst` `(` $dst_scale^ `,` $dst_zero_point `:` type($dst_scale) `,` "
         "type($dst_zero_point) `)`)? (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:` "
         "`(` type($src) `,` type($wei) `,` type($src_scale) `,` type($src_zero_point) `,` "
@@ -401,6 +404,7 @@ class QMatmulOp(DnnOp):
         wei: SSAValue,
         scales: tuple[SSAValue, SSAValue, SSAValue],
         *,
+        wei_zero_point: SSAValue | None = None,
         dst: tuple[SSAValue, SSAValue] | None = None,
         bias: SSAValue | None = None,
         post_ops: Sequence[PostOp] = (),
@@ -419,6 +423,7 @@ class QMatmulOp(DnnOp):
                 src,
                 wei,
                 *scales,
+                [] if wei_zero_point is None else [wei_zero_point],
                 *([[d] for d in dst] if dst else [[], []]),
                 [] if bias is None else [bias],
             ],
@@ -450,7 +455,8 @@ class QMatmulOp(DnnOp):
             if tensor_type(value).get_element_type() != f32 or shape_of(value) not in allowed:
                 extra = f" or [{columns}] (one per column)" if per_column else ""
                 raise VerifyException(f"{name} must be f32 of rank 0 (per tensor){extra}")
-        for name, side in (("src_zero_point", src), ("dst_zero_point", result)):
+        zero_points = (("src_zero_point", src), ("wei_zero_point", wei), ("dst_zero_point", result))
+        for name, side in zero_points:
             value = getattr(self, name)
             if value is None:
                 continue

@@ -38,12 +38,14 @@ _QUANTIZATION_ROLES: Mapping[str, tuple[int, int]] = {
     "weights_scale": (capi.DNNL_ARG_ATTR_SCALES, capi.DNNL_ARG_WEIGHTS),
     "dst_scale": (capi.DNNL_ARG_ATTR_SCALES, capi.DNNL_ARG_DST),
     "src_zero_point": (capi.DNNL_ARG_ATTR_ZERO_POINTS, capi.DNNL_ARG_SRC),
+    "weights_zero_point": (capi.DNNL_ARG_ATTR_ZERO_POINTS, capi.DNNL_ARG_WEIGHTS),
     "dst_zero_point": (capi.DNNL_ARG_ATTR_ZERO_POINTS, capi.DNNL_ARG_DST),
 }
 """Run-time quantization of an int8 anchor, role -> (DNNL_ARG_ATTR_*, the argument it is of):
 one f32 scale (s32 zero point) per tensor for src and dst, one weights scale per tensor or
-per output channel. oneDNN computes ``dst = round((s_src * s_wei * sum((src - zp_src) *
-wei) + bias, post-ops) / s_dst) + zp_dst``, saturated; the bias is f32 and already scaled."""
+per output channel (a weights zero point: matmul only, per tensor). oneDNN computes
+``dst = round((s_src * s_wei * sum((src - zp_src) * (wei - zp_wei)) + bias, post-ops) /
+s_dst) + zp_dst``, saturated; the bias is f32 and already scaled."""
 
 
 class _AnchorHandler(PrimitiveHandler):
