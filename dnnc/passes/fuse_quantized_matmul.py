@@ -32,9 +32,9 @@ Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize
 a CPU without VNNI (``vnni``; dnnc.target.host.has_vnni: there oneDNN's int8 matmul sums
 u8 x s8 pairs in s16, which saturates), a source quantized per axis, weights that are not
 i8 (oneDNN's int8 weights are s8: in U8S8 models attention's products of two u8
-activations stay f32), constant weights with a zero point or scaled per row, an
-activation as weights quantized per axis, a matmul with post-ops, a quantize per axis or whose scale
-or zero point is not a constant, and every configuration oneDNN runs only with its reference
+activations stay f32), constant weights with a zero point or scaled per row, activation
+weights quantized per axis, a matmul with post-ops, a quantize per axis or whose scale or
+zero point is not a constant, and every configuration oneDNN runs only with its reference
 implementation here (dnnc.target.implementations.quantized_matmul). A matmul reading no
 dequantized value is left alone silently.
 
