@@ -135,16 +135,20 @@ def test_dense_int8_matmuls_agree_with_onnxruntime(exported: Exported, activatio
         assert steps.max() <= 2.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
 
 
-def test_qlinear_matmul_is_one_int8_matmul(exported: Exported) -> None:
+def test_qlinear_matmul_is_one_int8_matmul(exported: Exported, tmp_path: Path) -> None:
+    """Also saved and loaded: the loaded plan packs the int8 weights again (as qconv2d's)."""
     path = exported.get("qlinear_matmul", _qlinear_matmul)
     x = np.random.default_rng(4).integers(0, 256, (16, 64)).astype(np.uint8)
     theirs = _ort(path, x).astype(np.int64)
     assert np.unique(theirs).size > 32  # values spread over the grid
-    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    fused = dnnc.compile(str(path), save_to=tmp_path / "model")
+    unfused = dnnc.compile(str(path), UNFUSED)
     _check_fused(fused, unfused, 1)
     for executable in (fused, unfused):
         steps = np.abs(executable.run([x])[0].astype(np.int64) - theirs)
         assert steps.max() <= 1, steps.max()  # one rounding: a tie may round either way
+    loaded = dnnc.load(tmp_path / "model")
+    np.testing.assert_array_equal(loaded.run([x])[0], fused.run([x])[0])
 
 
 @pytest.mark.slow
