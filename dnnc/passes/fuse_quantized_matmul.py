@@ -5,9 +5,12 @@ Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
      %wf = dnn.dequantize %wq, %sw, %zw     [%wq i8: a dnn.constant or dnn.weight with %zw
                                              all 0, per tensor or per column (the last
                                              axis); or an activation, per tensor]
+     [%wf = dnn.transpose %wf               (its last two dims: ONNX Gemm's transB; of a
+                                             constant, scaled per tensor or per row)]
      %y  = dnn.matmul %xf, %wf [, %b]       [no post-ops]
      ==> %y = dnn.qmatmul %xq, %wq, %sx, %zx, %sw [wei_zero_point(%zw) for an activation]
               [bias(%b)]                                             (an f32 result)
+         (through a transpose, %wq is a dnn.transpose of the i8 constant: folded later)
   2. %z = dnn.binary add %y, %row           [%row: every dim but the last 1]
      ==> %z = dnn.qmatmul ... bias(%row)
   3. %z = dnn.eltwise relu|clip %y          ==> %z = dnn.qmatmul ... {post_ops += [it]}
@@ -49,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -58,9 +61,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
+from dnnc.core.shapes import matmul as matmul_shape
 from dnnc.dialects.dnn import (
     BinaryOp,
     CastOp,
@@ -70,10 +75,11 @@ from dnnc.dialects.dnn import (
     MatmulOp,
     QMatmulOp,
     QuantizeOp,
+    TransposeOp,
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import int_of, post_ops_of, tensor_type
+from dnnc.dialects.dnn.base import int_of, ints, post_ops_of, tensor_type
 from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
@@ -99,17 +105,59 @@ def _source(value: SSAValue) -> DequantizeOp:
     return dq
 
 
-def _weights(value: SSAValue) -> tuple[DequantizeOp, SSAValue | None]:
-    """The dequantize of i8 weights, with the zero point the primitive takes (None: 0):
-    constant weights symmetric, per tensor or per column; an activation per tensor."""
-    dq = value.owner
+@dataclass(frozen=True)
+class _Weights:
+    """Matched i8 weights: their dequantize, the zero point the primitive takes (None: 0),
+    and whether they are a constant read through a transpose of its last two dims (ONNX
+    Gemm's transB), which the rewrite then applies to the i8 constant (folded later)."""
+
+    dq: DequantizeOp
+    zero_point: SSAValue | None
+    transposed: bool
+
+    @property
+    def constant(self) -> bool:
+        return isinstance(self.dq.src.owner, ConstantOp | WeightOp)
+
+    def shape(self) -> tuple[int, ...]:
+        """The [..., K, N] shape the matmul reads."""
+        shape = list(shape_of(self.dq.src))
+        if self.transposed:
+            shape[-2:] = shape[-1], shape[-2]
+        return tuple(shape)
+
+    def value(self, rewriter: PatternRewriter, before: Operation) -> SSAValue:
+        """The i8 weights as the matmul reads them (a transpose inserted ``before``)."""
+        if not self.transposed:
+            return self.dq.src
+        rank = len(shape_of(self.dq.src))
+        transpose = TransposeOp(self.dq.src, permutation=_swap_last(rank))
+        rewriter.insert_op(transpose, InsertPoint.before(before))
+        return transpose.result
+
+
+def _swap_last(rank: int) -> list[int]:
+    return [*range(rank - 2), rank - 1, rank - 2]
+
+
+def _weights(value: SSAValue) -> _Weights:
+    """i8 weights: a constant symmetric, per tensor or per column (through a transpose: per
+    row of the constant); an activation per tensor, with its zero point."""
+    transposed = False
+    owner = value.owner
+    if isinstance(owner, TransposeOp) and isinstance(owner.src.owner, DequantizeOp):
+        rank = len(shape_of(owner.src))
+        need(list(ints(owner.permutation)) == _swap_last(rank), "the weights are permuted")
+        transposed, owner = True, owner.src.owner
+    dq = owner
     need(isinstance(dq, DequantizeOp), "the weights are not dequantized")
     assert isinstance(dq, DequantizeOp)  # checked above
     element = _element(dq.src)
     need(element == DataType.S8, f"the weights are {element}, not i8 (oneDNN's int8 weights)")
     if not isinstance(dq.src.owner, ConstantOp | WeightOp):
+        need(not transposed, "the weights are a transposed activation")
         need(dq.axis is None, "the weights are an activation quantized per axis")
-        return dq, dq.zero_point
+        return _Weights(dq, dq.zero_point, False)
     zero = dq.zero_point.owner
     need(
         isinstance(zero, ConstantOp) and not np.any(constant_value(zero)),
@@ -117,28 +165,47 @@ def _weights(value: SSAValue) -> tuple[DequantizeOp, SSAValue | None]:
     )
     if dq.axis is not None:
         rank = len(shape_of(dq.src))
+        column = rank - 2 if transposed else rank - 1  # N in the array as stored
         need(
-            int_of(dq.axis) % rank == rank - 1,
+            int_of(dq.axis) % rank == column,
             "the weights are quantized per row, not per column (oneDNN scales columns)",
         )
-    return dq, None
+    return _Weights(dq, None, transposed)
 
 
-def _native(op: QMatmulOp, dst: DataType) -> None:
-    """oneDNN runs ``op`` with a result of type ``dst`` on a real kernel here."""
-    shapes = (shape_of(op.src), shape_of(op.wei), shape_of(op.result))
+def _native(
+    src: SSAValue,
+    wei_shape: tuple[int, ...],
+    dst: DataType,
+    *,
+    per_column: bool,
+    bias: bool,
+    packed: bool,
+    weights_zero_point: bool,
+) -> None:
+    """oneDNN runs this int8 matmul (dnnc.target.implementations.quantized_matmul's
+    arguments) with a real kernel here."""
+    shapes = (shape_of(src), wei_shape, matmul_shape(shape_of(src), wei_shape, None))
     found = quantized_matmul(
-        _element(op.src),
+        _element(src),
         dst,
         shapes,
-        per_column=bool(shape_of(op.wei_scale)),
-        bias=op.bias is not None,
-        packed=isinstance(op.wei.owner, ConstantOp | WeightOp),
-        weights_zero_point=op.wei_zero_point is not None,
+        per_column=per_column,
+        bias=bias,
+        packed=packed,
+        weights_zero_point=weights_zero_point,
     )
     need(found is not None, f"oneDNN has no int8 matmul into {dst} here")
     assert found is not None  # checked above
     need(not found.startswith("ref"), f"oneDNN runs this int8 matmul only with {found}")
+
+
+def _constant(value: SSAValue) -> bool:
+    """A constant, or a transpose of one (folded later)."""
+    owner = value.owner
+    if isinstance(owner, TransposeOp):
+        owner = owner.src.owner
+    return isinstance(owner, ConstantOp | WeightOp)
 
 
 def _open(value: SSAValue) -> QMatmulOp | None:
@@ -182,25 +249,34 @@ class FuseDequantizedMatmul(RewritePattern):
         if not any(isinstance(v.owner, DequantizeOp) for v in (op.lhs, op.rhs)):
             return  # an f32 matmul: nothing to say
         try:
-            src, (weights, weights_zero) = _source(op.lhs), _weights(op.rhs)
+            src, weights = _source(op.lhs), _weights(op.rhs)
             need(not op.post_ops.data, "the matmul has post-ops")
             need(self.vnni, "this CPU has no VNNI (oneDNN's int8 matmul would saturate)")
-            fused = QMatmulOp(
+            _native(
                 src.src,
-                weights.src,
-                (src.scale, src.zero_point, weights.scale),
-                wei_zero_point=weights_zero,
-                bias=op.bias,
+                weights.shape(),
+                DataType.F32,
+                per_column=bool(shape_of(weights.dq.scale)),
+                bias=op.bias is not None,
+                packed=weights.constant,
+                weights_zero_point=weights.zero_point is not None,
             )
-            _native(fused, DataType.F32)
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return
+        fused = QMatmulOp(
+            src.src,
+            weights.value(rewriter, op),
+            (src.scale, src.zero_point, weights.dq.scale),
+            wei_zero_point=weights.zero_point,
+            bias=op.bias,
+        )
         fused.location = op.location
+        transpose = op.rhs.owner if weights.transposed else None
         rewriter.replace(op, fused)
-        for dq in dict.fromkeys((src, weights)):
-            if not dq.result.uses:
-                rewriter.erase(dq)
+        for dead in (transpose, src, weights.dq):
+            if isinstance(dead, Operation) and not any(r.uses for r in dead.results):
+                rewriter.erase(dead)
         remark(fused, "fused into one int8 matmul")
 
 
@@ -255,12 +331,19 @@ class FuseQuantizeIntoQMatmul(RewritePattern):
                 and isinstance(op.zero_point.owner, ConstantOp),
                 "the result's scale or zero point is not a constant",
             )
-            fused = _rebuilt(matmul, dst=(op.scale, op.zero_point))
-            _native(fused, _element(op.result))
+            _native(
+                matmul.src,
+                shape_of(matmul.wei),
+                _element(op.result),
+                per_column=bool(shape_of(matmul.wei_scale)),
+                bias=matmul.bias is not None,
+                packed=_constant(matmul.wei),
+                weights_zero_point=matmul.wei_zero_point is not None,
+            )
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return
-        _replace(rewriter, op, matmul, fused)
+        _replace(rewriter, op, matmul, _rebuilt(matmul, dst=(op.scale, op.zero_point)))
 
 
 class FoldDynamicScaleIntoQMatmul(RewritePattern):

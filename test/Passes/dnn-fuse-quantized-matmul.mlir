@@ -36,6 +36,48 @@ func.func @qdq_gemm_bias(%xq: tensor<4x16xui8>) -> tensor<4x8xi8> {
 
 // -----
 
+/// ONNX Gemm with transB (torch's Linear on 2-D input): the weights [N, K] are read through
+/// a transpose and scaled per row of the constant (axis 0: per output column). The i8
+/// constant is transposed instead (dnn-fold-constants folds it); the f32 transpose goes.
+// CHECK-LABEL: func.func @gemm_trans_b
+// CHECK:         %[[T:.*]] = dnn.transpose %wq {permutation = array<i64: 1, 0>} : (tensor<8x16xi8>) -> tensor<16x8xi8>
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %xq, %[[T]], %xs, %xz, %ws bias(%b : tensor<8xf32>) : (tensor<4x16xi8>, tensor<16x8xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @gemm_trans_b(%xq: tensor<4x16xi8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x16xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %wz = dnn.constant dense<0> : tensor<8xi8>
+  %b = dnn.constant dense<0.5> : tensor<8xf32>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 0 : i64} : (tensor<8x16xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x16xf32>
+  %t = dnn.transpose %w {permutation = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %t, %b : (tensor<4x16xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  func.return %m : tensor<4x8xf32>
+}
+
+// -----
+
+/// Transposed weights [N, K] scaled along K (axis 1): per row of the product.
+// CHECK-LABEL: func.func @negative_gemm_trans_b_per_row
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are quantized per row, not per column (oneDNN scales columns)
+func.func @negative_gemm_trans_b_per_row(%xq: tensor<4x16xi8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x16xi8>
+  %ws = dnn.constant dense<0.01> : tensor<16xf32>
+  %wz = dnn.constant dense<0> : tensor<16xi8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 1 : i64} : (tensor<8x16xi8>, tensor<16xf32>, tensor<16xi8>) -> tensor<8x16xf32>
+  %t = dnn.transpose %w {permutation = array<i64: 1, 0>} : (tensor<8x16xf32>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %t : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  func.return %m : tensor<4x8xf32>
+}
+
+// -----
+
 /// No quantize after it (an f32 island reads it): the int8 matmul writes f32, the relu a
 /// post-op; batched src, per-tensor weights (axis -1 of rank 2 is the column axis too).
 // CHECK-LABEL: func.func @f32_result_relu

@@ -1,9 +1,11 @@
 """dnn-fuse-quantized-matmul, differential: models quantized by ONNX Runtime's own tools,
 compiled with and without the pass, both against ONNX Runtime on the same file.
 
-* a small dense net (Linear 64->96, ReLU, Linear 96->32 on [1, 16, 64]: two Gemm-style
-  MatMul + Add) quantized by ``quantize_static`` (QDQ, per-column weights, s8 or u8
-  activations);
+* a small dense net (Linear 64->96, ReLU, Linear 96->32) quantized by ``quantize_static``
+  (QDQ, per-channel weights): on [1, 16, 64] with u8 activations (ONNX Runtime's
+  pre-processing makes each MatMul + Add a Gemm between reshapes, its weights transposed
+  once) and on [16, 64] with s8 activations (Gemm with transB: the weights read through a
+  transpose);
 * one QLinearMatMul (the QOperator form: u8 activations, s8 weights scaled per column, a
   u8 result), which imports as dequantize, matmul, quantize and fuses the same way;
 * the small BERT layer of test_quantized_models.py (its export, shared through the session
@@ -26,6 +28,7 @@ results agree to f32 rounding (1e-4).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +47,9 @@ from dnnc.runtime.report import StepInfo
 from dnnc.target.host import has_vnni
 from dnnc_testing import quantized
 
-DENSE = (1, 16, 64)
+DENSE = {"u8": (1, 16, 64), "s8": (16, 64)}
+"""The dense net's input per activation type: Gemm without or with transB (module
+docstring)."""
 UNFUSED = ",".join(s for s in OptimizePipeline.steps if s != "dnn-fuse-quantized-matmul")
 BERT_DENSE_MATMULS = 6
 """Query, key, value, attention output, FFN in and out."""
@@ -53,12 +58,15 @@ BERT_ATTENTION_MATMULS = {"s8": 2, "u8": 0}
 weights are s8; U8S8 models quantize activations to u8)."""
 
 
-def _dense(path: Path) -> None:
-    torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(64, 96), nn.ReLU(), nn.Linear(96, 32))
-    torch.onnx.export(
-        model.eval(), (torch.randn(DENSE),), str(path), dynamo=False, input_names=["input"]
-    )
+def _dense(shape: tuple[int, ...]) -> Callable[[Path], None]:
+    def export(path: Path) -> None:
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(64, 96), nn.ReLU(), nn.Linear(96, 32))
+        torch.onnx.export(
+            model.eval(), (torch.randn(shape),), str(path), dynamo=False, input_names=["input"]
+        )
+
+    return export
 
 
 def _qlinear_matmul(path: Path) -> None:
@@ -120,12 +128,16 @@ def _check_fused(fused: dnnc.Executable, unfused: dnnc.Executable, count: int) -
 
 @pytest.mark.parametrize("activations", ["s8", "u8"])
 def test_dense_int8_matmuls_agree_with_onnxruntime(exported: Exported, activations: str) -> None:
-    f32 = exported.get("qdense_base", _dense)
+    shape = DENSE[activations]
+    f32 = exported.get(f"qdense_base_{len(shape)}d", _dense(shape))
     path = exported.get(
         f"qdense_{activations}s8",
-        lambda p: quantized.static(f32, p, "input", DENSE, activations=activations),
+        lambda p: quantized.static(f32, p, "input", shape, activations=activations),
     )
-    x = np.random.default_rng(3).standard_normal(DENSE).astype(np.float32)
+    gemms = [n for n in onnx.load(str(path)).graph.node if n.op_type == "Gemm"]
+    trans_b = {a.i for g in gemms for a in g.attribute if a.name == "transB"}
+    assert len(gemms) == 2 and trans_b == {int(len(shape) == 2)}
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     theirs, step = _ort(path, x), _output_step(path)
     assert np.unique(np.rint(theirs / step)).size > 32  # values spread over the grid
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
