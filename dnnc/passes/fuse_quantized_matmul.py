@@ -4,7 +4,8 @@ Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
   1. %xf = dnn.dequantize %xq, %sx, %zx     [per tensor, %xq i8 or ui8]
      %wf = dnn.dequantize %wq, %sw, %zw     [%wq i8: a dnn.constant or dnn.weight with %zw
                                              all 0, per tensor or per column (the last
-                                             axis); or an activation, per tensor]
+                                             axis); or an activation, per tensor, i8 or
+                                             ui8 (then shifted to i8)]
      [%wf = dnn.transpose %wf               (its last two dims: ONNX Gemm's transB; of a
                                              constant, scaled per tensor or per row)]
      %y  = dnn.matmul %xf, %wf [, %b]       [no post-ops]
@@ -33,13 +34,13 @@ dnn-fold-constants, which would fold the weights' dequantize to f32.
 
 Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize (rule 4):
 a CPU without VNNI (``vnni``; dnnc.target.host.has_vnni: there oneDNN's int8 matmul sums
-u8 x s8 pairs in s16, which saturates), a source quantized per axis, weights that are not
-i8 (oneDNN's int8 weights are s8: in U8S8 models attention's products of two u8
-activations stay f32), constant weights with a zero point or scaled per row, activation
-weights quantized per axis, a matmul with post-ops, a quantize per axis or whose scale or
-zero point is not a constant, and every configuration oneDNN runs only with its reference
-implementation here (dnnc.target.implementations.quantized_matmul). A matmul reading no
-dequantized value is left alone silently.
+u8 x s8 pairs in s16, which saturates), a source quantized per axis, constant weights that
+are not i8 (oneDNN's int8 weights are s8), have a zero point or are scaled per row,
+activation weights quantized per axis (or u8 with a zero point that is not a constant), a
+matmul with post-ops, a quantize per axis or whose scale or zero point is not a constant,
+and every configuration oneDNN runs only with its reference implementation here
+(dnnc.target.implementations.quantized_matmul). A matmul reading no dequantized value is
+left alone silently.
 
 Pre:  the IR verifies; dequantize ops not yet folded.
 Post: no matching chain is left; every refusal got a remark.
@@ -51,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -81,8 +82,9 @@ from dnnc.dialects.dnn import (
 )
 from dnnc.dialects.dnn.base import int_of, ints, post_ops_of, tensor_type
 from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
-from dnnc.dialects.types import data_type_of
+from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.ir.weights import constant_value
+from dnnc.passes.constants import constant_op
 from dnnc.passes.matching import NoMatch, need, other_operand, splat
 from dnnc.target.host import Vnni, vnni_enabled
 from dnnc.target.implementations import quantized_matmul
@@ -107,13 +109,18 @@ def _source(value: SSAValue) -> DequantizeOp:
 
 @dataclass(frozen=True)
 class _Weights:
-    """Matched i8 weights: their dequantize, the zero point the primitive takes (None: 0),
-    and whether they are a constant read through a transpose of its last two dims (ONNX
-    Gemm's transB), which the rewrite then applies to the i8 constant (folded later)."""
+    """Matched 8-bit weights: their dequantize, the zero point the primitive takes (None:
+    0), whether they are a constant read through a transpose of its last two dims (ONNX
+    Gemm's transB), which the rewrite then applies to the i8 constant (folded later), and
+    whether they are a u8 activation, which the rewrite shifts to i8 (oneDNN's weights
+    type: q - 128 exactly, by a dequantize with scale 1 and zero point 128 and a quantize
+    with scale 1, two oneDNN reorders; the zero point shifts with it, so it must be a
+    constant)."""
 
     dq: DequantizeOp
     zero_point: SSAValue | None
-    transposed: bool
+    transposed: bool = False
+    shifted: bool = False
 
     @property
     def constant(self) -> bool:
@@ -126,14 +133,36 @@ class _Weights:
             shape[-2:] = shape[-1], shape[-2]
         return tuple(shape)
 
-    def value(self, rewriter: PatternRewriter, before: Operation) -> SSAValue:
-        """The i8 weights as the matmul reads them (a transpose inserted ``before``)."""
-        if not self.transposed:
-            return self.dq.src
-        rank = len(shape_of(self.dq.src))
-        transpose = TransposeOp(self.dq.src, permutation=_swap_last(rank))
-        rewriter.insert_op(transpose, InsertPoint.before(before))
-        return transpose.result
+    def operands(
+        self, rewriter: PatternRewriter, before: Operation
+    ) -> tuple[SSAValue, SSAValue | None]:
+        """The i8 weights as the matmul reads them and their zero point, with the ops that
+        transpose or shift them inserted ``before``."""
+        ops: list[Operation] = []
+        weights, zero_point = self.dq.src, self.zero_point
+        if self.transposed:
+            rank = len(shape_of(weights))
+            ops.append(TransposeOp(weights, permutation=_swap_last(rank)))
+            weights = ops[-1].results[0]
+        if self.shifted:
+            assert isinstance(zero_point, SSAValue)  # _weights: a constant
+            zero = zero_point.owner
+            assert isinstance(zero, ConstantOp)
+            i8, scalar = element_type_of(DataType.S8), TensorType(f32, [])
+            one = constant_op(np.array(1.0, np.float32), scalar, before)
+            u8 = TensorType(element_type_of(DataType.U8), [])
+            half = constant_op(np.array(128, np.uint8), u8, before)
+            nought = constant_op(np.array(0, np.int8), TensorType(i8, []), before)
+            centered = DequantizeOp(weights, one.result, half.result)
+            shifted = QuantizeOp(centered.result, one.result, nought.result)
+            shifted_zero = constant_op(
+                constant_value(zero).astype(np.int32) - 128, TensorType(i8, []), before
+            )
+            centered.location = shifted.location = before.location
+            ops += [one, half, nought, centered, shifted, shifted_zero]
+            weights, zero_point = shifted.result, shifted_zero.result
+        rewriter.insert_op(ops, InsertPoint.before(before))
+        return weights, zero_point
 
 
 def _swap_last(rank: int) -> list[int]:
@@ -153,11 +182,17 @@ def _weights(value: SSAValue) -> _Weights:
     need(isinstance(dq, DequantizeOp), "the weights are not dequantized")
     assert isinstance(dq, DequantizeOp)  # checked above
     element = _element(dq.src)
-    need(element == DataType.S8, f"the weights are {element}, not i8 (oneDNN's int8 weights)")
     if not isinstance(dq.src.owner, ConstantOp | WeightOp):
         need(not transposed, "the weights are a transposed activation")
+        need(element in QUANTIZED_TYPES, f"the weights are dequantized from {element}")
         need(dq.axis is None, "the weights are an activation quantized per axis")
-        return _Weights(dq, dq.zero_point, False)
+        shifted = element == DataType.U8
+        need(
+            not shifted or isinstance(dq.zero_point.owner, ConstantOp),
+            "the weights are u8 with a zero point that is not a constant (to shift to i8)",
+        )
+        return _Weights(dq, dq.zero_point, shifted=shifted)
+    need(element == DataType.S8, f"the weights are {element}, not i8 (oneDNN's int8 weights)")
     zero = dq.zero_point.owner
     need(
         isinstance(zero, ConstantOp) and not np.any(constant_value(zero)),
@@ -170,7 +205,7 @@ def _weights(value: SSAValue) -> _Weights:
             int_of(dq.axis) % rank == column,
             "the weights are quantized per row, not per column (oneDNN scales columns)",
         )
-    return _Weights(dq, None, transposed)
+    return _Weights(dq, None, transposed=transposed)
 
 
 def _native(
@@ -264,11 +299,12 @@ class FuseDequantizedMatmul(RewritePattern):
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return
+        wei, wei_zero_point = weights.operands(rewriter, op)
         fused = QMatmulOp(
             src.src,
-            weights.value(rewriter, op),
+            wei,
             (src.scale, src.zero_point, weights.dq.scale),
-            wei_zero_point=weights.zero_point,
+            wei_zero_point=wei_zero_point,
             bias=op.bias,
         )
         fused.location = op.location
@@ -277,7 +313,8 @@ class FuseDequantizedMatmul(RewritePattern):
         for dead in (transpose, src, weights.dq):
             if isinstance(dead, Operation) and not any(r.uses for r in dead.results):
                 rewriter.erase(dead)
-        remark(fused, "fused into one int8 matmul")
+        shifted = " (its u8 weights shifted to i8)" if weights.shifted else ""
+        remark(fused, f"fused into one int8 matmul{shifted}")
 
 
 class FuseBiasIntoQMatmul(RewritePattern):

@@ -213,15 +213,38 @@ func.func @activation_weights(%xq: tensor<1x2x4x16xi8>, %kq: tensor<1x2x16x4xi8>
 
 // -----
 
-/// Two u8 activations (a U8S8 model's attention): oneDNN's int8 weights are s8.
-// CHECK-LABEL: func.func @negative_u8_activation_weights
-// CHECK-NOT:     dnn.qmatmul
-// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are u8, not i8 (oneDNN's int8 weights)
-func.func @negative_u8_activation_weights(%xq: tensor<1x2x4x16xui8>, %kq: tensor<1x2x16x4xui8>) -> tensor<1x2x4x4xf32> {
+/// Two u8 activations (a U8S8 model's attention): oneDNN's int8 weights are s8, so the
+/// weights are shifted by -128 exactly (a dequantize with scale 1 and zero point 128, a
+/// quantize with scale 1), their zero point with them (128 - 128 = 0).
+// CHECK-LABEL: func.func @u8_activation_weights
+// CHECK:         %[[ONE:.*]] = dnn.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[HALF:.*]] = dnn.constant dense<128> : tensor<ui8>
+// CHECK-NEXT:    %[[NOUGHT:.*]] = dnn.constant dense<0> : tensor<i8>
+// CHECK-NEXT:    %[[C:.*]] = dnn.dequantize %kq, %[[ONE]], %[[HALF]] : (tensor<1x2x16x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x16x4xf32>
+// CHECK-NEXT:    %[[K:.*]] = dnn.quantize %[[C]], %[[ONE]], %[[NOUGHT]] : (tensor<1x2x16x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x16x4xi8>
+// CHECK-NEXT:    %[[KZ:.*]] = dnn.constant dense<0> : tensor<i8>
+// CHECK-NEXT:    dnn.qmatmul %xq, %[[K]], %s, %z, %s wei_zero_point(%[[KZ]] : tensor<i8>) : (tensor<1x2x4x16xui8>, tensor<1x2x16x4xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<1x2x4x4xf32>
+// REMARK: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul (its u8 weights shifted to i8)
+func.func @u8_activation_weights(%xq: tensor<1x2x4x16xui8>, %kq: tensor<1x2x16x4xui8>) -> tensor<1x2x4x4xf32> {
   %s = dnn.constant dense<0.02> : tensor<f32>
   %z = dnn.constant dense<128> : tensor<ui8>
   %x = dnn.dequantize %xq, %s, %z : (tensor<1x2x4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x16xf32>
   %k = dnn.dequantize %kq, %s, %z : (tensor<1x2x16x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x16x4xf32>
+  %m = dnn.matmul %x, %k : (tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32>
+  func.return %m : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+/// u8 activation weights whose zero point is computed at run time: the shift needs it.
+// CHECK-LABEL: func.func @negative_u8_activation_weights_zero_point_not_constant
+// CHECK-NOT:     dnn.qmatmul
+// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: the weights are u8 with a zero point that is not a constant (to shift to i8)
+func.func @negative_u8_activation_weights_zero_point_not_constant(%xq: tensor<1x2x4x16xui8>, %kq: tensor<1x2x16x4xui8>, %kz: tensor<ui8>) -> tensor<1x2x4x4xf32> {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %z = dnn.constant dense<128> : tensor<ui8>
+  %x = dnn.dequantize %xq, %s, %z : (tensor<1x2x4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x16xf32>
+  %k = dnn.dequantize %kq, %s, %kz : (tensor<1x2x16x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x16x4xf32>
   %m = dnn.matmul %x, %k : (tensor<1x2x4x16xf32>, tensor<1x2x16x4xf32>) -> tensor<1x2x4x4xf32>
   func.return %m : tensor<1x2x4x4xf32>
 }

@@ -14,8 +14,9 @@ compiled with and without the pass, both against ONNX Runtime on the same file.
 
 With the pass every dense matmul is one int8 matmul (checked on the plan: run-time scales
 bound, and never oneDNN's ``ref:`` implementation), on a CPU with VNNI, and so are the
-attention's two products of activations where these are s8; without VNNI the pass fuses
-nothing (dnnc.target.host.has_vnni) and the test checks that.
+static models' attention products of two activations (u8 ones shifted to s8, oneDNN's
+weights type); without VNNI the pass fuses nothing (dnnc.target.host.has_vnni) and the test
+checks that.
 
 Tolerances. Dense net: in steps of the output's quantization grid, as the convolution
 fusion's test: one step per quantized layer (2) and a mean under 0.05 (a value next to a
@@ -53,9 +54,8 @@ docstring)."""
 UNFUSED = ",".join(s for s in OptimizePipeline.steps if s != "dnn-fuse-quantized-matmul")
 BERT_DENSE_MATMULS = 6
 """Query, key, value, attention output, FFN in and out."""
-BERT_ATTENTION_MATMULS = {"s8": 2, "u8": 0}
-"""Q K^T and the probabilities times V: of two activations, int8 when they are s8 (oneDNN's
-weights are s8; U8S8 models quantize activations to u8)."""
+BERT_ATTENTION_MATMULS = 2
+"""Q K^T and the probabilities times V: of two activations (u8 weights shifted to s8)."""
 
 
 def _dense(shape: tuple[int, ...]) -> Callable[[Path], None]:
@@ -176,7 +176,7 @@ def test_bert_static_int8_matmuls_agree_with_onnxruntime(
     x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
     theirs = _ort(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
-    _check_fused(fused, unfused, BERT_DENSE_MATMULS + BERT_ATTENTION_MATMULS[activations])
+    _check_fused(fused, unfused, BERT_DENSE_MATMULS + BERT_ATTENTION_MATMULS)
     ours, before = fused.run([x])[0], unfused.run([x])[0]
     assert np.abs(ours - theirs).max() <= 0.1, np.abs(ours - theirs).max()
     assert np.abs(before - theirs).max() <= 0.1, np.abs(before - theirs).max()
