@@ -163,7 +163,6 @@ def test_qlinear_matmul_is_one_int8_matmul(exported: Exported, tmp_path: Path) -
     np.testing.assert_array_equal(loaded.run([x])[0], fused.run([x])[0])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("activations", ["s8", "u8"])
 def test_bert_static_int8_matmuls_agree_with_onnxruntime(
     exported: Exported, activations: str
