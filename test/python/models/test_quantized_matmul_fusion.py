@@ -39,7 +39,7 @@ import pytest
 import torch
 from conftest import Exported
 from onnx import TensorProto, helper, numpy_helper
-from test_quantized_models import SEQUENCE, _bert
+from test_quantized_models import SEQUENCE, _bert_layer
 from torch import nn
 
 import dnnc
@@ -167,7 +167,7 @@ def test_qlinear_matmul_is_one_int8_matmul(exported: Exported, tmp_path: Path) -
 def test_bert_static_int8_matmuls_agree_with_onnxruntime(
     exported: Exported, activations: str
 ) -> None:
-    f32 = exported.get("bert_small_int8_base", _bert)
+    f32 = exported.get("bert_small_int8_base", _bert_layer)
     path = exported.get(
         f"bert_small_qdq_{activations}s8",
         lambda p: quantized.static(f32, p, "input", SEQUENCE, activations=activations),
@@ -182,7 +182,7 @@ def test_bert_static_int8_matmuls_agree_with_onnxruntime(
 
 
 def test_bert_dynamic_int8_matmuls_agree_with_onnxruntime(exported: Exported) -> None:
-    f32 = exported.get("bert_small_int8_base", _bert)
+    f32 = exported.get("bert_small_int8_base", _bert_layer)
     path = exported.get("bert_small_dynamic", lambda p: quantized.dynamic(f32, p))
     x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
     theirs = _ort(path, x)
