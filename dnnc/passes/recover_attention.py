@@ -11,7 +11,8 @@ Rule: %s = dnn.matmul %q', %k'           (q' = q times scalar constants; k' = ká
       ==> %y = dnn.sdpa %q, %k, %v mask(%mask) {scale = product of the constants, causal,
                                                 nan_to_zero = whether the guard was there}
 k and v may each come through transformers' repeat_kv (dnn.reshape to [B, Hkv, 1, S, D],
-dnn.expand to [B, Hkv, G, S, D], dnn.reshape to [B, Hkv G, S, D]): dnn.sdpa reads the
+dnn.expand to [B, Hkv, G, S, D] -- or the traced import's dnn.where %c, %x, %x of that shape,
+the same broadcast whatever %c holds --, dnn.reshape to [B, Hkv G, S, D]): dnn.sdpa reads the
 Hkv heads directly. A dnn.constant mask that is 0 on and below the diagonal j <= i + S - L
 and <= -1e30 above it becomes ``causal`` (no mask operand); any other mask stays additive.
 Without the transpose, káµ€ is what the matmul reads and k becomes a dnn.transpose of it.
@@ -142,18 +143,31 @@ def _leads_to_matmul(value: SSAValue) -> bool:
     return isinstance(value.owner, MatmulOp)
 
 
+def _broadcast_source(op: Operation) -> SSAValue | None:
+    """What ``op`` broadcasts if it is a dnn.expand or a dnn.where %c, %x, %x (the traced
+    import's Expand: both branches are %x, so the condition's values do not matter, only
+    its shape), None for anything else."""
+    if isinstance(op, ExpandOp):
+        return op.src
+    if isinstance(op, WhereOp) and op.lhs is op.rhs:
+        return op.lhs
+    return None
+
+
 def _strip_repeat_kv(value: SSAValue, what: str) -> tuple[SSAValue, list[Operation]]:
     """``value`` before transformers' repeat_kv (reshape, expand, reshape) and its ops, or
     ``value`` itself when it is not repeated."""
     last = value.owner
-    if not isinstance(last, ReshapeOp) or not isinstance(last.src.owner, ExpandOp):
+    if not isinstance(last, ReshapeOp) or not isinstance(expand := last.src.owner, Operation):
         return value, []
-    expand = last.src.owner
-    first = expand.src.owner
+    unexpanded = _broadcast_source(expand)
+    if unexpanded is None:
+        return value, []
+    first = unexpanded.owner
     if not isinstance(first, ReshapeOp):
         return value, []
     source, unsqueezed = shape_of(first.src), shape_of(first.result)
-    expanded, repeated = shape_of(expand.result), shape_of(last.result)
+    expanded, repeated = shape_of(expand.results[0]), shape_of(last.result)
     if not (
         len(source) == 4
         and unsqueezed == (*source[:2], 1, *source[2:])
@@ -161,7 +175,9 @@ def _strip_repeat_kv(value: SSAValue, what: str) -> tuple[SSAValue, list[Operati
         and repeated == (source[0], source[1] * expanded[2], *source[2:])
     ):
         return value, []
-    for step in (first, expand, last):
+    readers = {use.operation for use in first.result.uses}  # a dnn.where reads it twice
+    need(readers == {expand}, f"a repeat_kv step of {what} has another use, which would be lost")
+    for step in (expand, last):
         only_use(step.results[0], f"a repeat_kv step of {what}")
     return first.src, [first, expand, last]
 

@@ -69,6 +69,57 @@ func.func @sdpa_grouped_repeat_kv(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x4x8xf3
 
 // -----
 
+/// The traced import's repeat_kv: Expand to sizes that follow the inputs is dnn.where %c,
+/// %x, %x (%c an all-true input of that shape); both branches are %x, so it broadcasts %x
+/// whatever %c holds, and dnn.sdpa reads the single key/value head directly.
+// CHECK-LABEL: func.func @sdpa_traced_repeat_kv
+// CHECK-NOT:     dnn.where
+// CHECK:         %[[Y:.*]] = dnn.sdpa %q, %k, %v mask(%mask : tensor<1x1x1x4xf32>) {scale = 0.353553385 : f32} : (tensor<1x2x1x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x2x1x8xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @sdpa_traced_repeat_kv(%q: tensor<1x2x1x8xf32>, %k: tensor<1x1x4x8xf32>, %v: tensor<1x1x4x8xf32>, %mask: tensor<1x1x1x4xf32>, %all: tensor<1x1x2x4x8xi1>) -> tensor<1x2x1x8xf32> {
+  %k1 = dnn.reshape %k : (tensor<1x1x4x8xf32>) -> tensor<1x1x1x4x8xf32>
+  %k2 = dnn.where %all, %k1, %k1 : (tensor<1x1x2x4x8xi1>, tensor<1x1x1x4x8xf32>, tensor<1x1x1x4x8xf32>) -> tensor<1x1x2x4x8xf32>
+  %k3 = dnn.reshape %k2 : (tensor<1x1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %v1 = dnn.reshape %v : (tensor<1x1x4x8xf32>) -> tensor<1x1x1x4x8xf32>
+  %v2 = dnn.where %all, %v1, %v1 : (tensor<1x1x2x4x8xi1>, tensor<1x1x1x4x8xf32>, tensor<1x1x1x4x8xf32>) -> tensor<1x1x2x4x8xf32>
+  %v3 = dnn.reshape %v2 : (tensor<1x1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %kt = dnn.transpose %k3 {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %s = dnn.matmul %q, %kt : (tensor<1x2x1x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x1x4xf32>
+  %c = dnn.constant dense<0.353553385> : tensor<1x1x1x1xf32>
+  %t = dnn.binary mul %s, %c : (tensor<1x2x1x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x2x1x4xf32>
+  %a = dnn.binary add %t, %mask : (tensor<1x2x1x4xf32>, tensor<1x1x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %p = dnn.softmax %a {axis = 3 : i64} : tensor<1x2x1x4xf32>
+  %y = dnn.matmul %p, %v3 : (tensor<1x2x1x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x1x8xf32>
+  func.return %y : tensor<1x2x1x8xf32>
+}
+
+// -----
+
+/// A dnn.where between two different values selects, it does not broadcast one: not a
+/// repeat. Nor is a broadcast of another axis than the inserted head-group one (here the
+/// keys' length 1 -> 4 in v's chain): both chains stay, dnn.sdpa reads their results.
+// CHECK-LABEL: func.func @negative_repeat_kv_not_a_head_repeat
+// CHECK:         %[[K2:.*]] = dnn.where %keep, %k1, %k0
+// CHECK:         %[[K3:.*]] = dnn.reshape %[[K2]]
+// CHECK:         %[[V2:.*]] = dnn.where %all, %v1, %v1
+// CHECK:         %[[V3:.*]] = dnn.reshape %[[V2]]
+// CHECK:         dnn.sdpa %q, %[[K3]], %[[V3]] {scale = 1.000000e+00 : f32}
+func.func @negative_repeat_kv_not_a_head_repeat(%q: tensor<1x2x4x8xf32>, %k: tensor<1x1x4x8xf32>, %k0: tensor<1x1x2x4x8xf32>, %v: tensor<1x2x1x8xf32>, %keep: tensor<1x1x2x4x8xi1>, %all: tensor<1x2x1x4x8xi1>) -> tensor<1x2x4x8xf32> {
+  %k1 = dnn.reshape %k : (tensor<1x1x4x8xf32>) -> tensor<1x1x1x4x8xf32>
+  %k2 = dnn.where %keep, %k1, %k0 : (tensor<1x1x2x4x8xi1>, tensor<1x1x1x4x8xf32>, tensor<1x1x2x4x8xf32>) -> tensor<1x1x2x4x8xf32>
+  %k3 = dnn.reshape %k2 : (tensor<1x1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %v1 = dnn.reshape %v : (tensor<1x2x1x8xf32>) -> tensor<1x2x1x1x8xf32>
+  %v2 = dnn.where %all, %v1, %v1 : (tensor<1x2x1x4x8xi1>, tensor<1x2x1x1x8xf32>, tensor<1x2x1x1x8xf32>) -> tensor<1x2x1x4x8xf32>
+  %v3 = dnn.reshape %v2 : (tensor<1x2x1x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %kt = dnn.transpose %k3 {permutation = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x8xf32>) -> tensor<1x2x8x4xf32>
+  %s = dnn.matmul %q, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %p = dnn.softmax %s {axis = 3 : i64} : tensor<1x2x4x4xf32>
+  %y = dnn.matmul %p, %v3 : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  func.return %y : tensor<1x2x4x8xf32>
+}
+
+// -----
+
 /// torch's exported SDPA with a boolean mask guards the softmax with Where(IsNaN(p), 0, p):
 /// the guard goes into the op as nan_to_zero.
 // CHECK-LABEL: func.func @sdpa_nan_guard

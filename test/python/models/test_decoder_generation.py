@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 import torch
 
@@ -24,11 +25,13 @@ from dnnc.driver.generation import CacheSession, Generated
 from dnnc.runtime.cache import default_cache
 from dnnc.tools.run import run
 from dnnc_testing import decoders, engines
+from dnnc_testing.differential import optimize_without
 from dnnc_testing.engines import status_kib
 
 PROMPT = 16
 STEPS = 5
 LONG = 64
+HEAD_SIZE = decoders.HIDDEN // decoders.HEADS
 
 
 def _prompt(length: int = PROMPT) -> np.ndarray:
@@ -98,6 +101,41 @@ def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int, pa
 def test_dnnc_generates_64_onnxruntime_tokens(exported, executable, padded: bool) -> None:
     """In capacity buffers the 64 tokens cross two doublings (32 -> 64 -> 128)."""
     _check_greedy(executable, exported[1], _prompt(), LONG, padded)
+
+
+@pytest.mark.parametrize("exported", ["llama"], indirect=True)
+def test_a_step_reads_the_grouped_cache_unrepeated(exported, executable) -> None:
+    """LLaMA's 2 key/value heads for 4 query heads: in the traced import, repeat_kv's Expand
+    to sizes that follow the inputs is dnn.where %all, %x, %x, which dnn-recover-attention
+    reads through, so no step copies the cache into the query heads. One decoding step as
+    CacheSession runs it (16 slots, the last 3 unused and masked): logits and presents agree
+    with and without dnn-recover-attention and with ONNX Runtime."""
+    path = exported[1]
+    rng = np.random.default_rng(3)
+    capacity, filled = 16, 13
+    mask = np.zeros((1, capacity + 1), np.int64)
+    mask[:, :filled] = mask[:, -1] = 1
+    inputs = {
+        "input_ids": rng.integers(0, decoders.VOCABULARY, (1, 1)),
+        "attention_mask": mask,
+        "position_ids": np.array([[filled]]),
+    }
+    for name in decoders.cache_names("past"):
+        cache = rng.standard_normal((1, decoders.KV_HEADS["llama"], capacity, HEAD_SIZE))
+        cache[:, :, filled:] = 0.0
+        inputs[name] = cache.astype(np.float32)
+    unrewritten = dnnc.compile(path, optimize_without("dnn-recover-attention", "f32"))
+    signature = tuple(a.shape for a in inputs.values())
+
+    def repeats(decoder: dnnc.DynamicExecutable) -> int:
+        infos = decoder.plan_for(signature).plan.step_infos
+        return sum("self_attn/Expand" in s.location for s in infos)
+
+    assert (repeats(executable), repeats(unrewritten)) == (0, 2 * decoders.LAYERS)
+    oracle = ort.InferenceSession(str(path)).run(None, inputs)
+    for decoder in (executable, unrewritten):
+        for got, want in zip(decoder.run(inputs), oracle, strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
 def test_a_decoder_without_position_ids_keeps_the_plain_cache(tmp_path: Path) -> None:
