@@ -260,8 +260,10 @@ class DynamicExecutable(ShippedByRecipe):
         as_dict: bool = False,
         output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
+        out: Sequence[np.ndarray] | None = None,
     ) -> list[np.ndarray] | dict[str, np.ndarray]:
-        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``. The
+        """The outputs for ``inputs`` (by name or in order), as ``Executable.run`` (``out``
+        too: arrays of the output shapes of this plan). The
         inputs are checked once, here: element types and ranks, and the plan of their
         shapes takes exactly those shapes."""
         arrays = self._checked_inputs(inputs)
@@ -274,6 +276,7 @@ class DynamicExecutable(ShippedByRecipe):
             output_names=output_names,
             poison_freed=poison_freed,
             made=len(sized),
+            out=out,
         )
 
     def profile(

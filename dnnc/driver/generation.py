@@ -27,7 +27,10 @@ Two ways to carry the cache from step to step:
   capacity), then copies the new keys/values (the last T slots of each present) into the
   buffers after the P filled ones. The input shapes change only when the capacity doubles
   (with one copy of the cache), so steady decoding reuses one plan: no plan, no primitive
-  per token. Attention then spans C instead of P slots, at most twice as many.
+  per token. Attention then spans C instead of P slots, at most twice as many. A dnnc
+  DynamicExecutable also writes its outputs (the logits, the presents) into arrays the
+  session holds for the current input shapes, made again only when they change: a steady
+  step allocates no output array (its logits are then overwritten by the next step).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import Protocol
 import numpy as np
 
 from dnnc.core.diagnostics import InputError, ModelError
+from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.runtime.io_binding import TensorSpec
 
 MIN_CAPACITY = 16
@@ -153,7 +157,8 @@ class CacheSession:
     """A decoder's KV cache kept in capacity buffers from step to step (module docstring):
     ``step(input_ids)`` runs the new tokens after the ones before and returns their logits
     [B, T, V]; ``reset()`` empties the cache. The capacity starts at ``capacity`` (at least
-    1) and doubles, at least to what a step needs, with one copy of the filled part."""
+    1) and doubles, at least to what a step needs, with one copy of the filled part. The
+    logits a step returns are valid until the next step (module docstring)."""
 
     def __init__(self, decoder: Decoder, *, batch: int = 1, capacity: int = 16) -> None:
         self._interface = _Interface.of(decoder)
@@ -171,6 +176,8 @@ class CacheSession:
         self._initial = capacity
         self.growths = 0
         """Times the capacity grew (each one copy of the cache and new input shapes)."""
+        self._out: tuple[tuple[tuple[int, ...], ...], list[np.ndarray]] | None = None
+        """The input shapes and the arrays a DynamicExecutable writes its outputs into."""
         self.reset()
 
     def reset(self) -> None:
@@ -218,13 +225,27 @@ class CacheSession:
         mask[:, :capacity] = self._filled
         positions = np.broadcast_to(np.arange(self.length, end), ids.shape)
         inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": positions}
-        outputs = self._decoder.run({**inputs, **self._buffers}, as_dict=True)
-        assert isinstance(outputs, dict)  # as_dict
+        outputs = self._run({**inputs, **self._buffers})
         for spec, name in zip(self._interface.past, self._interface.present, strict=True):
             self._buffers[spec.name][:, :, self.length : end] = outputs[name][:, :, capacity:]
         self._filled[:, self.length : end] = 1
         self.length = end
         return outputs[self._interface.logits]
+
+    def _run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The decoder's outputs by name; a DynamicExecutable's in the held arrays."""
+        decoder = self._decoder
+        if not isinstance(decoder, DynamicExecutable):
+            outputs = decoder.run(inputs, as_dict=True)
+            assert isinstance(outputs, dict)  # as_dict
+            return outputs
+        signature = tuple(inputs[spec.name].shape for spec in decoder.inputs)
+        if self._out is None or self._out[0] != signature:
+            specs = decoder.plan_for(signature).outputs
+            self._out = signature, [np.empty(spec.shape, spec.dtype) for spec in specs]
+        written = decoder.run(inputs, as_dict=True, out=self._out[1])
+        assert isinstance(written, dict)  # as_dict
+        return written
 
 
 def generate(

@@ -95,9 +95,15 @@ class ExecutionContext:
         raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
         return raw.view(memory.data_type.numpy).reshape(memory.shape)
 
-    def bind(self, arrays: Sequence[np.ndarray], outputs: Sequence[TensorSpec]) -> list[np.ndarray]:
-        """Bind the (checked) inputs, allocate and bind the outputs; return the outputs."""
-        results = [np.empty(spec.shape, spec.dtype) for spec in outputs]
+    def bind(
+        self,
+        arrays: Sequence[np.ndarray],
+        outputs: Sequence[TensorSpec],
+        out: Sequence[np.ndarray] | None = None,
+    ) -> list[np.ndarray]:
+        """Bind the (checked) inputs and the outputs (the arrays ``out``, already checked,
+        else new ones); return the outputs."""
+        results = list(out) if out is not None else [np.empty(s.shape, s.dtype) for s in outputs]
         for index, array in enumerate([*map(np.ascontiguousarray, arrays), *results]):
             self.bound[index] = array
             for memory in self.argument_memories[index]:

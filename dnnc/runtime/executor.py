@@ -50,6 +50,7 @@ from dnnc.runtime.io_binding import (
     chosen_outputs,
     input_error,
     ordered_inputs,
+    output_arrays,
 )
 from dnnc.runtime.plan import build_plan
 from dnnc.runtime.program import Program
@@ -172,14 +173,17 @@ class Executable(ShippedByRecipe):
         as_dict: bool = False,
         output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
+        out: Sequence[np.ndarray] | None = None,
     ) -> Outputs:
         """The outputs for ``inputs`` (by name or in order): a list, or a dict by output name;
         only those of ``output_names``, in that order, when given (ONNX Runtime's
-        ``session.run(output_names, feeds)``). Safe to call from several threads at once
-        (module docstring)."""
+        ``session.run(output_names, feeds)``). With ``out``, every output is written into
+        the caller's array instead of a new one (``io_binding.output_arrays`` says which
+        arrays fit) and those arrays are returned. Safe to call from several threads at
+        once (module docstring), with an ``out`` of its own each."""
         arrays = self._checked_inputs(inputs)
         return self.run_checked(
-            arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed
+            arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed, out=out
         )
 
     def run_checked(
@@ -190,6 +194,7 @@ class Executable(ShippedByRecipe):
         output_names: Sequence[str] | None = None,
         poison_freed: bool = False,
         made: int = 0,
+        out: Sequence[np.ndarray] | None = None,
     ) -> Outputs:
         """``run`` for arrays in order already checked against ``inputs`` (element types and
         shapes), as DynamicExecutable checks them, so that no run checks twice. The last
@@ -198,9 +203,10 @@ class Executable(ShippedByRecipe):
         chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
         given = len(arrays) - made
         check_special(self.inputs[:given], arrays[:given], self.guards[:given])
+        given_out = None if out is None else output_arrays(self.outputs, out, arrays)
         context = self._take_context()
         try:
-            outputs = context.bind(arrays, self.outputs)
+            outputs = context.bind(arrays, self.outputs, given_out)
             context.execute(poison_freed)
         finally:
             self._return_context(context)

@@ -79,6 +79,40 @@ def chosen_outputs(specs: Sequence[TensorSpec], names: Sequence[str] | None) -> 
     return [index[name] for name in names]
 
 
+def output_arrays(
+    specs: Sequence[TensorSpec], out: Sequence[np.ndarray], inputs: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """``out``, the caller's arrays to write the outputs into: one per output, in order, each
+    a writeable C-contiguous array of that output's shape and element type, sharing no byte
+    with an input or another output; InputError naming the first that is not."""
+    if len(out) != len(specs):
+        raise InputError(
+            f"out: {len(out)} arrays given for {len(specs)} outputs "
+            f"({', '.join(str(spec) for spec in specs)})"
+        )
+    for index, (spec, array) in enumerate(zip(specs, out, strict=True)):
+        fits = (
+            isinstance(array, np.ndarray)
+            and array.shape == spec.shape
+            and array.dtype == spec.dtype
+            and array.flags.c_contiguous
+            and array.flags.writeable
+        )
+        if not fits:
+            got = f"{array.dtype}{list(array.shape)}" if isinstance(array, np.ndarray) else array
+            raise InputError(
+                f"out: output '{spec.name}' needs a writeable C-contiguous "
+                f"{spec.dtype}{list(spec.shape)} array, got {got}"
+            )
+        others = [*inputs, *out[:index]]
+        if any(np.shares_memory(array, other) for other in others):
+            raise InputError(
+                f"out: the array for output '{spec.name}' shares memory with an input or "
+                "another output (a step could read what another one wrote)"
+            )
+    return list(out)
+
+
 SPECIAL_VALUES_PIPELINE = "dnn-propagate-special-values,dnn-optimize"
 """The pipeline that computes NaN and infinities as ONNX Runtime does."""
 

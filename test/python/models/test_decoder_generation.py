@@ -13,6 +13,8 @@ these tiny decoders on a 2-core Zen 4), so its long run is marked slow."""
 from __future__ import annotations
 
 import json
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -185,6 +187,73 @@ def test_steady_decoding_builds_no_plan_and_creates_no_primitive(exported, execu
     buffers = session.capacity * decoders.LAYERS * 2 * decoders.KV_HEADS["llama"]
     cache_growth = buffers * (decoders.HIDDEN // decoders.HEADS) * 4 // 2  # 512 -> 1024 slots
     assert rss[-1] - rss[0] <= cache_growth + 5 * (4 << 20)
+
+
+def _transient_bytes(run: Callable[[], object]) -> int:
+    """The most bytes ``run`` held at once beyond what was held before it (numpy reports
+    its arrays' data to tracemalloc)."""
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    run()
+    return tracemalloc.get_traced_memory()[1] - before
+
+
+@pytest.mark.parametrize("exported", ["llama"], indirect=True)
+def test_steady_steps_allocate_no_output_array(exported, executable) -> None:
+    """In capacity buffers a steady step writes the logits and presents into arrays the
+    session holds (DynamicExecutable.run's ``out``, made again only when the input shapes
+    change: at a doubling). After a one-token prompt and a first step in 256 slots, 10
+    steady steps each hold less than one present's bytes (33 KB) beyond what they held
+    before (the per-step inputs, the attention mask 2 KB, and Python's objects: 4-5 KB
+    measured), while a run without ``out`` holds every output it returns (4 presents and
+    the logits)."""
+    session = CacheSession(executable, capacity=256)
+    ids = np.argmax(session.step(_prompt(1))[:, -1:], axis=-1)
+    ids = np.argmax(session.step(ids)[:, -1:], axis=-1)
+    present = decoders.KV_HEADS["llama"] * 257 * HEAD_SIZE * 4  # bytes of one present
+    plans = executable.stats().misses
+    held = []
+    tracemalloc.start()
+    try:
+        for _ in range(10):
+            logits: list[np.ndarray] = []
+            held.append(_transient_bytes(lambda: logits.append(session.step(ids))))
+            ids = np.argmax(logits[0][:, -1:], axis=-1)
+        inputs = {
+            "input_ids": ids,
+            "attention_mask": np.ones((1, 257), np.int64),
+            "position_ids": np.array([[session.length]]),
+            **session._buffers,
+        }
+        fresh = _transient_bytes(lambda: executable.run(inputs))
+    finally:
+        tracemalloc.stop()
+    assert (executable.stats().misses, session.growths, session.capacity) == (plans, 0, 256)
+    assert all(bytes_ < present for bytes_ in held), held
+    assert fresh >= sum(a.nbytes for a in executable.run(inputs))
+
+
+@pytest.mark.parametrize("exported", ["llama"], indirect=True)
+def test_run_out_refuses_arrays_that_do_not_fit(exported, executable) -> None:
+    """``out`` must match the outputs one by one and share no byte with an input or another
+    output; what fits is written and returned."""
+    session = CacheSession(executable, capacity=16)
+    session.step(_prompt(1))
+    inputs = {
+        "input_ids": np.zeros((1, 1), np.int64),
+        "attention_mask": np.ones((1, 17), np.int64),
+        "position_ids": np.array([[1]]),
+        **session._buffers,
+    }
+    out = [np.empty(a.shape, a.dtype) for a in executable.run(inputs)]
+    written = executable.run(inputs, out=out)
+    assert all(w is o for w, o in zip(written, out, strict=True))
+    with pytest.raises(dnnc.InputError, match=r"out: 2 arrays given for \d+ outputs"):
+        executable.run(inputs, out=out[:2])
+    with pytest.raises(dnnc.InputError, match="output 'logits' needs a writeable C-contiguous"):
+        executable.run(inputs, out=[out[0].astype(np.float64), *out[1:]])
+    with pytest.raises(dnnc.InputError, match="'present_value_0' shares memory with an input"):
+        executable.run(inputs, out=[out[0], out[1], out[1], *out[3:]])
 
 
 def test_sampling_is_seeded_and_keeps_to_the_top_k(executable) -> None:
