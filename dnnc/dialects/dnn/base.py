@@ -335,6 +335,27 @@ def post_ops_attr(post_ops: Sequence[PostOp]) -> ArrayAttr[PostOpAttr]:
     return ArrayAttr([post_op_attr(p) for p in post_ops])
 
 
+def window_properties(
+    *,
+    strides: Sequence[int] = (1, 1),
+    pads_begin: Sequence[int] = (0, 0),
+    pads_end: Sequence[int] = (0, 0),
+    dilations: Sequence[int] = (1, 1),
+    groups: int = 1,
+    post_ops: Sequence[PostOp] = (),
+) -> dict[str, Attribute]:
+    """The properties of a windowed product (conv2d, deconv2d, qconv2d): its 2-D window,
+    groups and post-ops."""
+    return {
+        "strides": i64_array(*strides),
+        "pads_begin": i64_array(*pads_begin),
+        "pads_end": i64_array(*pads_end),
+        "dilations": i64_array(*dilations),
+        "groups": IntegerAttr(groups, i64),
+        "post_ops": post_ops_attr(post_ops),
+    }
+
+
 class PostOpAnchor(DnnOp, ABC):
     """The interface of a dnn op that takes post-ops (conv2d, deconv2d, matmul, inner_product,
     pool, binary): a ``post_ops`` property, a ``post_args`` operand list and their checks.

@@ -62,6 +62,7 @@ from dnnc.dialects.dnn.base import (
     result_like,
     shape_of,
     tensor_type,
+    window_properties,
 )
 
 ONES = i64_array(1, 1)
@@ -132,14 +133,14 @@ class _WindowedProduct(PostOpAnchor):
         super().__init__(
             operands=[src, wei, _optional(bias), post_args],
             result_types=[result_type],
-            properties={
-                "strides": i64_array(*strides),
-                "pads_begin": i64_array(*pads_begin),
-                "pads_end": i64_array(*pads_end),
-                "dilations": i64_array(*dilations),
-                "groups": IntegerAttr(groups, i64),
-                "post_ops": post_ops_attr(post_ops),
-            },
+            properties=window_properties(
+                strides=strides,
+                pads_begin=pads_begin,
+                pads_end=pads_end,
+                dilations=dilations,
+                groups=groups,
+                post_ops=post_ops,
+            ),
         )
 
     def rebuilt(

@@ -60,10 +60,10 @@ from dnnc.dialects.dnn.base import (
     i64_array,
     int_of,
     ints,
-    post_ops_attr,
     post_ops_of,
     shape_of,
     tensor_type,
+    window_properties,
 )
 from dnnc.dialects.types import DATA_TYPES, element_type_of
 
@@ -303,14 +303,14 @@ class QConv2DOp(DnnOp):
         super().__init__(
             operands=[src, wei, *scales, [] if bias is None else [bias]],
             result_types=[result_type],
-            properties={
-                "strides": i64_array(*strides),
-                "pads_begin": i64_array(*pads_begin),
-                "pads_end": i64_array(*pads_end),
-                "dilations": i64_array(*dilations),
-                "groups": IntegerAttr(groups, i64),
-                "post_ops": post_ops_attr(post_ops),
-            },
+            properties=window_properties(
+                strides=strides,
+                pads_begin=pads_begin,
+                pads_end=pads_end,
+                dilations=dilations,
+                groups=groups,
+                post_ops=post_ops,
+            ),
         )
 
     def verify_op(self) -> None:
