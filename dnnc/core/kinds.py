@@ -190,9 +190,11 @@ class BinaryPostOp:
 
 @dataclass(frozen=True)
 class SumPostOp:
-    """``d = d + scale * p`` with ``p`` the next post-op argument, shaped exactly like ``d``."""
+    """``d = d + scale * (p - zero_point)`` with ``p`` the next post-op argument, shaped exactly
+    like ``d`` (a zero point only for an 8-bit ``p``: an int8 residual)."""
 
     scale: float = 1.0
+    zero_point: int = 0
 
 
 PostOp = EltwisePostOp | BinaryPostOp | SumPostOp

@@ -771,7 +771,9 @@ class PostOps(_Owned):
                 ids.append(post_op_arg(index))
             elif isinstance(post_op, SumPostOp):
                 data_type = to_dnnl_data_type(next(descs).data_type)
-                _C.dnnl_post_ops_append_sum(self.handle, post_op.scale, 0, data_type)
+                _C.dnnl_post_ops_append_sum(
+                    self.handle, post_op.scale, post_op.zero_point, data_type
+                )
                 ids.append(None)
             else:
                 raise TypeError(f"not a post-op: {post_op!r}")

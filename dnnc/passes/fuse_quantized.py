@@ -24,8 +24,31 @@ is needed), the convolution has a binary or sum post-op, or an op between is not
 clip. A convolution not followed by a quantize is left alone silently (f32 out: not this
 rule).
 
+Rule (residual, after the first on the whole module):
+      %a  = dnn.qconv2d ... {post_ops: eltwise only}  [%a read only by %af]
+      %af = dnn.dequantize %a, %sa, %za               [per tensor, constant %sa, %za]
+      %rf = dnn.dequantize %r, %sr, %zr               [per tensor, constant %sr, %zr,
+                                                       %r typed exactly as %yq]
+      %s  = dnn.binary add %af, %rf  (or %rf, %af)    [same shapes, no post-ops]
+      [%e = dnn.eltwise relu|clip %s]...              [each read once]
+      %yq = dnn.quantize %e, %sy, %zy                 [per tensor]
+      ==> %yq = dnn.qconv2d (%a's operands but %sy, %zy) post_args(%r) {post_ops: %a's,
+          then linear(1/%sa), round, clip(qmin - %za, qmax - %za), linear(%sa),
+          #dnn.sum<%sr, %zr>, the eltwise ops}
+The residual add of a ResNet block in one int8 convolution: oneDNN's sum post-op adds
+``%sr * (%r - %zr)`` (compile-time scale and zero point, hence the constants) to the
+convolution's f32 result, which dnn-inplace computes in %r's buffer. The four eltwise
+post-ops before it are %a's quantize and dequantize (round half to even, saturate), so the
+sum adds exactly the value the add read; the fused op sits where the quantize was. When both
+addends are such convolutions, the later one (in program order) takes the other's result as
+its residual. Not fused (remark on the quantize) when a scale or zero point is not a
+constant or is per axis, %a or %af has another reader, %a already has a sum, the shapes
+differ, %r's type is not the result's, or an op between is not a relu or clip. An add none
+of whose operands dequantizes an int8 convolution is left alone silently.
+
 Pre:  the IR verifies; dequantize ops not yet folded.
-Post: no matching chain is left; every quantize of a convolution's result got a remark.
+Post: no matching chain is left; every quantize of a convolution's result, and of a residual
+      add of an int8 convolution's result, got a remark.
 """
 
 from __future__ import annotations
@@ -46,8 +69,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
-from dnnc.core.kinds import DataType, EltwiseAlg, EltwisePostOp, PostOp
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp, PostOp, SumPostOp
 from dnnc.dialects.dnn import (
+    BinaryOp,
     ConstantOp,
     Conv2DOp,
     DequantizeOp,
@@ -57,7 +81,7 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import int_of, ints, tensor_type
+from dnnc.dialects.dnn.base import int_of, tensor_type, window_of
 from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
@@ -98,21 +122,56 @@ def _weights(conv: Conv2DOp) -> DequantizeOp:
     return dq
 
 
-def _chain(quantize: QuantizeOp) -> tuple[Conv2DOp, list[EltwiseOp]]:
-    """The convolution the quantize reads and the eltwise ops in between, in order."""
+def _before_eltwise(quantize: QuantizeOp) -> SSAValue:
+    """The value the quantize reads through its chain of eltwise ops."""
+    value = quantize.src
+    while isinstance(value.owner, EltwiseOp):
+        value = value.owner.src
+    return value
+
+
+def _eltwise_chain(quantize: QuantizeOp, what: str) -> tuple[SSAValue, list[EltwiseOp]]:
+    """The value before the eltwise ops the quantize reads (``what``: its producer, for the
+    remarks), which becomes read by the quantize alone, and those ops, in order."""
     eltwise: list[EltwiseOp] = []
     value = quantize.src
     while isinstance(value.owner, EltwiseOp):
         op = value.owner
-        need(op.alg.data in _POST_OP_ALGS, f"a {op.alg.data} is between conv2d and quantize")
+        need(op.alg.data in _POST_OP_ALGS, f"a {op.alg.data} is between {what} and quantize")
         only_use(value, f"the {op.alg.data}'s result")
         eltwise.insert(0, op)
         value = op.src
-    conv = value.owner
-    need(isinstance(conv, Conv2DOp), "it does not quantize a conv2d")
-    assert isinstance(conv, Conv2DOp)  # checked above
-    only_use(value, "the conv2d's f32 result")
-    return conv, eltwise
+    only_use(value, f"the {what}'s f32 result")
+    return value, eltwise
+
+
+def _eltwise_post_ops(eltwise: list[EltwiseOp]) -> list[PostOp]:
+    return [EltwisePostOp(e.alg.data, e.alpha.value.data, e.beta.value.data) for e in eltwise]
+
+
+def _constant_number(value: SSAValue, what: str) -> float:
+    """The one element of a rank-0 dnn.constant."""
+    owner = value.owner
+    need(isinstance(owner, ConstantOp) and not shape_of(value), f"{what} is not a constant")
+    assert isinstance(owner, ConstantOp)  # checked above
+    return float(constant_value(owner))
+
+
+def _replace(
+    rewriter: PatternRewriter,
+    quantize: QuantizeOp,
+    fused: QConv2DOp,
+    dead: list[Operation],
+    dequantizes: tuple[DequantizeOp, ...],
+) -> None:
+    """``fused`` replaces the quantize; the ``dead`` ops (the last reader first) are erased,
+    and so are the ``dequantizes`` nothing reads any more (a shared one stays)."""
+    rewriter.replace_op(quantize, fused)
+    for op in dead:
+        rewriter.erase_op(op)
+    for dq in dict.fromkeys(dequantizes):
+        if not dq.result.uses:
+            rewriter.erase_op(dq)
 
 
 @dataclass
@@ -124,13 +183,11 @@ class FuseQuantizedConv(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter, /) -> None:
-        value = op.src
-        while isinstance(value.owner, EltwiseOp):
-            value = value.owner.src
-        if not isinstance(value.owner, Conv2DOp):
+        conv = _before_eltwise(op).owner
+        if not isinstance(conv, Conv2DOp):
             return  # not a convolution's quantize: nothing to say
         try:
-            conv, eltwise = _chain(op)
+            eltwise = _eltwise_chain(op, "conv2d")[1]
             _per_tensor(op, "the result")
             src = _dequantized(conv.src, "the source", QUANTIZED_TYPES)
             _per_tensor(src, "the source")
@@ -144,32 +201,102 @@ class FuseQuantizedConv(RewritePattern):
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return
-        post_ops += [
-            EltwisePostOp(e.alg.data, e.alpha.value.data, e.beta.value.data) for e in eltwise
-        ]
+        post_ops += _eltwise_post_ops(eltwise)
         fused = QConv2DOp(
             src.src,
             weights.src,
             (src.scale, src.zero_point, weights.scale, op.scale, op.zero_point),
             conv.bias,
             tensor_type(op.result),
-            strides=ints(conv.strides),
-            pads_begin=ints(conv.pads_begin),
-            pads_end=ints(conv.pads_end),
-            dilations=ints(conv.dilations),
-            groups=int_of(conv.groups),
+            **window_of(conv),
             post_ops=post_ops,
         )
         fused.location = conv.location
-        rewriter.replace_op(op, fused)
-        dead: list[Operation] = [*reversed(eltwise), conv]
-        for chained in dead:
-            rewriter.erase_op(chained)
-        for dq in dict.fromkeys((src, weights)):
-            if not dq.result.uses:
-                rewriter.erase_op(dq)
+        _replace(rewriter, op, fused, [*reversed(eltwise), conv], (src, weights))
         algs = ", ".join(str(p.alg) for p in post_ops if isinstance(p, EltwisePostOp))
         remark(fused, "fused into one int8 convolution" + (f" with {algs}" if algs else ""))
+
+
+def _int8_convolution(value: SSAValue) -> QConv2DOp | None:
+    """The int8 convolution whose result ``value`` dequantizes, if it does."""
+    dq = value.owner
+    if not isinstance(dq, DequantizeOp):
+        return None
+    return dq.src.owner if isinstance(dq.src.owner, QConv2DOp) else None
+
+
+def _addends(add: BinaryOp) -> tuple[SSAValue, SSAValue]:
+    """(the dequantized convolution result, the dequantized residual): the later convolution
+    in program order when both addends are convolution results (it runs last, reading the
+    other's result; the fused op takes the quantize's place after both)."""
+    block = add.parent_block()
+    assert block is not None  # a function body op
+    candidates = {
+        block.get_operation_index(conv): value
+        for value in (add.lhs, add.rhs)
+        if (conv := _int8_convolution(value)) is not None
+    }
+    anchor = candidates[max(candidates)]
+    return anchor, add.rhs if anchor is add.lhs else add.lhs
+
+
+def _requantized(dq: DequantizeOp, data_type: DataType) -> list[PostOp]:
+    """The eltwise post-ops computing ``dequantize(quantize(x))`` of ``dq``'s parameters:
+    ``x / s`` rounded half to even, clipped to the integer range less the zero point, times
+    ``s``."""
+    scale = _constant_number(dq.scale, "the convolution result's scale")
+    zero = _constant_number(dq.zero_point, "the convolution result's zero point")
+    info = np.iinfo(data_type.numpy)
+    return [
+        EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0),
+        EltwisePostOp(EltwiseAlg.ROUND),
+        EltwisePostOp(EltwiseAlg.CLIP, info.min - zero, info.max - zero),
+        EltwisePostOp(EltwiseAlg.LINEAR, scale, 0.0),
+    ]
+
+
+class FuseResidualIntoQConv(RewritePattern):
+    """The residual rule of the module docstring, anchored on the quantize."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter, /) -> None:
+        add = _before_eltwise(op).owner
+        if not isinstance(add, BinaryOp) or add.alg.data is not BinaryAlg.ADD:
+            return  # not an add's quantize
+        if all(_int8_convolution(v) is None for v in (add.lhs, add.rhs)):
+            return  # no int8 convolution's result: not this rule
+        try:
+            eltwise = _eltwise_chain(op, "add")[1]
+            _per_tensor(op, "the result")
+            need(not add.post_ops.data, "the add has post-ops")
+            need(shape_of(add.lhs) == shape_of(add.rhs), "the addends' shapes differ")
+            addend, residual_f32 = _addends(add)
+            dq_conv, conv = addend.owner, _int8_convolution(addend)
+            assert isinstance(dq_conv, DequantizeOp) and conv is not None  # _addends
+            only_use(conv.result, "the int8 convolution's result")
+            only_use(addend, "the int8 convolution's dequantized result")
+            need(not conv.post_args, "the int8 convolution already has a sum")
+            _per_tensor(dq_conv, "the convolution result")
+            residual = _dequantized(residual_f32, "the residual", QUANTIZED_TYPES)
+            _per_tensor(residual, "the residual")
+            need(
+                residual.src.type == op.result.type,
+                f"the residual's type {residual.src.type} is not the result's {op.result.type}",
+            )
+            conv_type = data_type_of(tensor_type(conv.result).get_element_type())
+            post_ops = [*conv.post_op_chain, *_requantized(dq_conv, conv_type)]
+            residual_scale = _constant_number(residual.scale, "the residual's scale")
+            residual_zero = _constant_number(residual.zero_point, "the residual's zero point")
+        except NoMatch as refusal:
+            remark(op, f"not fused: {refusal}")
+            return
+        post_ops += [SumPostOp(residual_scale, int(residual_zero)), *_eltwise_post_ops(eltwise)]
+        fused = conv.requantized(
+            op.scale, op.zero_point, tensor_type(op.result), post_ops, [residual.src]
+        )
+        fused.location = conv.location
+        _replace(rewriter, op, fused, [*reversed(eltwise), add, dq_conv, conv], (residual,))
+        remark(fused, "fused the residual add into the int8 convolution (a sum post-op)")
 
 
 @dataclass(frozen=True)
@@ -184,5 +311,5 @@ class FuseQuantizedPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         vnni = has_vnni() if self.vnni == "auto" else self.vnni == "yes"
-        pattern = FuseQuantizedConv(vnni)
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        for pattern in (FuseQuantizedConv(vnni), FuseResidualIntoQConv()):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -146,7 +146,7 @@ def apply_post_ops(
         if isinstance(post_op, SumPostOp):
             if p.shape != d.shape:
                 raise ValueError(f"sum post-op argument has shape {p.shape}, expected {d.shape}")
-            d = d + post_op.scale * p
+            d = d + post_op.scale * (p - post_op.zero_point)
         elif isinstance(post_op, BinaryPostOp):
             if p.ndim != d.ndim or any(n not in (1, m) for n, m in zip(p.shape, d.shape)):
                 raise ValueError(

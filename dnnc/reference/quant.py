@@ -93,7 +93,7 @@ def qconv2d(
     dst_scale: np.ndarray,
     dst_zero_point: np.ndarray,
     bias: np.ndarray | None = None,
-    *,
+    *post_args: np.ndarray,
     dtype: np.dtype,
     strides: Sequence[int] = (1, 1),
     pads_begin: Sequence[int] = (0, 0),
@@ -103,13 +103,15 @@ def qconv2d(
     post_ops: Sequence[PostOp] = (),
 ) -> np.ndarray:
     """``dnn.qconv2d``: the f32 convolution of the dequantized src and wei (per-tensor, or
-    per output channel for a rank-1 ``wei_scale``), bias and post-ops, quantized to
-    ``dtype`` (the result's type: the zero point may be i32)."""
+    per output channel for a rank-1 ``wei_scale``), bias and post-ops (a sum's argument an
+    int8 residual, its scale and zero point the post-op's), quantized to ``dtype`` (the
+    result's type: the zero point may be i32)."""
     axis = 0 if wei_scale.ndim else None
     real = conv2d(
         dequantize(src, src_scale, src_zero_point),
         dequantize(wei, wei_scale, np.zeros_like(wei_scale, np.int32), axis=axis),
         bias,
+        *post_args,
         strides=strides,
         pads_begin=pads_begin,
         pads_end=pads_end,

@@ -167,6 +167,7 @@ CALLS: dict[type[DnnOp], KernelCall] = {
             ("weights_scale", "wei_scale"),
             ("dst_scale", "dst_scale"),
             ("dst_zero_point", "dst_zero_point"),
+            _ANCHOR_POST_ARGS,
         ),
         _WINDOWED_PARAMS,
     ),

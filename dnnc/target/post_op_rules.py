@@ -18,6 +18,9 @@ Source: oneDNN 3.2 developer guide, "Primitive Attributes: Post-ops" and the pri
   is read as if channels were innermost; test/python/passes/test_fusion_differential.py
   reproduces it).
 - Binary and pooling take no sum post-op (oneDNN 3.2 returns unimplemented).
+- The int8 convolution (``dnn.qconv2d``) takes its eltwise post-ops and its int8 residual's
+  sum from dnn-fuse-quantized only: no f32 eltwise or binary op may fuse into it (its result
+  is integers; a binary post-op's argument carries no scale).
 - Layouts are chosen after fusion, so the table cannot see them: on plain (ncsp) data oneDNN
   3.2 runs a convolution with a full-shape binary post-op in its reference kernel (about 1000x
   slower at 1x64x56x56; bench/fusion.py's docstring), so such a convolution must get a blocked
@@ -43,6 +46,7 @@ from dnnc.dialects.dnn import (
     InnerProductOp,
     MatmulOp,
     PoolOp,
+    QConv2DOp,
 )
 from dnnc.dialects.dnn.base import PostOpAnchor
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
@@ -117,6 +121,7 @@ ANCHORS: dict[type[PostOpAnchor], AnchorRule] = {
         _NO_SUM, oc_axis=1, broadcasts=frozenset({Broadcast.PER_TENSOR, Broadcast.PER_CHANNEL})
     ),
     BinaryOp: AnchorRule(_NO_SUM, oc_axis=1),
+    QConv2DOp: AnchorRule(frozenset({PostOpKind.SUM}), oc_axis=1),
 }
 """Every dnn op that carries post-ops (each `PostOpAnchor`), with the post-op kinds its oneDNN
 primitive accepts."""

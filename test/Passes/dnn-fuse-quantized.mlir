@@ -39,6 +39,7 @@ func.func @qdq_conv_relu(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
 /// Per-tensor weights, no bias, an s8 result; a source dequantize read by two convolutions
 /// fuses into both (it goes with its last reader).
 // CHECK-LABEL: func.func @shared_source
+// NOVNNI-LABEL: func.func @shared_source
 // CHECK-NOT:     dnn.dequantize
 // CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
 // CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
@@ -167,6 +168,141 @@ func.func @sigmoid_between(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
   %s = dnn.eltwise sigmoid %c : tensor<1x8x6x6xf32>
   %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
   func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// A ResNet block's residual add: Q(relu(DQ(qconv2d) + DQ(%rq))) becomes the qconv2d with the
+/// result's scale and zero point, %rq as a sum post-op's argument (its scale and zero point),
+/// after the convolution's own quantize and dequantize as eltwise post-ops (1/0.25 = 4;
+/// clip to [-128 + 8, 127 + 8]); the relu after the sum.
+// CHECK-LABEL: func.func @residual_add_relu
+// CHECK-NEXT:    %xs = dnn.constant
+// CHECK:         %[[Y:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz post_args(%rq : tensor<1x8x6x6xi8>) {post_ops = [#dnn.eltwise<linear, 4.0>, #dnn.eltwise<round>, #dnn.eltwise<clip, -120.0, 135.0>, #dnn.eltwise<linear, 0.25>, #dnn.sum<0.125, 3>, #dnn.eltwise<relu>]} : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK-NOT:     dnn.binary
+// REMARK: remark: [dnn-fuse-quantized] fused the residual add into the int8 convolution (a sum post-op)
+func.func @residual_add_relu(%xq: tensor<1x4x6x6xi8>, %rq: tensor<1x8x6x6xi8>) -> tensor<1x8x6x6xi8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %as = dnn.constant dense<0.25> : tensor<f32>
+  %az = dnn.constant dense<-8> : tensor<i8>
+  %ys = dnn.constant dense<0.5> : tensor<f32>
+  %yz = dnn.constant dense<-128> : tensor<i8>
+  %rs = dnn.constant dense<0.125> : tensor<f32>
+  %rz = dnn.constant dense<3> : tensor<i8>
+  %a = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %af = dnn.dequantize %a, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %rf = dnn.dequantize %rq, %rs, %rz : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %s = dnn.binary add %rf, %af : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %e = dnn.eltwise relu %s : tensor<1x8x6x6xf32>
+  %y = dnn.quantize %e, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y : tensor<1x8x6x6xi8>
+}
+
+// -----
+
+/// Both addends are int8 convolutions (a downsampling block): the later one takes the
+/// earlier one's result as its residual.
+// CHECK-LABEL: func.func @residual_of_two_convolutions
+// CHECK:         %[[D:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az :
+// CHECK-NEXT:    %[[Y:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz post_args(%[[D]] : tensor<1x8x6x6xi8>) {post_ops = [{{.*}}, #dnn.sum<0.25, -8>]}
+// CHECK-NEXT:    func.return %[[Y]]
+// REMARK: remark: [dnn-fuse-quantized] fused the residual add into the int8 convolution (a sum post-op)
+func.func @residual_of_two_convolutions(%xq: tensor<1x4x6x6xi8>) -> tensor<1x8x6x6xi8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %as = dnn.constant dense<0.25> : tensor<f32>
+  %az = dnn.constant dense<-8> : tensor<i8>
+  %ys = dnn.constant dense<0.5> : tensor<f32>
+  %yz = dnn.constant dense<-128> : tensor<i8>
+  %d = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %a = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %df = dnn.dequantize %d, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %af = dnn.dequantize %a, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %s = dnn.binary add %df, %af : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y : tensor<1x8x6x6xi8>
+}
+
+// -----
+
+/// Must not fire: the residual's scale is computed at run time, and oneDNN's sum post-op
+/// takes its scale when the primitive is created.
+// CHECK-LABEL: func.func @negative_residual_scale_not_constant
+// CHECK:         dnn.binary add
+// REMARK: remark: [dnn-fuse-quantized] not fused: the residual's scale is not a constant
+func.func @negative_residual_scale_not_constant(%xq: tensor<1x4x6x6xi8>, %rq: tensor<1x8x6x6xi8>, %rs: tensor<f32>) -> tensor<1x8x6x6xi8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %as = dnn.constant dense<0.25> : tensor<f32>
+  %az = dnn.constant dense<-8> : tensor<i8>
+  %ys = dnn.constant dense<0.5> : tensor<f32>
+  %yz = dnn.constant dense<-128> : tensor<i8>
+  %rz = dnn.constant dense<3> : tensor<i8>
+  %a = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %af = dnn.dequantize %a, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %rf = dnn.dequantize %rq, %rs, %rz : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %s = dnn.binary add %af, %rf : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y : tensor<1x8x6x6xi8>
+}
+
+// -----
+
+/// Must not fire: a u8 residual under an s8 result (oneDNN's sum reads the residual from
+/// the result's buffer, as the result's type).
+// CHECK-LABEL: func.func @negative_residual_other_type
+// CHECK:         dnn.binary add
+// REMARK: remark: [dnn-fuse-quantized] not fused: the residual's type tensor<1x8x6x6xui8> is not the result's tensor<1x8x6x6xi8>
+func.func @negative_residual_other_type(%xq: tensor<1x4x6x6xi8>, %rq: tensor<1x8x6x6xui8>) -> tensor<1x8x6x6xi8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %as = dnn.constant dense<0.25> : tensor<f32>
+  %az = dnn.constant dense<-8> : tensor<i8>
+  %ys = dnn.constant dense<0.5> : tensor<f32>
+  %yz = dnn.constant dense<-128> : tensor<i8>
+  %rs = dnn.constant dense<0.125> : tensor<f32>
+  %rz = dnn.constant dense<3> : tensor<ui8>
+  %a = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %af = dnn.dequantize %a, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %rf = dnn.dequantize %rq, %rs, %rz : (tensor<1x8x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xf32>
+  %s = dnn.binary add %af, %rf : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y : tensor<1x8x6x6xi8>
+}
+
+// -----
+
+/// Must not fire: the convolution's dequantized result is also returned.
+// CHECK-LABEL: func.func @negative_residual_conv_result_read_twice
+// CHECK:         dnn.binary add
+// REMARK: remark: [dnn-fuse-quantized] not fused: the int8 convolution's dequantized result has another use, which would be lost
+func.func @negative_residual_conv_result_read_twice(%xq: tensor<1x4x6x6xi8>, %rq: tensor<1x8x6x6xi8>) -> (tensor<1x8x6x6xi8>, tensor<1x8x6x6xf32>) {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %as = dnn.constant dense<0.25> : tensor<f32>
+  %az = dnn.constant dense<-8> : tensor<i8>
+  %ys = dnn.constant dense<0.5> : tensor<f32>
+  %yz = dnn.constant dense<-128> : tensor<i8>
+  %rs = dnn.constant dense<0.125> : tensor<f32>
+  %rz = dnn.constant dense<3> : tensor<i8>
+  %a = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %as, %az : (tensor<1x4x6x6xi8>, tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>, tensor<8xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  %af = dnn.dequantize %a, %as, %az : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %rf = dnn.dequantize %rq, %rs, %rz : (tensor<1x8x6x6xi8>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xf32>
+  %s = dnn.binary add %af, %rf : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
+  func.return %y, %af : tensor<1x8x6x6xi8>, tensor<1x8x6x6xf32>
 }
 
 // -----

@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FloatData, StringAttr
+from xdsl.dialects.builtin import FloatData, IntAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
@@ -230,25 +230,30 @@ class BinaryPostOpAttr(PostOpAttr):
 
 @irdl_attr_definition
 class SumPostOpAttr(PostOpAttr):
-    """``#dnn.sum<scale>``: d = d + scale * p, p the next post-op argument."""
+    """``#dnn.sum<scale[, zero_point]>``: d = d + scale * (p - zero_point), p the next
+    post-op argument (the zero point, 0 when not written, of an int8 p)."""
 
     name = "dnn.sum"
     scale: FloatData
+    zero_point: IntAttr
 
     def __init__(self, post_op: SumPostOp):
-        super().__init__(FloatData(post_op.scale))
+        super().__init__(FloatData(post_op.scale), IntAttr(post_op.zero_point))
 
     @property
     def post_op(self) -> SumPostOp:
-        return SumPostOp(self.scale.data)
+        return SumPostOp(self.scale.data, self.zero_point.data)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         with parser.in_angle_brackets():
-            return (_parse_number(parser),)
+            scale = _parse_number(parser)
+            zero_point = parser.parse_integer() if parser.parse_optional_punctuation(",") else 0
+            return (scale, IntAttr(zero_point))
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.scale.data!r}>")
+        zero_point = f", {self.zero_point.data}" if self.zero_point.data else ""
+        printer.print_string(f"<{self.scale.data!r}{zero_point}>")
 
 
 def post_op_attr(post_op: PostOp) -> PostOpAttr:

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, ClassVar, TypeVar, cast, overload
+from typing import TYPE_CHECKING, ClassVar, TypedDict, TypeVar, cast, overload
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -35,7 +35,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue
-from xdsl.irdl import IRDLOperation, VarOperand, prop_def
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarOperand,
+    prop_def,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
@@ -326,6 +332,11 @@ class DnnOp(IRDLOperation):
             known[result] = inferred
 
 
+POST_ARGS_FORMAT = "(`post_args` `(` $post_args^ `:` type($post_args) `)`)?"
+"""The assembly format of a post-op anchor's ``post_args``."""
+ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+"""The IRDL options of a post-op anchor with optional operands before ``post_args``."""
+
 NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
 """The default of a post-op anchor's ``post_ops``: none."""
 
@@ -333,6 +344,35 @@ NO_POST_OPS: ArrayAttr[PostOpAttr] = ArrayAttr(())
 def post_ops_attr(post_ops: Sequence[PostOp]) -> ArrayAttr[PostOpAttr]:
     """The ``post_ops`` property of a chain of post-op descriptions."""
     return ArrayAttr([post_op_attr(p) for p in post_ops])
+
+
+class Window(TypedDict):
+    """The window of a windowed product as its constructor takes it."""
+
+    strides: Sequence[int]
+    pads_begin: Sequence[int]
+    pads_end: Sequence[int]
+    dilations: Sequence[int]
+    groups: int
+
+
+def window_of(op: Operation) -> Window:
+    """The window of a conv2d, deconv2d or qconv2d, as keyword arguments of another one."""
+
+    def array(name: str) -> list[int]:
+        attr = op.properties[name]
+        assert isinstance(attr, DenseArrayBase)  # a windowed product's property
+        return ints(attr)
+
+    groups = op.properties["groups"]
+    assert isinstance(groups, IntegerAttr)  # a windowed product's property
+    return Window(
+        strides=array("strides"),
+        pads_begin=array("pads_begin"),
+        pads_end=array("pads_end"),
+        dilations=array("dilations"),
+        groups=int_of(groups),
+    )
 
 
 def window_properties(

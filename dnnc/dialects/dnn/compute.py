@@ -49,7 +49,9 @@ from dnnc.dialects.dnn.attributes import (
     ReduceKindAttr,
 )
 from dnnc.dialects.dnn.base import (
+    ANCHOR_OPTIONS,
     FALSE,
+    POST_ARGS_FORMAT,
     TRUE,
     DnnOp,
     PostOpAnchor,
@@ -62,14 +64,12 @@ from dnnc.dialects.dnn.base import (
     result_like,
     shape_of,
     tensor_type,
+    window_of,
     window_properties,
 )
 
 ONES = i64_array(1, 1)
 ZEROS = i64_array(0, 0)
-
-_POST_ARGS = "(`post_args` `(` $post_args^ `:` type($post_args) `)`)?"
-_ANCHOR_OPTIONS = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
 
 def _opt_shape(value: SSAValue | None) -> shapes.Shape | None:
@@ -97,9 +97,9 @@ class _WindowedProduct(PostOpAnchor):
     dilations = prop_def(DenseArrayBase[I64], ONES)
     groups = prop_def(IntegerAttr[I64], IntegerAttr(1, i64))
     traits = traits_def(Pure())
-    irdl_options = _ANCHOR_OPTIONS
+    irdl_options = ANCHOR_OPTIONS
     assembly_format = (
-        f"$src `,` $wei (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        f"$src `,` $wei (`,` $bias^)? {POST_ARGS_FORMAT} attr-dict `:` "
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
@@ -156,15 +156,14 @@ class _WindowedProduct(PostOpAnchor):
     ) -> Self:
         """A new op of this class on other operands and post-ops, with this op's window and
         result type unless other `strides` and `result_type` are given."""
+        window = window_of(self)
+        if strides is not None:
+            window["strides"] = strides
         return type(self)(
             src,
             wei,
             bias,
-            strides=ints(self.strides) if strides is None else strides,
-            pads_begin=ints(self.pads_begin),
-            pads_end=ints(self.pads_end),
-            dilations=ints(self.dilations),
-            groups=int_of(self.groups),
+            **window,
             post_ops=post_ops,
             post_args=post_args,
             result_type=tensor_type(self.result) if result_type is None else result_type,
@@ -178,11 +177,7 @@ class _WindowedProduct(PostOpAnchor):
             shape_of(self.src),
             shape_of(self.wei),
             _opt_shape(self.bias),
-            strides=ints(self.strides),
-            pads_begin=ints(self.pads_begin),
-            pads_end=ints(self.pads_end),
-            dilations=ints(self.dilations),
-            groups=int_of(self.groups),
+            **window_of(self),
         )
 
 
@@ -230,9 +225,9 @@ class MatmulOp(PostOpAnchor):
     post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    irdl_options = _ANCHOR_OPTIONS
+    irdl_options = ANCHOR_OPTIONS
     assembly_format = (
-        f"$lhs `,` $rhs (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        f"$lhs `,` $rhs (`,` $bias^)? {POST_ARGS_FORMAT} attr-dict `:` "
         "`(` type($lhs) `,` type($rhs) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
@@ -288,9 +283,9 @@ class InnerProductOp(PostOpAnchor):
     post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    irdl_options = _ANCHOR_OPTIONS
+    irdl_options = ANCHOR_OPTIONS
     assembly_format = (
-        f"$src `,` $wei (`,` $bias^)? {_POST_ARGS} attr-dict `:` "
+        f"$src `,` $wei (`,` $bias^)? {POST_ARGS_FORMAT} attr-dict `:` "
         "`(` type($src) `,` type($wei) (`,` type($bias)^)? `)` `->` type($result)"
     )
 
@@ -350,7 +345,9 @@ class PoolOp(PostOpAnchor):
     dilations = prop_def(DenseArrayBase[I64], ONES)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
-    assembly_format = f"$kind $src {_POST_ARGS} attr-dict `:` `(` type($src) `)` `->` type($result)"
+    assembly_format = (
+        f"$kind $src {POST_ARGS_FORMAT} attr-dict `:` `(` type($src) `)` `->` type($result)"
+    )
 
     def __init__(
         self,
@@ -733,7 +730,7 @@ class BinaryOp(PostOpAnchor):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
-        f"$alg $lhs `,` $rhs {_POST_ARGS} attr-dict `:` "
+        f"$alg $lhs `,` $rhs {POST_ARGS_FORMAT} attr-dict `:` "
         "`(` type($lhs) `,` type($rhs) `)` `->` type($result)"
     )
 

@@ -11,8 +11,9 @@ for oneDNN, which takes s32 zero points; the quantized type is then the result's
 * ``dnn.dequantize``: ``real = (q - zero_point) * scale`` from i8, ui8 or i32 to f32;
 * ``dnn.dynamic_quantize``: ui8 ``q`` with the scale and zero point of ``x``'s own range
   (ONNX DynamicQuantizeLinear), all three results;
-* ``dnn.qconv2d``: dequantize, conv2d, eltwise post-ops, quantize as one int8 convolution
-  (what dnn-fuse-quantized makes of that chain; oneDNN runs it with run-time scales);
+* ``dnn.qconv2d``: dequantize, conv2d, eltwise post-ops (and the sum of a dequantized int8
+  residual), quantize as one int8 convolution (what dnn-fuse-quantized makes of that chain;
+  oneDNN runs it with run-time scales);
 * ``dnn.qmatmul``: dequantize, matmul, bias, eltwise post-ops [, quantize] as one int8
   matmul, its result quantized or f32 (what dnn-fuse-quantized-matmul makes of that chain).
 
@@ -27,7 +28,6 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
-    ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
     NoneAttr,
@@ -47,22 +47,23 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.core.kinds import DataType, EltwisePostOp, PostOp
-from dnnc.dialects.dnn.attributes import PostOpAttr
+from dnnc.core.kinds import DataType, EltwisePostOp, PostOp, SumPostOp
 from dnnc.dialects.dnn.base import (
-    NO_POST_OPS,
+    ANCHOR_OPTIONS,
+    POST_ARGS_FORMAT,
     DnnOp,
+    PostOpAnchor,
     i64_array,
     int_of,
-    ints,
-    post_ops_of,
     shape_of,
     tensor_type,
+    window_of,
     window_properties,
 )
 from dnnc.dialects.types import DATA_TYPES, element_type_of
@@ -242,7 +243,7 @@ class DynamicQuantizeOp(DnnOp):
 
 
 @irdl_op_definition
-class QConv2DOp(DnnOp):
+class QConv2DOp(PostOpAnchor):
     """An int8 convolution: ``quantize(post_ops(conv2d(dequantize(src), dequantize(wei),
     bias)), dst_scale, dst_zero_point)`` in one op, as oneDNN's int8 convolution computes it
     (s32 accumulation, then f32 scales, bias and post-ops, one rounding to the result type).
@@ -251,7 +252,15 @@ class QConv2DOp(DnnOp):
     point) with a per-tensor scale (rank 0) or one per output channel (rank 1, [O]); the bias
     is f32 in real units; the result is i8 or ui8 (its type, given explicitly: zero points
     may be i32, as oneDNN takes them) with a per-tensor scale and zero point. Post-ops are
-    eltwise only. The window properties are conv2d's.
+    eltwise, and at most one ``#dnn.sum<scale, zero_point>`` whose argument (``post_args``)
+    is an int8 residual of the result's type: the post-ops add ``scale * (residual -
+    zero_point)`` in real units before the result is quantized (oneDNN's sum post-op, which
+    reads the residual from the result's buffer: dnn-inplace puts it there). The window
+    properties are conv2d's.
+
+    A post-op anchor (its eltwise post-ops come from dnn-fuse-quantized, which reads the f32
+    ops between the convolution and the quantize; dnnc.target.post_op_rules lets no f32
+    fusion add any: an eltwise on the int8 result would see integers).
 
     A separate op rather than quantization operands on ``dnn.conv2d``: the f32 passes that
     rebuild, fold or rescale a conv2d (fold-constants, scale-weights, hoist-strides,
@@ -268,18 +277,19 @@ class QConv2DOp(DnnOp):
     dst_scale = operand_def(TensorType)
     dst_zero_point = operand_def(TensorType)
     bias = opt_operand_def(TensorType)
+    post_args = var_operand_def(TensorType)
     result = result_def(TensorType)
     strides = prop_def(DenseArrayBase[I64], i64_array(1, 1))
     pads_begin = prop_def(DenseArrayBase[I64], i64_array(0, 0))
     pads_end = prop_def(DenseArrayBase[I64], i64_array(0, 0))
     dilations = prop_def(DenseArrayBase[I64], i64_array(1, 1))
     groups = prop_def(IntegerAttr[I64], IntegerAttr(1, i64))
-    post_ops = prop_def(ArrayAttr[PostOpAttr], NO_POST_OPS)
     traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
+    irdl_options = ANCHOR_OPTIONS
     assembly_format = (
         "$src `,` $wei `,` $src_scale `,` $src_zero_point `,` $wei_scale `,` $dst_scale `,` "
-        "$dst_zero_point (`,` $bias^)? attr-dict `:` `(` type($src) `,` type($wei) `,` "
+        f"$dst_zero_point (`,` $bias^)? {POST_ARGS_FORMAT} attr-dict `:` `(` type($src) `,` "
+        "type($wei) `,` "
         "type($src_scale) `,` type($src_zero_point) `,` type($wei_scale) `,` type($dst_scale) "
         "`,` type($dst_zero_point) (`,` type($bias)^)? `)` `->` type($result)"
     )
@@ -298,10 +308,11 @@ class QConv2DOp(DnnOp):
         dilations: Sequence[int] = (1, 1),
         groups: int = 1,
         post_ops: Sequence[PostOp] = (),
+        post_args: Sequence[SSAValue] = (),
     ) -> None:
         """``scales``: src_scale, src_zero_point, wei_scale, dst_scale, dst_zero_point."""
         super().__init__(
-            operands=[src, wei, *scales, [] if bias is None else [bias]],
+            operands=[src, wei, *scales, [] if bias is None else [bias], post_args],
             result_types=[result_type],
             properties=window_properties(
                 strides=strides,
@@ -339,20 +350,46 @@ class QConv2DOp(DnnOp):
                 )
         if self.bias is not None and tensor_type(self.bias).get_element_type() != f32:
             raise VerifyException("bias must be f32 (in real units)")
-        if not all(isinstance(p, EltwisePostOp) for p in post_ops_of(self.post_ops)):
-            raise VerifyException("post-ops must be eltwise")
-        self.expect_result_shape(
-            self.result,
-            shapes.conv2d(
-                shape_of(self.src),
-                shape_of(self.wei),
-                None if self.bias is None else shape_of(self.bias),
-                strides=ints(self.strides),
-                pads_begin=ints(self.pads_begin),
-                pads_end=ints(self.pads_end),
-                dilations=ints(self.dilations),
-                groups=int_of(self.groups),
-            ),
+        chain = self.post_op_chain
+        sums = sum(isinstance(p, SumPostOp) for p in chain)
+        if sums > 1 or not all(isinstance(p, EltwisePostOp | SumPostOp) for p in chain):
+            raise VerifyException("post-ops must be eltwise and at most one sum")
+        self.expect_result_shape(self.result, self.infer_result_shape())
+        self.verify_post_ops()
+
+    def infer_result_shape(self) -> shapes.Shape:
+        return shapes.conv2d(
+            shape_of(self.src),
+            shape_of(self.wei),
+            None if self.bias is None else shape_of(self.bias),
+            **window_of(self),
+        )
+
+    def with_post_ops(self, post_ops: Sequence[PostOp], post_args: Sequence[SSAValue]) -> QConv2DOp:
+        return self.requantized(
+            self.dst_scale, self.dst_zero_point, tensor_type(self.result), post_ops, post_args
+        )
+
+    def requantized(
+        self,
+        dst_scale: SSAValue,
+        dst_zero_point: SSAValue,
+        result_type: TensorType,
+        post_ops: Sequence[PostOp],
+        post_args: Sequence[SSAValue],
+    ) -> QConv2DOp:
+        """A new op (not inserted) like this one with another quantization of its result and
+        other post-ops."""
+        scales = (self.src_scale, self.src_zero_point, self.wei_scale, dst_scale, dst_zero_point)
+        return QConv2DOp(
+            self.src,
+            self.wei,
+            scales,
+            self.bias,
+            result_type,
+            **window_of(self),
+            post_ops=post_ops,
+            post_args=post_args,
         )
 
     def verify_result_types(self) -> None:

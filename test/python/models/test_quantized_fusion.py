@@ -102,3 +102,63 @@ def test_fused_int8_convolutions_agree_with_onnxruntime(
         pytest.skip(f"oneDNN has no native {data_type} convolution on this CPU")
     for convolution in int8_convolutions(fused):
         assert not convolution.implementation.startswith("ref"), convolution.implementation
+
+
+class _Blocks(nn.Module):
+    """A stem and two ResNet basic blocks: one with an identity shortcut, one downsampling
+    (a strided 1x1 convolution on the shortcut)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(8, 16, 3, padding=1)
+        self.a1, self.a2 = nn.Conv2d(16, 16, 3, padding=1), nn.Conv2d(16, 16, 3, padding=1)
+        self.b1 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.b2, self.down = nn.Conv2d(32, 32, 3, padding=1), nn.Conv2d(16, 32, 1, stride=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.stem(x))
+        x = torch.relu(x + self.a2(torch.relu(self.a1(x))))
+        return torch.relu(self.down(x) + self.b2(torch.relu(self.b1(x))))
+
+
+def _blocks(path: Path) -> None:
+    torch.manual_seed(0)
+    torch.onnx.export(
+        _Blocks().eval(), (torch.randn(SHAPE),), str(path), dynamo=False, input_names=["input"]
+    )
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_residual_adds_fused_agree_with_onnxruntime(exported: Exported, activations: str) -> None:
+    """Both residual adds become sum post-ops of an int8 convolution (on a VNNI CPU): with
+    and without dnn-fuse-quantized against ONNX Runtime. The fused add requantizes the
+    convolution's result exactly as its quantize did (eltwise post-ops), so the bound is the
+    3-layer test's: one step per quantized layer (6, the adds counted) and a small mean."""
+    f32 = exported.get("qconv_blocks_base", _blocks)
+    path = exported.get(
+        f"qconv_blocks_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"input": x})[0]
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    step = _output_step(path)
+    assert np.unique(np.rint(theirs / step)).size > 32
+    for executable in (fused, unfused):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= 6.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+    summing = [
+        s
+        for s in fused.plan.step_infos
+        if s.kind == "convolution" and any(o.startswith("post_arg_0=") for o in s.operands)
+    ]
+    if not has_vnni():
+        assert not summing
+        pytest.skip("no VNNI on this CPU: nothing fused (module docstring)")
+    assert len(summing) == 2
+    kinds = [s.kind for s in fused.plan.step_infos]
+    first, last = kinds.index("convolution"), len(kinds) - kinds[::-1].index("convolution")
+    assert set(kinds[first:last]) == {"convolution"}, kinds  # int8 from the first to the last
+    for convolution in summing:
+        assert not convolution.implementation.startswith("ref"), convolution.implementation

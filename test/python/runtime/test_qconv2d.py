@@ -30,8 +30,21 @@ def _dense(values: np.ndarray) -> str:
     return str(values.tolist()) if values.ndim else str(values.item())
 
 
-def _graph(src: str, dst: str, groups: int, src_zero: int, per_channel: bool) -> str:
-    """A qconv2d of a 1x16x8x8 ``src`` into 32 channels of ``dst`` (3x3, padding 1), relu."""
+RESIDUAL_POST_OPS = (
+    "#dnn.eltwise<relu>, #dnn.eltwise<linear, 20.0>, #dnn.eltwise<round>, "
+    "#dnn.eltwise<clip, -125.0, 130.0>, #dnn.eltwise<linear, 0.05>, #dnn.sum<0.03, {zero}>, "
+    "#dnn.eltwise<relu>"
+)
+"""What dnn-fuse-quantized makes of a residual block: relu, the convolution's own quantize
+and dequantize (scale 0.05, zero point -3), the int8 residual's sum, relu."""
+
+
+def _graph(
+    src: str, dst: str, groups: int, src_zero: int, per_channel: bool, residual: bool = False
+) -> str:
+    """A qconv2d of a 1x16x8x8 ``src`` into 32 channels of ``dst`` (3x3, padding 1), relu;
+    with ``residual``, a second argument of ``dst``'s type is added as a sum post-op
+    (RESIDUAL_POST_OPS)."""
     weights = RNG.integers(-127, 128, (32, 16 // groups, 3, 3))
     scales = RNG.uniform(0.001, 0.004, 32 if per_channel else ()).astype(np.float32)
     scale_type = "tensor<32xf32>" if per_channel else "tensor<f32>"
@@ -41,8 +54,13 @@ def _graph(src: str, dst: str, groups: int, src_zero: int, per_channel: bool) ->
         f"(tensor<1x16x8x8x{src}>, {w_type}, tensor<f32>, tensor<{src}>, {scale_type}, "
         f"tensor<f32>, tensor<{dst}>, tensor<32xf32>) -> tensor<1x32x8x8x{dst}>"
     )
+    result = f"tensor<1x32x8x8x{dst}>"
+    post_ops, post_args, argument = "#dnn.eltwise<relu>", "", ""
+    if residual:
+        post_ops = RESIDUAL_POST_OPS.format(zero=5 if dst == "ui8" else -5)
+        post_args, argument = f"post_args(%r : {result}) ", f", %r: {result}"
     return f"""
-func.func @f(%x: tensor<1x16x8x8x{src}>) -> tensor<1x32x8x8x{dst}> {{
+func.func @f(%x: tensor<1x16x8x8x{src}>{argument}) -> {result} {{
   %w = dnn.constant dense<{_dense(weights)}> : {w_type}
   %ss = dnn.constant dense<0.02> : tensor<f32>
   %sz = dnn.constant dense<{src_zero}> : tensor<{src}>
@@ -50,7 +68,7 @@ func.func @f(%x: tensor<1x16x8x8x{src}>) -> tensor<1x32x8x8x{dst}> {{
   %ds = dnn.constant dense<0.05> : tensor<f32>
   %dz = dnn.constant dense<{3 if dst == "ui8" else -3}> : tensor<{dst}>
   %b = dnn.constant dense<{_dense(bias)}> : tensor<32xf32>
-  %y = dnn.qconv2d %x, %w, %ss, %sz, %ws, %ds, %dz, %b {{pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = {groups} : i64, post_ops = [#dnn.eltwise<relu>]}} : {types}
+  %y = dnn.qconv2d %x, %w, %ss, %sz, %ws, %ds, %dz, %b {post_args}{{pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, groups = {groups} : i64, post_ops = [{post_ops}]}} : {types}
   func.return %y : tensor<1x32x8x8x{dst}>
 }}"""
 
@@ -85,6 +103,33 @@ def test_qconv2d_runs_one_int8_convolution(
     (convolution,) = [s for s in executable.plan.step_infos if s.kind == "convolution"]
     if not runs_natively("convolution", DataType.U8 if src == "ui8" else DataType.S8):
         pytest.skip(f"oneDNN has no native {src} convolution here: {convolution.implementation}")
+    assert not convolution.implementation.startswith("ref"), convolution.implementation
+
+
+@pytest.mark.parametrize(("src", "dst"), [("i8", "i8"), ("ui8", "ui8")])
+def test_qconv2d_with_int8_residual(src: str, dst: str) -> None:
+    """The residual's sum post-op (its own scale and zero point, read from the result's
+    buffer) after the requantizing eltwise post-ops, as the reference computes them; on a
+    CPU where dnn-fuse-quantized fuses (VNNI) the kernel is a native one."""
+    text = _graph(src, dst, 1, 3, True, residual=True)
+    dtype = np.uint8 if src == "ui8" else np.int8
+    info = np.iinfo(dtype)
+    x = RNG.integers(info.min, info.max + 1 if VNNI else 128, (1, 16, 8, 8)).astype(dtype)
+    r = RNG.integers(info.min, info.max + 1, (1, 32, 8, 8)).astype(dtype)
+    executable = dnnc.compile(text)
+    got = executable.run([x, r])[0]
+    module, _ = load_module(text)
+    want = interpret(find_function(module, None), [x, r])[0]
+    steps = np.abs(got.astype(np.int64) - want.astype(np.int64))
+    assert steps.max() <= (4 if src == "i8" and not VNNI else 1), steps.max()
+    assert steps.mean() < 0.25, steps.mean()
+    assert len(np.unique(want)) > 32
+    zero = np.full_like(r, 5 if dst == "ui8" else -5)  # the sum's zero point: adds 0
+    alone = interpret(find_function(module, None), [x, zero])[0]
+    assert np.abs(want.astype(np.int64) - alone).max() > 8  # the residual counts
+    (convolution,) = [s for s in executable.plan.step_infos if s.kind == "convolution"]
+    if not VNNI:
+        pytest.skip(f"no VNNI (dnn-fuse-quantized fuses nothing): {convolution.implementation}")
     assert not convolution.implementation.startswith("ref"), convolution.implementation
 
 
