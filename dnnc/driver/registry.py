@@ -31,6 +31,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-fuse-post-ops": "dnnc.passes.fuse_post_ops:FusePostOpsPass",
     "dnn-fuse-quantized": "dnnc.passes.fuse_quantized:FuseQuantizedPass",
     "dnn-fuse-quantized-matmul": "dnnc.passes.fuse_quantized_matmul:FuseQuantizedMatmulPass",
+    "dnn-keep-int8": "dnnc.passes.keep_int8:KeepInt8Pass",
     "dnn-propagate-special-values": (
         "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
     ),

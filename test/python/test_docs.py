@@ -12,7 +12,7 @@ from dnnc.tools.pass_reference import pass_reference
 REPO = Path(__file__).resolve().parents[2]
 DOCUMENTS = sorted([REPO / "README.md", REPO / "CONTRIBUTING.md", *(REPO / "docs").glob("*.md")])
 PATH = re.compile(r"(?<![\w/.-])((?:dnnc|docs|test|bench|examples|\.ci)/[\w./-]*[\w/])")
-MODULE = re.compile(r"(?<![\w.])(dnnc(?:\.[a-z_]+)+)")
+MODULE = re.compile(r"(?<![\w.])(dnnc(?:\.[a-z_][a-z0-9_]*)+)")
 GENERATED_ELSEWHERE = ("out/", "test/Output")
 
 

@@ -28,6 +28,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I64,
+    ArrayAttr,
     DenseArrayBase,
     IntegerAttr,
     NoneAttr,
@@ -54,13 +55,17 @@ from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
 from dnnc.core.kinds import DataType, EltwisePostOp, PostOp, SumPostOp
+from dnnc.dialects.dnn.attributes import PostOpAttr
 from dnnc.dialects.dnn.base import (
     ANCHOR_OPTIONS,
+    NO_POST_OPS,
     POST_ARGS_FORMAT,
     DnnOp,
     PostOpAnchor,
     i64_array,
     int_of,
+    post_ops_attr,
+    post_ops_of,
     shape_of,
     tensor_type,
     window_of,

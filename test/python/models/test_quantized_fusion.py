@@ -162,3 +162,68 @@ def test_residual_adds_fused_agree_with_onnxruntime(exported: Exported, activati
     assert set(kinds[first:last]) == {"convolution"}, kinds  # int8 from the first to the last
     for convolution in summing:
         assert not convolution.implementation.startswith("ref"), convolution.implementation
+
+
+def _pools(path: Path) -> None:
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(8, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(3, 2, 1),
+        nn.Conv2d(16, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.AvgPool2d(2),
+        nn.Conv2d(16, 32, 1),
+        nn.Flatten(),
+    )
+    torch.onnx.export(
+        model.eval(), (torch.randn(SHAPE),), str(path), dynamo=False, input_names=["input"]
+    )
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
+    exported: Exported, activations: str
+) -> None:
+    """dnn-keep-int8: MaxPool, AveragePool (2x2, no padding) and Flatten between a
+    dequantize and a quantize of their input's parameters (quantize_static's) run on the
+    integers, on every CPU: with and without the pass against ONNX Runtime, within one step
+    per quantized layer (6) and a small mean; with it, both poolings read and write int8 and
+    no quantize or dequantize is left around the three."""
+    f32 = exported.get("qpool_net_base", _pools)
+    path = exported.get(
+        f"qpool_net_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"input": x})[0]
+    without = ",".join(step for step in OptimizePipeline.steps if step != "dnn-keep-int8")
+    kept, unkept = dnnc.compile(str(path)), dnnc.compile(str(path), without)
+    step = _output_step(path)
+    assert np.unique(np.rint(theirs / step)).size > 32
+    for executable in (kept, unkept):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= 6.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+    integer = "ui8" if activations == "u8" else "i8"
+
+    def int8_pools(executable: dnnc.Executable) -> list[StepInfo]:
+        return [
+            s
+            for s in executable.plan.step_infos
+            if s.kind == "pooling" and all(o.split(",")[0].endswith(integer) for o in s.operands)
+        ]
+
+    assert not int8_pools(unkept)
+    assert len(int8_pools(kept)) == 2
+
+    def quantizing(executable: dnnc.Executable) -> int:
+        """The quantize and dequantize steps (reorders with a scale)."""
+        return sum(
+            s.kind == "reorder" and any("_scale=" in o for o in s.operands)
+            for s in executable.plan.step_infos
+        )
+
+    assert quantizing(kept) == quantizing(unkept) - 6  # around the 3 ops
+    for pool in int8_pools(kept):
+        assert not pool.implementation.startswith("ref"), pool.implementation
