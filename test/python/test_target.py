@@ -166,6 +166,13 @@ def test_every_post_op_anchor_has_a_rule() -> None:
         "dnn.inner_product",
         "dnn.pool",
         "dnn.binary",
+        "dnn.qconv2d",
     }
     accumulating = {op.name for op, rule in ANCHORS.items() if PostOpKind.SUM in rule.kinds}
-    assert accumulating == {"dnn.conv2d", "dnn.deconv2d", "dnn.matmul", "dnn.inner_product"}
+    assert accumulating == {
+        "dnn.conv2d",
+        "dnn.deconv2d",
+        "dnn.matmul",
+        "dnn.inner_product",
+        "dnn.qconv2d",
+    }

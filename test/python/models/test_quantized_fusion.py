@@ -227,3 +227,30 @@ def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
     assert quantizing(kept) == quantizing(unkept) - 6  # around the 3 ops
     for pool in int8_pools(kept):
         assert not pool.implementation.startswith("ref"), pool.implementation
+
+
+def test_s8_activations_shifted_to_u8_agree_with_onnxruntime(exported: Exported) -> None:
+    """dnn-shift-to-u8 on the S8S8 blocks: with and without it against ONNX Runtime (the
+    bound of the residual test); with it, on a VNNI CPU, every convolution reads u8 and all
+    but the first (the network's input keeps its zero point) run without a source zero point
+    (after a removed Relu the s8 zero point is -128, so the u8 one is 0)."""
+    f32 = exported.get("qconv_blocks_base", _blocks)
+    path = exported.get(
+        "qconv_blocks_s8s8", lambda p: quantized.static(f32, p, "input", SHAPE, activations="s8")
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"input": x})[0]
+    without = ",".join(step for step in OptimizePipeline.steps if step != "dnn-shift-to-u8")
+    shifted, unshifted = dnnc.compile(str(path)), dnnc.compile(str(path), without)
+    step = _output_step(path)
+    for executable in (shifted, unshifted):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= 6.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+    if not has_vnni():
+        pytest.skip("no VNNI on this CPU: no int8 convolution, nothing shifted")
+    convolutions = [s for s in shifted.plan.step_infos if s.kind == "convolution"]
+    assert len(convolutions) == 6
+    assert all(c.operands[0].split(",")[0].endswith("xui8") for c in convolutions)
+    with_zero_point = [c for c in convolutions if any("src_zero_point=" in o for o in c.operands)]
+    assert with_zero_point == convolutions[:1], [c.operands for c in with_zero_point]

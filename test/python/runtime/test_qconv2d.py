@@ -101,6 +101,8 @@ def test_qconv2d_runs_one_int8_convolution(
     assert steps.mean() < 0.25, steps.mean()
     assert len(np.unique(want)) > 32  # results spread over the range, not saturated
     (convolution,) = [s for s in executable.plan.step_infos if s.kind == "convolution"]
+    # a constant-0 zero point is left out of the primitive (kernels without compensation)
+    assert any(o.startswith("src_zero_point=") for o in convolution.operands) == (src_zero != 0)
     if not runs_natively("convolution", DataType.U8 if src == "ui8" else DataType.S8):
         pytest.skip(f"oneDNN has no native {src} convolution here: {convolution.implementation}")
     assert not convolution.implementation.startswith("ref"), convolution.implementation
