@@ -65,13 +65,20 @@ def static(
     activations: Precision = "s8",
     weights: Precision = "s8",
     per_channel: bool = True,
+    reduce_range: bool = False,
     batches: int = 8,
     seed: int = 0,
 ) -> Path:
     """``model`` quantized statically (QDQ) into ``output``, calibrated on random inputs."""
     feeds = random_feeds(input_name, shape, batches, seed)
     return static_from(
-        model, output, feeds, activations=activations, weights=weights, per_channel=per_channel
+        model,
+        output,
+        feeds,
+        activations=activations,
+        weights=weights,
+        per_channel=per_channel,
+        reduce_range=reduce_range,
     )
 
 
@@ -83,8 +90,10 @@ def static_from(
     activations: Precision = "s8",
     weights: Precision = "s8",
     per_channel: bool = True,
+    reduce_range: bool = False,
 ) -> Path:
-    """``model`` quantized statically (QDQ) into ``output``, calibrated on ``feeds``."""
+    """``model`` quantized statically (QDQ) into ``output``, calibrated on ``feeds``
+    (``reduce_range``: 7-bit weights, ONNX Runtime's remedy for CPUs without VNNI)."""
     prepared = _pre_processed(model)
     quantize_static(
         str(prepared),
@@ -92,6 +101,7 @@ def static_from(
         FeedsReader(feeds),
         quant_format=QuantFormat.QDQ,
         per_channel=per_channel,
+        reduce_range=reduce_range,
         activation_type=_TYPES[activations],
         weight_type=_TYPES[weights],
         calibration_cache_path=prepared.with_suffix(f".minmax-{_digest(feeds)}.json"),

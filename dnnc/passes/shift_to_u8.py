@@ -1,5 +1,5 @@
 """dnn-shift-to-u8: 8-bit activations quantized as s8 are quantized as u8 instead (zero point
-+128), on CPUs where the int8 convolutions run (VNNI).
++128), for oneDNN's int8 convolutions.
 
 Rule: %q = dnn.quantize %x, %s, %z -> i8             [per tensor, %z a constant]
       %f = dnn.dequantize %q, %s', %z' ...            [every reader such a dequantize, %z' a
@@ -17,12 +17,12 @@ against an u8 one without: 1x1 256->64 at 56x56 81 -> 78 us, depthwise 3x3 at 14
 79 -> 68 us. The tensors with other zero points shift too, so that a residual and the
 result it is added into keep one type (oneDNN's sum reads the residual from the result's
 buffer): s8 and u8 with a zero point measured alike there (depthwise 181 and 181 us, 1x1
-81 and 85 us).
+81 and 85 us). Without VNNI a u8 source is what makes oneDNN's int8 convolution exact (with
+7-bit weights; for an s8 source it halves the weights): dnn-fuse-quantized.
 
 Not shifted (silently: nothing is wrong) where a reader is not such a dequantize (a function
 result keeps the type the caller expects), a zero point is not a constant or the
-quantization is per axis; nothing at all without VNNI (``vnni``: no int8 convolution runs
-there, dnn-fuse-quantized).
+quantization is per axis.
 
 Pre:  the IR verifies; runs before dnn-keep-int8 and dnn-fuse-quantized.
 Post: every quantize to i8 with a rule's readers quantizes to ui8.
@@ -52,7 +52,6 @@ from dnnc.dialects.types import data_type_of, element_type_of
 from dnnc.ir.weights import constant_value
 from dnnc.passes.constants import constant_op
 from dnnc.passes.data_transforms import retyped
-from dnnc.target.host import Vnni, vnni_enabled
 
 _SHIFT = 128
 """u8 = s8 + 128."""
@@ -110,11 +109,6 @@ class ShiftToU8Pass(ModulePass):
 
     name = "dnn-shift-to-u8"
 
-    vnni: Vnni = "auto"
-    """Whether to take the CPU as having VNNI (dnn-fuse-quantized's option)."""
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if not vnni_enabled(self.vnni):
-            return
         pattern = ShiftActivationsToU8()
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

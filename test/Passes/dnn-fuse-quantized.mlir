@@ -9,11 +9,13 @@
 // CHECK-NEXT:    %[[Y:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz, %[[B]] {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]} : (tensor<1x4x6x6xui8>, tensor<8x4x3x3xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<1x8x6x6xui8>
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     dnn.conv2d
-// REMARK: dnn-fuse-quantized.mlir:[[# @LINE + 19]]:3: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
-/// Without VNNI oneDNN's int8 convolution saturates or rounds the weights: not fused.
-// NOVNNI: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI (oneDNN's int8 convolution would be inexact)
+// REMARK: dnn-fuse-quantized.mlir:[[# @LINE + 21]]:3: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
+/// Without VNNI too: a u8 source and weights within 7 bits (3) are exact there. (The
+/// remarks come first: those of @shared_source and @wide_weights, which are not fused.)
+// NOVNNI-COUNT-2: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI and the source is s8 (oneDNN would halve the weights: inexact)
+// NOVNNI-NEXT: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI and a weight is 100, beyond 7 bits (vpmaddubsw's pair sums would saturate; ONNX Runtime's reduce_range quantizes weights to 7 bits)
 // NOVNNI-LABEL: func.func @qdq_conv_relu
-// NOVNNI-NOT:   dnn.qconv2d
+// NOVNNI:         dnn.qconv2d %xq, %wq
 func.func @qdq_conv_relu(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<128> : tensor<ui8>
@@ -38,8 +40,10 @@ func.func @qdq_conv_relu(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
 
 /// Per-tensor weights, no bias, an s8 result; a source dequantize read by two convolutions
 /// fuses into both (it goes with its last reader).
+/// Without VNNI an s8 source is not fused (oneDNN would halve the weights).
 // CHECK-LABEL: func.func @shared_source
 // NOVNNI-LABEL: func.func @shared_source
+// NOVNNI-NOT:     dnn.qconv2d
 // CHECK-NOT:     dnn.dequantize
 // CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
 // CHECK:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
@@ -64,8 +68,33 @@ func.func @shared_source(%xq: tensor<1x4x6x6xi8>) -> (tensor<1x8x6x6xi8>, tensor
 
 // -----
 
+/// With VNNI any s8 weights fuse; without it, weights beyond 7 bits (100) would saturate
+/// vpmaddubsw's pair sums: not fused there, with the largest weight in the remark.
+// CHECK-LABEL: func.func @wide_weights
+// CHECK:         dnn.qconv2d %xq, %wq
+// REMARK: remark: [dnn-fuse-quantized] fused into one int8 convolution{{$}}
+// NOVNNI-LABEL: func.func @wide_weights
+// NOVNNI-NOT:     dnn.qconv2d
+func.func @wide_weights(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<[[[[100]], [[-3]], [[5]], [[-64]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]], [[[1]], [[2]], [[3]], [[4]]]]> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
 /// Must not fire: the source is quantized per channel (oneDNN takes one src scale).
 // CHECK-LABEL: func.func @per_axis_source
+// NOVNNI-LABEL: func.func @per_axis_source
 // CHECK:         dnn.conv2d
 // CHECK-NOT:     dnn.qconv2d
 // REMARK: remark: [dnn-fuse-quantized] not fused: the source is quantized per axis

@@ -1,15 +1,12 @@
-// RUN: dnnc-opt %s -p 'dnn-shift-to-u8{vnni=yes}' --split-input-file | filecheck %s
-// RUN: dnnc-opt %s -p 'dnn-shift-to-u8{vnni=no}' --split-input-file | filecheck %s --check-prefix=NOVNNI
+// RUN: dnnc-opt %s -p dnn-shift-to-u8 --split-input-file | filecheck %s
 
 /// An activation after a removed Relu (zero point -128): u8 with zero point 0, the
-/// quantize and both its dequantizes. Without VNNI nothing changes.
+/// quantize and both its dequantizes.
 // CHECK-LABEL: func.func @after_relu
 // CHECK:         %[[Z:.*]] = dnn.constant dense<0> : tensor<ui8>
 // CHECK-NEXT:    %q = dnn.quantize %x, %s, %[[Z]] : (tensor<1x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4xui8>
 // CHECK-NEXT:    %a = dnn.dequantize %q, %s, %[[Z]] : (tensor<1x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4xf32>
 // CHECK-NEXT:    %b = dnn.dequantize %q, %s, %[[Z]] : (tensor<1x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4xf32>
-// NOVNNI-LABEL: func.func @after_relu
-// NOVNNI:         %q = dnn.quantize %x, %s, %z : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
 func.func @after_relu(%x: tensor<1x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>) {
   %s = dnn.constant dense<0.1> : tensor<f32>
   %z = dnn.constant dense<-128> : tensor<i8>

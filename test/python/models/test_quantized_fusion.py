@@ -6,10 +6,11 @@ Three convolutions (3x3 + Relu, strided 3x3 + Relu, grouped 3x3 + Clip(0, 6), as
 feed the output's DequantizeLinear. With the pass each is one int8 convolution (checked on
 the plan: run-time scales bound, the implementation never ``ref:`` where dnnc.target says
 oneDNN has a native int8 kernel); without it each is dequantize, f32 convolution, quantize.
-On a CPU without VNNI the pass fuses nothing (dnnc.target.host.has_vnni: oneDNN's int8
-convolution would saturate u8 sources and halve s8 sources' weights there, measured here
-under ONEDNN_MAX_CPU_ISA=AVX2 at up to 23 and 5 output steps from ONNX Runtime), and the
-test checks that.
+On a CPU without VNNI the pass fuses none of these (dnnc.target.host.has_vnni: oneDNN's int8
+convolution would saturate u8 sources under 8-bit weights and halve s8 sources' weights
+there, measured here under ONEDNN_MAX_CPU_ISA=AVX2 at up to 23 and 5 output steps from ONNX
+Runtime), and the test checks that; weights quantized to 7 bits (``reduce_range``) fuse
+there too.
 
 Tolerance, in steps of the output's quantization grid: ONNX Runtime accumulates in int32 and
 requantizes once per layer, as the fused convolution does, so a layer's value differs only
@@ -248,9 +249,38 @@ def test_s8_activations_shifted_to_u8_agree_with_onnxruntime(exported: Exported)
         steps = np.abs(executable.run([x])[0] - theirs) / step
         assert steps.max() <= 6.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
     if not has_vnni():
-        pytest.skip("no VNNI on this CPU: no int8 convolution, nothing shifted")
+        pytest.skip("no VNNI: these 8-bit weights are not fused, no convolution reads u8")
     convolutions = [s for s in shifted.plan.step_infos if s.kind == "convolution"]
     assert len(convolutions) == 6
     assert all(c.operands[0].split(",")[0].endswith("xui8") for c in convolutions)
     with_zero_point = [c for c in convolutions if any("src_zero_point=" in o for o in c.operands)]
     assert with_zero_point == convolutions[:1], [c.operands for c in with_zero_point]
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_seven_bit_weights_fuse_on_every_cpu(exported: Exported, activations: str) -> None:
+    """With ``reduce_range`` (weights in [-64, 64]) and u8 sources (s8 ones after
+    dnn-shift-to-u8) oneDNN's int8 convolution is exact without VNNI too (vpmaddubsw's pair
+    sums stay below 2**15): all 3 convolutions fuse on every CPU, with and without
+    dnn-fuse-quantized against ONNX Runtime within the 3-layer bound, on native kernels."""
+    f32 = exported.get("qconv_net_base", _net)
+    path = exported.get(
+        f"qconv_net_{activations}s8_7bit",
+        lambda p: quantized.static(
+            f32, p, "input", SHAPE, activations=activations, reduce_range=True
+        ),
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    theirs = session.run(None, {"input": x})[0]
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    step = _output_step(path)
+    for executable in (fused, unfused):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= LAYERS + 0.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
+    convolutions = [s for s in fused.plan.step_infos if s.kind == "convolution"]
+    assert len(convolutions) == LAYERS
+    assert all(any(o.startswith("src_scale=") for o in c.operands) for c in convolutions)
+    assert all(c.operands[0].split(",")[0].endswith("xui8") for c in convolutions)
+    for convolution in convolutions:
+        assert not convolution.implementation.startswith("ref"), convolution.implementation
