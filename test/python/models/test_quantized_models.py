@@ -56,6 +56,7 @@ from test_real_architectures import ARCHITECTURES, Architecture, export
 
 import dnnc
 from dnnc.core.kinds import DataType
+from dnnc.driver.pipelines import OptimizePipeline
 from dnnc.frontend.onnx import import_onnx
 from dnnc.target import runs_natively
 from dnnc.target.host import has_vnni
@@ -208,6 +209,25 @@ def test_resnet18_int8_kernels_are_native(exported: Exported, variant: Variant) 
             step.kind,
             step.implementation,
         )
+
+
+@pytest.mark.slow
+def test_resnet18_int8_passes_with_and_without_agree_with_onnxruntime(exported: Exported) -> None:
+    """The S8S8 per-tensor ResNet-18 compiled without the int8 passes (dnn-shift-to-u8,
+    dnn-keep-int8, dnn-fuse-quantized: f32 compute between quantization reorders) and with
+    them: each within the variant's bounds of ONNX Runtime, and of each other."""
+    variant = VARIANTS[0]
+    assert (variant.model, variant.activations) == ("resnet18", "s8")
+    path, _ = _quantized(exported, variant)
+    feeds = MODELS[variant.model].inputs(BATCH, LENGTH)
+    passes = {"dnn-shift-to-u8", "dnn-keep-int8", "dnn-fuse-quantized"}
+    without = ",".join(step for step in OptimizePipeline.steps if step not in passes)
+    ours = _compiled(path).run(dict(feeds))[0]
+    plain = dnnc.compile(str(path), without).run(dict(feeds))[0]
+    theirs, step = _ort(path, feeds), _output_step(path)
+    for a, b in ((ours, theirs), (plain, theirs), (ours, plain)):
+        steps = np.abs(a - b) / step
+        assert steps.max() <= variant.max_steps and steps.mean() <= variant.mean_steps
 
 
 def test_bert_dynamic_agrees_with_onnxruntime(exported: Exported) -> None:
