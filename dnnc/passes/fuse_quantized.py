@@ -156,9 +156,9 @@ def _before_eltwise(quantize: QuantizeOp) -> SSAValue:
     return value
 
 
-def _eltwise_chain(quantize: QuantizeOp, what: str) -> tuple[SSAValue, list[EltwiseOp]]:
-    """The value before the eltwise ops the quantize reads (``what``: its producer, for the
-    remarks), which becomes read by the quantize alone, and those ops, in order."""
+def _eltwise_chain(quantize: QuantizeOp, what: str) -> list[EltwiseOp]:
+    """The eltwise ops between the quantize and ``what`` (its producer, for the remarks), in
+    order, each result and the producer's read only along the chain."""
     eltwise: list[EltwiseOp] = []
     value = quantize.src
     while isinstance(value.owner, EltwiseOp):
@@ -168,7 +168,7 @@ def _eltwise_chain(quantize: QuantizeOp, what: str) -> tuple[SSAValue, list[Eltw
         eltwise.insert(0, op)
         value = op.src
     only_use(value, f"the {what}'s f32 result")
-    return value, eltwise
+    return eltwise
 
 
 def _eltwise_post_ops(eltwise: list[EltwiseOp]) -> list[PostOp]:
@@ -213,7 +213,7 @@ class FuseQuantizedConv(RewritePattern):
         if not isinstance(conv, Conv2DOp):
             return  # not a convolution's quantize: nothing to say
         try:
-            eltwise = _eltwise_chain(op, "conv2d")[1]
+            eltwise = _eltwise_chain(op, "conv2d")
             _per_tensor(op, "the result")
             src = _dequantized(conv.src, "the source", QUANTIZED_TYPES)
             _per_tensor(src, "the source")
@@ -293,7 +293,7 @@ class FuseResidualIntoQConv(RewritePattern):
         if all(_int8_convolution(v) is None for v in (add.lhs, add.rhs)):
             return  # no int8 convolution's result: not this rule
         try:
-            eltwise = _eltwise_chain(op, "add")[1]
+            eltwise = _eltwise_chain(op, "add")
             _per_tensor(op, "the result")
             need(not add.post_ops.data, "the add has post-ops")
             need(shape_of(add.lhs) == shape_of(add.rhs), "the addends' shapes differ")
