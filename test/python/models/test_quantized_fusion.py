@@ -97,7 +97,7 @@ def test_fused_int8_convolutions_agree_with_onnxruntime(
         steps = np.abs(executable.run([x])[0] - theirs) / step
         assert steps.max() <= LAYERS + 0.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
     if not has_vnni():
-        pytest.skip("no VNNI on this CPU: nothing fused (module docstring)")
+        pytest.skip("no VNNI on this CPU: these 8-bit weights are not fused (module docstring)")
     data_type = DataType.S8 if activations == "s8" else DataType.U8
     if not runs_natively("convolution", data_type):
         pytest.skip(f"oneDNN has no native {data_type} convolution on this CPU")
@@ -156,7 +156,7 @@ def test_residual_adds_fused_agree_with_onnxruntime(exported: Exported, activati
     ]
     if not has_vnni():
         assert not summing
-        pytest.skip("no VNNI on this CPU: nothing fused (module docstring)")
+        pytest.skip("no VNNI on this CPU: these 8-bit weights are not fused (module docstring)")
     assert len(summing) == 2
     kinds = [s.kind for s in fused.plan.step_infos]
     first, last = kinds.index("convolution"), len(kinds) - kinds[::-1].index("convolution")

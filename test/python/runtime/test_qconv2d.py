@@ -111,8 +111,8 @@ def test_qconv2d_runs_one_int8_convolution(
 @pytest.mark.parametrize(("src", "dst"), [("i8", "i8"), ("ui8", "ui8")])
 def test_qconv2d_with_int8_residual(src: str, dst: str) -> None:
     """The residual's sum post-op (its own scale and zero point, read from the result's
-    buffer) after the requantizing eltwise post-ops, as the reference computes them; on a
-    CPU where dnn-fuse-quantized fuses (VNNI) the kernel is a native one."""
+    buffer) after the requantizing eltwise post-ops, as the reference computes them, on a
+    native kernel wherever oneDNN has one."""
     text = _graph(src, dst, 1, 3, True, residual=True)
     dtype = np.uint8 if src == "ui8" else np.int8
     info = np.iinfo(dtype)
@@ -130,8 +130,8 @@ def test_qconv2d_with_int8_residual(src: str, dst: str) -> None:
     alone = interpret(find_function(module, None), [x, zero])[0]
     assert np.abs(want.astype(np.int64) - alone).max() > 8  # the residual counts
     (convolution,) = [s for s in executable.plan.step_infos if s.kind == "convolution"]
-    if not VNNI:
-        pytest.skip(f"no VNNI (dnn-fuse-quantized fuses nothing): {convolution.implementation}")
+    if not runs_natively("convolution", DataType.U8 if src == "ui8" else DataType.S8):
+        pytest.skip(f"oneDNN has no native {src} convolution here: {convolution.implementation}")
     assert not convolution.implementation.startswith("ref"), convolution.implementation
 
 
