@@ -365,9 +365,9 @@ def _without_zero_points(op: DnnOp, call: KernelCall) -> KernelCall:
     return call if ins == call.ins else replace(call, ins=ins)
 
 
-def _constant_zero(value: SSAValue) -> bool:
-    """Whether ``value`` is a dnn.constant of zeros."""
-    owner = value.owner
+def _constant_zero(value: SSAValue | None) -> bool:
+    """Whether ``value`` is a dnn.constant of zeros (None: an absent optional operand)."""
+    owner = None if value is None else value.owner
     return isinstance(owner, ConstantOp) and not np.any(constant_value(owner))
 
 
