@@ -29,7 +29,7 @@ from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import VarOperandDef
 
-from dnnc.core.kinds import BinaryAlg, DataType
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 from dnnc.core.symbols import SymbolicInt
 from dnnc.dialects.dnn import (
     BatchNormOp,
@@ -62,7 +62,7 @@ from dnnc.dialects.dnn import (
     TransposeOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import i64_array, ints, tensor_type
+from dnnc.dialects.dnn.base import i64_array, ints, post_ops_attr, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.decisions import inplace_requests
@@ -97,6 +97,21 @@ def _sum_scales(op: DnnOp) -> dict[str, Attribute]:
     if op.scales is not None:
         return {"scales": op.scales}
     return {"scales": DenseArrayBase.from_list(f32, [1.0] * len(op.inputs))}
+
+
+def _quantize_steps(op: DnnOp) -> dict[str, Attribute]:
+    """dnn.quantize as ONNX computes it, in one binary primitive: src divided by the scale
+    (an f32 division, as ONNX's), rounded half to even, plus the constant zero point; the
+    conversion to the 8-bit destination saturates. (A reorder with a scale multiplies by
+    the f32 reciprocal and adds the zero point before rounding: one step off on and near
+    ties.)"""
+    assert isinstance(op, QuantizeOp) and isinstance(op.zero_point.owner, ConstantOp)
+    zero_point = float(constant_value(op.zero_point.owner).reshape(()))
+    steps = [EltwisePostOp(EltwiseAlg.ROUND), EltwisePostOp(EltwiseAlg.LINEAR, 1.0, zero_point)]
+    return {
+        "alg": StringAttr(BinaryAlg.DIV),
+        "post_ops": post_ops_attr(steps[: 1 + (zero_point != 0)]),
+    }
 
 
 KERNEL = "dnn.kernel"
@@ -189,15 +204,19 @@ CALLS: dict[type[DnnOp], KernelCall] = {
         ),
         _ANCHOR_PARAMS,
     ),
-    QuantizeOp: KernelCall(
-        "reorder", (("src", "src"), ("dst_scale", "scale"), ("dst_zero_point", "zero_point"))
-    ),
+    QuantizeOp: KernelCall("binary", (("src_0", "src"), ("src_1", "scale")), extra=_quantize_steps),
     DequantizeOp: KernelCall(
         "reorder", (("src", "src"), ("src_scale", "scale"), ("src_zero_point", "zero_point"))
     ),
 }
 """The oneDNN primitive call of every dnn op that has one; the others that compute (top_k,
 and every op on s64 or boolean values) run their reference kernel (kernel_call)."""
+
+_QUANTIZING_REORDER = KernelCall(
+    "reorder", (("src", "src"), ("dst_scale", "scale"), ("dst_zero_point", "zero_point"))
+)
+"""dnn.quantize with a zero point computed at run time: a reorder with a scale, which
+multiplies by its f32 reciprocal and adds the zero point before rounding."""
 
 _SWAPPED_BINARY = KernelCall(
     "binary", (("src_0", "rhs"), ("src_1", "lhs"), _ANCHOR_POST_ARGS), ("alg", "post_ops")
@@ -319,11 +338,12 @@ def kernel_call(op: DnnOp) -> KernelCall:
     (`dnn.inplace = array<i64: 1>`) swaps them too; a slice with steps is not a sub-memory,
     so it runs the reference kernel, and so does an empty reduction (_empty_reduction) and
     an op a pass pinned to its reference kernel (pinned_to_reference). Quantizing and
-    dequantizing per tensor is a oneDNN reorder with run-time scale and zero point
-    (dequantizing bit-exactly; quantizing multiplies by the scale's f32 reciprocal and rounds
-    after adding the zero point, so a value within an f32 rounding of a tie, or on a tie with
-    an odd zero point, may land one step from ONNX's); per axis, oneDNN's reorder takes no
-    zero points, so the reference kernel runs it.
+    dequantizing per tensor runs on oneDNN: dequantizing is a reorder with run-time scale and
+    zero point (bit-exact), quantizing with a constant zero point is a binary division
+    with rounding and the zero point as post-ops (_quantize_steps, exact), with a run-time
+    zero point a reorder (_QUANTIZING_REORDER: a value within an f32 rounding of a tie, or
+    on a tie with an odd zero point, may land one step from ONNX's); per axis, oneDNN's
+    reorder takes no zero points, so the reference kernel runs it.
     """
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
         return reference_call(op)
@@ -349,6 +369,8 @@ def kernel_call(op: DnnOp) -> KernelCall:
         return reference_call(op)
     if isinstance(op, QuantizeOp | DequantizeOp) and op.axis is not None:
         return reference_call(op)
+    if isinstance(op, QuantizeOp) and not isinstance(op.zero_point.owner, ConstantOp):
+        return _without_zero_points(op, _QUANTIZING_REORDER)
     return _without_zero_points(op, CALLS[type(op)])
 
 

@@ -182,6 +182,11 @@ def _pools(path: Path) -> None:
     )
 
 
+def _writes_8_bits(step: StepInfo) -> bool:
+    dst = next(o for o in step.operands if o.startswith("dst="))
+    return dst.split(",")[0].endswith("i8")
+
+
 @pytest.mark.parametrize("activations", ["s8", "u8"])
 def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
     exported: Exported, activations: str
@@ -219,9 +224,11 @@ def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
     assert len(int8_pools(kept)) == 2
 
     def quantizing(executable: dnnc.Executable) -> int:
-        """The quantize and dequantize steps (reorders with a scale)."""
+        """The quantize steps (binary divisions into 8 bits) and dequantize steps (reorders
+        with a scale)."""
         return sum(
-            s.kind == "reorder" and any("_scale=" in o for o in s.operands)
+            (s.kind == "reorder" and any("_scale=" in o for o in s.operands))
+            or (s.kind == "binary" and _writes_8_bits(s))
             for s in executable.plan.step_infos
         )
 
