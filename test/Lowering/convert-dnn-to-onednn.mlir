@@ -343,3 +343,24 @@ func.func @reorder_of_unit_dims(%x: tensor<1x16x1x1xf32>, %y: tensor<1x16x2x2xf3
   %e = dnn.reorder %d : (tensor<1x16x2x2xf32, #dnn.layout<nhwc>>) -> tensor<1x16x2x2xf32>
   func.return %c, %e : tensor<1x16x1x1xf32>, tensor<1x16x2x2xf32>
 }
+
+// -----
+
+/// dnn.quantize per tensor with a constant zero point: a binary division by the scale, then
+/// round (half to even) and + zero point as post-ops (ONNX's order, exact), no linear
+/// post-op for a zero point of 0; with a run-time zero point a reorder with dst scale and
+/// zero point (which multiplies by the reciprocal and rounds after adding it).
+// CHECK-LABEL: func.func @quantize
+// CHECK:         onednn.primitive binary ins(src_0 = %x : !onednn.memory<2x3xf32>, src_1 = %{{.*}} : !onednn.memory<f32>) outs(dst = %result0 : !onednn.memory<2x3xui8>) {alg = "div", post_ops = [#dnn.eltwise<round>, #dnn.eltwise<linear, 1.0, 3.0>]}
+// CHECK-NEXT:    onednn.primitive binary ins(src_0 = %x : !onednn.memory<2x3xf32>, src_1 = %{{.*}} : !onednn.memory<f32>) outs(dst = %result1 : !onednn.memory<2x3xi8>) {alg = "div", post_ops = [#dnn.eltwise<round>]}
+// CHECK-NEXT:    onednn.primitive reorder ins(src = %x : !onednn.memory<2x3xf32>, dst_scale = %{{.*}} : !onednn.memory<f32>, dst_zero_point = %z : !onednn.memory<ui8>) outs(dst = %result2 : !onednn.memory<2x3xui8>)
+// CHECK-NOT:     onednn.primitive
+func.func @quantize(%x: tensor<2x3xf32>, %z: tensor<ui8>) -> (tensor<2x3xui8>, tensor<2x3xi8>, tensor<2x3xui8>) {
+  %s = dnn.constant dense<2.500000e-01> : tensor<f32>
+  %zc = dnn.constant dense<3> : tensor<ui8>
+  %z0 = dnn.constant dense<0> : tensor<i8>
+  %q = dnn.quantize %x, %s, %zc : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  %q0 = dnn.quantize %x, %s, %z0 : (tensor<2x3xf32>, tensor<f32>, tensor<i8>) -> tensor<2x3xi8>
+  %qr = dnn.quantize %x, %s, %z : (tensor<2x3xf32>, tensor<f32>, tensor<ui8>) -> tensor<2x3xui8>
+  func.return %q, %q0, %qr : tensor<2x3xui8>, tensor<2x3xi8>, tensor<2x3xui8>
+}
