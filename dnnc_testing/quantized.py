@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
 from onnxruntime.quantization import (
     CalibrationDataReader,
     QuantFormat,
@@ -131,3 +134,19 @@ def _digest(feeds: Sequence[Feeds]) -> str:
             digest.update(f"{name}:{array.dtype}:{array.shape}".encode())
             digest.update(np.ascontiguousarray(array).tobytes())
     return digest.hexdigest()[:16]
+
+
+def output_step(model: Path) -> float:
+    """The quantization step of a QDQ model's output: the scale of the DequantizeLinear that
+    produces it (what its tests count differences in)."""
+    graph = onnx.load(str(model)).graph
+    last = next(n for n in graph.node if n.output[0] == graph.output[0].name)
+    assert last.op_type == "DequantizeLinear"
+    scale = next(i for i in graph.initializer if i.name == last.input[1])
+    return float(numpy_helper.to_array(scale))
+
+
+def onnxruntime_output(model: Path, x: np.ndarray, name: str = "input") -> np.ndarray:
+    """ONNX Runtime's first output of the one-input ``model`` on ``x``."""
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    return session.run(None, {name: x})[0]

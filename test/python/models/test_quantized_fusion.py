@@ -24,12 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from conftest import Exported
-from onnx import numpy_helper
 from torch import nn
 
 import dnnc
@@ -60,14 +57,6 @@ def _net(path: Path) -> None:
     )
 
 
-def _output_step(path: Path) -> float:
-    graph = onnx.load(str(path)).graph
-    last = next(n for n in graph.node if n.output[0] == graph.output[0].name)
-    assert last.op_type == "DequantizeLinear"
-    scale = next(i for i in graph.initializer if i.name == last.input[1])
-    return float(numpy_helper.to_array(scale))
-
-
 @pytest.mark.parametrize("activations", ["s8", "u8"])
 def test_fused_int8_convolutions_agree_with_onnxruntime(
     exported: Exported, activations: str
@@ -78,10 +67,9 @@ def test_fused_int8_convolutions_agree_with_onnxruntime(
         lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
     )
     x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {"input": x})[0]
+    theirs = quantized.onnxruntime_output(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
-    step = _output_step(path)
+    step = quantized.output_step(path)
     assert np.unique(np.rint(theirs / step)).size > 32  # values spread over the grid
 
     def int8_convolutions(executable: dnnc.Executable) -> list[StepInfo]:
@@ -141,10 +129,9 @@ def test_residual_adds_fused_agree_with_onnxruntime(exported: Exported, activati
         lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
     )
     x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {"input": x})[0]
+    theirs = quantized.onnxruntime_output(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
-    step = _output_step(path)
+    step = quantized.output_step(path)
     assert np.unique(np.rint(theirs / step)).size > 32
     for executable in (fused, unfused):
         steps = np.abs(executable.run([x])[0] - theirs) / step
@@ -202,11 +189,10 @@ def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
         lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
     )
     x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {"input": x})[0]
+    theirs = quantized.onnxruntime_output(path, x)
     without = ",".join(step for step in OptimizePipeline.steps if step != "dnn-keep-int8")
     kept, unkept = dnnc.compile(str(path)), dnnc.compile(str(path), without)
-    step = _output_step(path)
+    step = quantized.output_step(path)
     assert np.unique(np.rint(theirs / step)).size > 32
     for executable in (kept, unkept):
         steps = np.abs(executable.run([x])[0] - theirs) / step
@@ -247,11 +233,10 @@ def test_s8_activations_shifted_to_u8_agree_with_onnxruntime(exported: Exported)
         "qconv_blocks_s8s8", lambda p: quantized.static(f32, p, "input", SHAPE, activations="s8")
     )
     x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {"input": x})[0]
+    theirs = quantized.onnxruntime_output(path, x)
     without = ",".join(step for step in OptimizePipeline.steps if step != "dnn-shift-to-u8")
     shifted, unshifted = dnnc.compile(str(path)), dnnc.compile(str(path), without)
-    step = _output_step(path)
+    step = quantized.output_step(path)
     for executable in (shifted, unshifted):
         steps = np.abs(executable.run([x])[0] - theirs) / step
         assert steps.max() <= 6.01 and steps.mean() < 0.05, (steps.max(), steps.mean())
@@ -278,10 +263,9 @@ def test_seven_bit_weights_fuse_on_every_cpu(exported: Exported, activations: st
         ),
     )
     x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    theirs = session.run(None, {"input": x})[0]
+    theirs = quantized.onnxruntime_output(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
-    step = _output_step(path)
+    step = quantized.output_step(path)
     for executable in (fused, unfused):
         steps = np.abs(executable.run([x])[0] - theirs) / step
         assert steps.max() <= LAYERS + 0.01 and steps.mean() < 0.05, (steps.max(), steps.mean())

@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 from conftest import Exported
@@ -96,19 +95,6 @@ def _qlinear_matmul(path: Path) -> None:
     onnx.save(model, str(path))
 
 
-def _ort(path: Path, x: np.ndarray) -> np.ndarray:
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    return session.run(None, {"input": x})[0]
-
-
-def _output_step(path: Path) -> float:
-    graph = onnx.load(str(path)).graph
-    last = next(n for n in graph.node if n.output[0] == graph.output[0].name)
-    assert last.op_type == "DequantizeLinear"
-    scale = next(i for i in graph.initializer if i.name == last.input[1])
-    return float(numpy_helper.to_array(scale))
-
-
 def _int8_matmuls(executable: dnnc.Executable) -> list[StepInfo]:
     return [
         s
@@ -138,7 +124,7 @@ def test_dense_int8_matmuls_agree_with_onnxruntime(exported: Exported, activatio
     trans_b = {a.i for g in gemms for a in g.attribute if a.name == "transB"}
     assert len(gemms) == 2 and trans_b == {int(len(shape) == 2)}
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
-    theirs, step = _ort(path, x), _output_step(path)
+    theirs, step = quantized.onnxruntime_output(path, x), quantized.output_step(path)
     assert np.unique(np.rint(theirs / step)).size > 32  # values spread over the grid
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
     _check_fused(fused, unfused, 2)
@@ -151,7 +137,7 @@ def test_qlinear_matmul_is_one_int8_matmul(exported: Exported, tmp_path: Path) -
     """Also saved and loaded: the loaded plan packs the int8 weights again (as qconv2d's)."""
     path = exported.get("qlinear_matmul", _qlinear_matmul)
     x = np.random.default_rng(4).integers(0, 256, (16, 64)).astype(np.uint8)
-    theirs = _ort(path, x).astype(np.int64)
+    theirs = quantized.onnxruntime_output(path, x).astype(np.int64)
     assert np.unique(theirs).size > 32  # values spread over the grid
     fused = dnnc.compile(str(path), save_to=tmp_path / "model")
     unfused = dnnc.compile(str(path), UNFUSED)
@@ -173,7 +159,7 @@ def test_bert_static_int8_matmuls_agree_with_onnxruntime(
         lambda p: quantized.static(f32, p, "input", SEQUENCE, activations=activations),
     )
     x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
-    theirs = _ort(path, x)
+    theirs = quantized.onnxruntime_output(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
     _check_fused(fused, unfused, BERT_DENSE_MATMULS + BERT_ATTENTION_MATMULS)
     ours, before = fused.run([x])[0], unfused.run([x])[0]
@@ -185,7 +171,7 @@ def test_bert_dynamic_int8_matmuls_agree_with_onnxruntime(exported: Exported) ->
     f32 = exported.get("bert_small_int8_base", _bert_layer)
     path = exported.get("bert_small_dynamic", lambda p: quantized.dynamic(f32, p))
     x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
-    theirs = _ort(path, x)
+    theirs = quantized.onnxruntime_output(path, x)
     fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
     _check_fused(fused, unfused, BERT_DENSE_MATMULS)
     for executable in (fused, unfused):
