@@ -42,7 +42,7 @@ from dnnc.core.diagnostics import (
     RunTimeValueError,
     remark_at,
 )
-from dnnc.dialects.dnn import WeightOp, symbolic
+from dnnc.dialects.dnn import WeightOp, deferred, symbolic
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
@@ -53,8 +53,11 @@ from dnnc.driver.onnx_shapes import (
     value_inputs,
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
+from dnnc.driver.values import ValueSpecializedExecutable
 from dnnc.frontend.onnx import import_onnx, read_model
+from dnnc.frontend.onnx.deferred import convert_deferred
 from dnnc.frontend.onnx.graph import load_detached
+from dnnc.ir.names import input_names
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.ir.weights import weight_path
 from dnnc.lowering.specialize import is_dynamic
@@ -202,6 +205,36 @@ def _per_input_shape(
     return executable
 
 
+def _per_value(
+    function: func.FuncOp,
+    pipeline: str,
+    weights: str | None,
+    dynamic: DynamicOptions | None,
+    cache: PrimitiveCache | None,
+) -> ValueSpecializedExecutable:
+    """A function whose dnn.deferred ops wait for its value arguments: compiled per value set
+    of them (dnnc.driver.values), each specialization as any module."""
+
+    def compile_module(specialized: ModuleOp) -> Executable | DynamicExecutable:
+        compiled = compile(specialized, pipeline, weights_dir=weights, dynamic=dynamic, cache=cache)
+        assert isinstance(compiled, Executable | DynamicExecutable)  # it has no value arguments
+        return compiled
+
+    names = [input_names(function)[i] for i in deferred.value_args(function)]
+    remark_at(
+        function.sym_name.data,
+        f"compiled per value of {', '.join(names)}: dnn.deferred ops wait for them (a shape, "
+        "axes, bounds), so each value set is specialized and compiled (ValueSpecializedExecutable)",
+    )
+    return ValueSpecializedExecutable(
+        function,
+        convert_deferred,
+        compile_module,
+        weights_dir=weights,
+        max_models=(dynamic or DynamicOptions()).max_templates,
+    )
+
+
 def _weights_of(source: Loadable, weights_dir: str | os.PathLike[str] | None) -> str | None:
     """The directory dnn.weight files are relative to (see load_module)."""
     if weights_dir is not None:
@@ -322,9 +355,18 @@ def compile(
     weights = None if directory is None else os.fspath(directory)
     if weights is not None:
         _anchor_weights(module, weights)
+    recipe = _recipe(loaded, pipeline, chosen, weights, dynamic)
+    if deferred.value_args(find_function(module, chosen)):
+        if save_to is not None and cache_dir is None:
+            raise DnncError(
+                f"@{chosen} has value arguments (dnn.value_arg): save_to saves static "
+                "functions only"
+            )
+        per_value = _per_value(find_function(module, chosen), pipeline, weights, dynamic, cache)
+        per_value.recipe = recipe
+        return per_value
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     dynamic_shapes = is_dynamic(find_function(module, chosen))
-    recipe = _recipe(loaded, pipeline, chosen, weights, dynamic)
     verify_each = verify_each_pass()
     if not (dynamic_shapes and symbolic.bindings_of(find_function(module, chosen))):
         # a function whose sizes are expressions (docs/dialect.md, "Symbolic dimensions") is

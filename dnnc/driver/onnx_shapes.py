@@ -11,17 +11,17 @@ The same holds for graph inputs whose *values* feed an operand dnn takes only as
 (a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales ...:
 ``value_inputs``): each distinct value set is compiled with those inputs turned into
 initializers, so their subgraphs fold at import, as an int64 `shape` input becomes a plan per
-value. It has the Executable interface: ``inputs`` / ``outputs`` with -1 for the dynamic
-dimensions, ``run`` by name or in order, ``as_dict``, ``output_names``. Safe from any number of
-threads: one lock guards the cache, runs go on concurrently.
+value (the static models of that kind keep their value inputs' nodes as ``dnn.deferred``
+instead: dnnc.driver.values). It has the Executable interface (dnnc.driver.values'
+SpecializedExecutable): ``inputs`` / ``outputs`` with -1 for the dynamic dimensions, ``run`` by
+name or in order, ``as_dict``, ``output_names``. Safe from any number of threads: one lock
+guards the cache, runs go on concurrently.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -31,57 +31,30 @@ from xdsl.passes import ModulePass
 from dnnc.core.diagnostics import InputError
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.pipelines import run_passes, verify_each_pass
+from dnnc.driver.values import SpecializedExecutable
 from dnnc.frontend.onnx import convert_traced
+from dnnc.frontend.onnx.deferred import SHAPE_READERS, VALUE_OPERANDS
 from dnnc.frontend.onnx.graph import detach_weights
 from dnnc.frontend.onnx.importer import payload_of
 from dnnc.ir.text import make_context
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.executor import Executable, ShippedByRecipe
-from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
+from dnnc.runtime.executor import Executable
+from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.lowered import program_of
 from dnnc.runtime.program import Program
-from dnnc.runtime.report import MemoryReport, StepTime
 from dnnc.runtime.template import ProgramTemplate, Signature, Sized, same_program
 
 Compile = Callable[[onnx.ModelProto], Executable]
 """Imports and compiles one model whose inputs are all static."""
 
-CONSTANT_OPERANDS: dict[str, tuple[int, ...]] = {
-    "Reshape": (1,),
-    "Expand": (1,),
-    "Tile": (1,),
-    "Slice": (1, 2, 3, 4),
-    "Squeeze": (1,),
-    "Unsqueeze": (1,),
-    "Pad": (1, 2, 3),
-    "Split": (1,),
-    "TopK": (1,),
-    "CumSum": (1,),
-    "Resize": (1, 2, 3),
-    "Upsample": (1,),
-    "ReduceSum": (1,),
-    "ReduceMean": (1,),
-    "ReduceMax": (1,),
-    "ReduceMin": (1,),
-    "ReduceSumSquare": (1,),
-    "Range": (0, 1, 2),
-    "ConstantOfShape": (0,),
-}
-"""The operands each ONNX op's converter needs at import time (shapes, axes, bounds)."""
-
-
-SHAPE_READERS = frozenset({"Shape", "Size"})
-"""Ops that read only their input's shape: its values are never needed (shapes are the input
-shape signature's business)."""
-
 
 def value_inputs(model: onnx.ModelProto) -> frozenset[str]:
-    """The graph inputs whose values reach an operand of CONSTANT_OPERANDS, through any nodes
-    but those of SHAPE_READERS."""
+    """The graph inputs whose values reach an operand of VALUE_OPERANDS, through any nodes
+    but those of SHAPE_READERS (dnnc.frontend.onnx.deferred)."""
     needed: set[str] = set()
     for node in reversed(model.graph.node):  # ONNX nodes are in topological order
         needed.update(
-            node.input[i] for i in CONSTANT_OPERANDS.get(node.op_type, ()) if i < len(node.input)
+            node.input[i] for i in VALUE_OPERANDS.get(node.op_type, ()) if i < len(node.input)
         )
         if needed.intersection(node.output) and node.op_type not in SHAPE_READERS:
             needed.update(node.input)
@@ -98,112 +71,34 @@ def _spec(value_info: onnx.ValueInfoProto) -> TensorSpec:
     return TensorSpec(value_info.name, dims, np.dtype(dtype))
 
 
-class ShapeSpecializedExecutable(ShippedByRecipe):
+class ShapeSpecializedExecutable(SpecializedExecutable):
     """A model compiled once per input-shape signature (module docstring)."""
 
     def __init__(self, model: onnx.ModelProto, compile_static: Compile, max_models: int = 8):
         self._model = model
         self._compile = compile_static
-        self._max = max_models
-        self._values = value_inputs(model)
-        """Inputs specialized on their values (module docstring)."""
         initializers = {t.name for t in model.graph.initializer}
-        self.inputs = tuple(_spec(v) for v in model.graph.input if v.name not in initializers)
         outputs = model.graph.output
         if any(not o.type.tensor_type.elem_type for o in outputs):  # exporters write them
             outputs = onnx.shape_inference.infer_shapes(model).graph.output
-        self.outputs = tuple(_spec(v) for v in outputs)
-        self.name = model.graph.name or "main"
-        self._models: OrderedDict[tuple[object, ...], Executable] = OrderedDict()
-        self._lock = threading.Lock()
-        self.compiles = 0
-        """Models compiled so far: one per input-shape signature seen (and not evicted)."""
-
-    def signature(self) -> str:
-        return f"@{self.name}({', '.join(map(str, self.inputs))})"
-
-    def run(
-        self,
-        inputs: Mapping[str, object] | Sequence[object],
-        *,
-        as_dict: bool = False,
-        output_names: Sequence[str] | None = None,
-    ) -> list[np.ndarray] | dict[str, np.ndarray]:
-        """The outputs for ``inputs`` (by name or in order), as ``Executable.run``."""
-        arrays = ordered_inputs(inputs, [s.name for s in self.inputs], self.signature)
-        for spec, array in zip(self.inputs, arrays):
-            fits = len(spec.shape) == array.ndim and all(
-                d < 0 or d == n for d, n in zip(spec.shape, array.shape)
-            )
-            if array.dtype != spec.dtype or not fits:
-                raise InputError(
-                    f"input '{spec.name}' is {array.dtype}{list(array.shape)}; "
-                    f"expected {self.signature()}"
-                )
-        chosen_outputs(self.outputs, output_names)  # a wrong name fails before compiling
-        executable, tensors = self._specialized(arrays)
-        return executable.run(tensors, as_dict=as_dict, output_names=output_names)
-
-    def profile(
-        self,
-        inputs: Mapping[str, object] | Sequence[object],
-        repeats: int = 10,
-        *,
-        alone: bool = False,
-    ) -> list[StepTime]:
-        """The step times of the model compiled for these inputs (as ``Executable.profile``)."""
-        arrays = ordered_inputs(inputs, [s.name for s in self.inputs], self.signature)
-        executable, tensors = self._specialized(arrays)
-        return executable.profile(tensors, repeats, alone=alone)
-
-    def memory_report(self) -> MemoryReport:
-        """The bytes of every compiled model kept, summed (they share nothing but weights'
-        files; planned and lower-bound bytes are the largest model's)."""
-        with self._lock:
-            reports = [e.memory_report() for e in self._models.values()]
-        return MemoryReport(
-            planned_bytes=max((r.planned_bytes for r in reports), default=0),
-            lower_bound_bytes=max((r.lower_bound_bytes for r in reports), default=0),
-            arena_bytes=sum(r.arena_bytes for r in reports),
-            scratchpad_bytes=sum(r.scratchpad_bytes for r in reports),
-            constant_bytes=sum(r.constant_bytes for r in reports),
+        super().__init__(
+            model.graph.name or "main",
+            tuple(_spec(v) for v in model.graph.input if v.name not in initializers),
+            tuple(_spec(v) for v in outputs),
+            value_inputs(model),
+            max_models,
         )
 
-    def _specialized(self, arrays: Sequence[np.ndarray]) -> tuple[Executable, list[np.ndarray]]:
-        """The executable of these inputs' shapes and values, and the inputs it takes."""
-        values = {
-            spec.name: np.asarray(array)
-            for spec, array in zip(self.inputs, arrays, strict=True)
-            if spec.name in self._values
-        }
-        executable = self.plan_for(tuple(a.shape for a in arrays), values)
-        tensors = [a for s, a in zip(self.inputs, arrays, strict=True) if s.name not in values]
-        return executable, tensors
-
-    def plan_for(
-        self,
-        shapes: tuple[tuple[int, ...], ...],
-        values: Mapping[str, np.ndarray] | None = None,
-    ) -> Executable:
-        """The executable of these input shapes (and values of the value inputs)."""
-        values = values or {}
-        key = (shapes, *(values[name].tobytes() for name in sorted(values)))
-        with self._lock:
-            executable = self._models.get(key)
-            if executable is not None:
-                self._models.move_to_end(key)
-                return executable
-            executable = self._compile(self._fixed(shapes, values))
-            self.compiles += 1
-            self._models[key] = executable
-            if len(self._models) > self._max:
-                self._models.popitem(last=False)
-            return executable
-
-    def _fixed(
+    def _key(
         self, shapes: tuple[tuple[int, ...], ...], values: Mapping[str, np.ndarray]
-    ) -> onnx.ModelProto:
-        return _with_inputs(self._model, [s.name for s in self.inputs], shapes, values)
+    ) -> Hashable:
+        return (shapes, *(values[name].tobytes() for name in sorted(values)))
+
+    def _compile_for(
+        self, shapes: tuple[tuple[int, ...], ...], values: Mapping[str, np.ndarray]
+    ) -> Executable:
+        names = [s.name for s in self.inputs]
+        return self._compile(_with_inputs(self._model, names, shapes, values))
 
 
 def _with_inputs(

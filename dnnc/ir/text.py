@@ -30,7 +30,7 @@ from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from dnnc.core.diagnostics import DnncError, error_at, op_location, source_snippet
 from dnnc.dialects import get_all_dialects
-from dnnc.dialects.dnn import symbolic
+from dnnc.dialects.dnn import deferred, symbolic
 
 # xDSL 0.74's string-literal pattern, '"(?:[^"\\\n\v\f]+|\\(...))*"', nests a quantifier in a
 # quantifier: on a string left unterminated before the end of its line, the regex engine tries
@@ -253,6 +253,7 @@ def verify_module(module: ModuleOp) -> None:
             op.verify(verify_nested_ops=False)
             if isinstance(op, func.FuncOp):
                 symbolic.verify(op)  # the `?` expressions' contract (dnn.symbols ...)
+                deferred.verify(op)  # the value arguments' contract (dnn.value_arg ...)
             for region in op.regions:
                 for block in region.blocks:
                     if block.first_op is None:

@@ -63,8 +63,8 @@ from dnnc.core.kinds import DataType
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.generation import generate
-from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable
 from dnnc.driver.streams import set_thread_count
+from dnnc.driver.values import SpecializedExecutable
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.io_binding import TensorSpec
@@ -205,10 +205,7 @@ def _random_array(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
     return rng.integers(low, high, spec.shape, endpoint=True).astype(spec.dtype)
 
 
-def _inputs(
-    args: argparse.Namespace,
-    executable: Executable | DynamicExecutable | ShapeSpecializedExecutable,
-) -> dict[str, np.ndarray]:
+def _inputs(args: argparse.Namespace, executable: AnyExecutable) -> dict[str, np.ndarray]:
     given = _given_inputs(args, executable.inputs)
     shapes = _shapes(args, executable.inputs)
     rng = np.random.default_rng(args.seed)
@@ -448,14 +445,18 @@ def run(argv: Sequence[str] | None = None) -> int:
             _print_generation(generation)
         return 0
     inputs = _inputs(args, compiled)
-    signature = tuple(np.shape(inputs[spec.name]) for spec in compiled.inputs)
+    # compiled per input shape or value: the executable of these inputs, and what it takes
+    chosen, inputs = (
+        compiled.specialized(inputs)
+        if isinstance(compiled, SpecializedExecutable)
+        else (compiled, inputs)
+    )
+    signature = tuple(np.shape(inputs[spec.name]) for spec in chosen.inputs)
     executable = (
-        compiled.plan_for(signature)
-        if isinstance(compiled, DynamicExecutable | ShapeSpecializedExecutable)
-        else compiled
+        chosen.plan_for(signature) if isinstance(chosen, DynamicExecutable) else chosen
     )  # a dynamic function runs the plan of these shapes (checked by run below)
-    if isinstance(compiled, DynamicExecutable):  # with the data computed from the sizes
-        inputs = {**inputs, **compiled.sized_inputs(signature)}
+    if isinstance(chosen, DynamicExecutable):  # with the data computed from the sizes
+        inputs = {**inputs, **chosen.sized_inputs(signature)}
     outputs = executable.run(inputs, as_dict=True)
     assert isinstance(outputs, dict)  # as_dict
     result: dict[str, Any] = {

@@ -2,7 +2,8 @@
 
 docs/dialect.md is the contract (op names, operands, properties and defaults). Attributes are
 in ``attributes``, the shared verification in ``base``, the ops in ``compute`` (one oneDNN
-primitive each), ``attention`` (dnn.sdpa), ``data`` (data movement and sources) and ``logic``.
+primitive each), ``attention`` (dnn.sdpa), ``data`` (data movement and sources) and ``logic``;
+``deferred`` the op that waits for argument values (dnn.deferred) and its contract.
 """
 
 from xdsl.ir import Dialect
@@ -63,6 +64,7 @@ from dnnc.dialects.dnn.data import (
     WeightOp,
     is_view,
 )
+from dnnc.dialects.dnn.deferred import DeferredOp
 from dnnc.dialects.dnn.logic import (
     LOGIC_OPS,
     CompareOp,
@@ -80,7 +82,9 @@ from dnnc.dialects.dnn.quant import (
 )
 
 DNN = Dialect(
-    "dnn", [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS], list(ATTRIBUTES)
+    "dnn",
+    [*COMPUTE_OPS, *ATTENTION_OPS, *DATA_OPS, *LOGIC_OPS, *QUANT_OPS, DeferredOp],
+    list(ATTRIBUTES),
 )
 """The dialect as xDSL registers it."""
 
@@ -98,6 +102,7 @@ __all__ = [
     "CumSumOp",
     "DataTypeAttr",
     "Deconv2DOp",
+    "DeferredOp",
     "DequantizeOp",
     "DnnOp",
     "DynamicQuantizeOp",

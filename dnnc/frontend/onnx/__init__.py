@@ -56,11 +56,18 @@ def _imported(
     input_shapes: dict[str, tuple[int, ...]] | None = None,
     weights: Mapping[str, np.ndarray] | None = None,
     writes_symbols: bool = False,
+    defers_values: bool = False,
 ) -> tuple[ModuleOp, Importer]:
     graph = load_graph(model, weights)
     check_versions(graph)
     fuse_erf_gelu(graph)
-    importer = Importer(graph, weights_file, input_shapes, writes_symbols=writes_symbols)
+    importer = Importer(
+        graph,
+        weights_file,
+        input_shapes,
+        writes_symbols=writes_symbols,
+        defers_values=defers_values,
+    )
     name = re.sub(r"_+$", "", ssa_name(graph.graph.name or "main"))
     module = importer.run(CONVERTERS, name or "main")
     if not writes_symbols:  # verified once the symbols are written (symbolic.write_symbols)
@@ -72,8 +79,9 @@ def convert(
     model: ModelSource, weights_file: str | None = None
 ) -> tuple[ModuleOp, dict[str, np.ndarray]]:
     """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
-    ``weights_file`` (empty when ``weights_file`` is None: every array is inline)."""
-    module, importer = _imported(model, weights_file)
+    ``weights_file`` (empty when ``weights_file`` is None: every array is inline). A node
+    that waits for graph inputs' values is kept as ``dnn.deferred`` (deferred.py)."""
+    module, importer = _imported(model, weights_file, defers_values=True)
     return module, importer.weights
 
 

@@ -35,9 +35,11 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     UnknownLoc,
+    UnrankedTensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from dnnc.core import shapes
 from dnnc.core.diagnostics import ModelError, RunTimeValueError
@@ -54,8 +56,10 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
+from dnnc.dialects.dnn.deferred import VALUE_ARG, DeferredOp, is_static
 from dnnc.dialects.dnn.symbolic import SHAPE_FUNCTION
 from dnnc.dialects.types import element_type_of
+from dnnc.frontend.onnx.deferred import SHAPE_READERS, VALUE_OPERANDS, source_attributes
 from dnnc.frontend.onnx.folding import FOLDERS, SYMBOLIC_FOLDERS, symbolic_inputs
 from dnnc.frontend.onnx.graph import Graph, Node, dtype_name, one_element
 from dnnc.frontend.onnx.sized import (
@@ -139,6 +143,7 @@ class Importer:
         input_shapes: dict[str, tuple[int, ...]] | None = None,
         *,
         writes_symbols: bool = False,
+        defers_values: bool = False,
     ) -> None:
         self.graph = graph
         self.input_shapes = input_shapes or {}
@@ -147,6 +152,12 @@ class Importer:
         """Whether the sizes' expressions go into the IR (dnnc.frontend.onnx.symbolic): data
         computed from the sizes is then a host shape function's argument from its source (a
         Range) on, and the nodes that read it convert as tensors, not folded."""
+        self.defers_values = defers_values
+        """Whether a node that waits for argument values is kept as ``dnn.deferred``
+        (``_deferred``) rather than refused: the plain import's choice (the traced and
+        symbolic ones take sizes, not values, from the inputs)."""
+        self.value_args: set[int] = set()
+        """The arguments deferred nodes wait for (``dnn.value_arg``), by index."""
         self.shape_functions: dict[int, str] = {}
         """The host shape function of each argument that has one, by argument index."""
         self.weights_file = weights_file
@@ -563,7 +574,8 @@ class Importer:
                     name if name != arg.name_hint else None
                     for name, arg in zip(self.input_names, self.block.args, strict=True)
                 ],
-                {i: {SHAPE_FUNCTION: StringAttr(f)} for i, f in self.shape_functions.items()},
+                {i: {SHAPE_FUNCTION: StringAttr(f)} for i, f in self.shape_functions.items()}
+                | {i: {VALUE_ARG: UnitAttr()} for i in self.value_args},
             ),
             res_attrs=named(self.graph.output_names),
         )
@@ -612,10 +624,14 @@ class Importer:
             self.values.update(zip(node.outputs, folded))
             return
         converter = converters.get(node.op_type)
-        if converter is None:
-            raise self.unsupported(node, converters)
         last = self.block.last_op
-        value = converter(self, node)
+        deferred = self._deferred(node) if self.defers_values else None
+        if deferred is not None:
+            value: Value | tuple[Value, ...] = deferred
+        elif converter is not None:
+            value = converter(self, node)
+        else:
+            raise self.unsupported(node, converters)
         self._locate(last, _name_loc(node.label))
         values = value if isinstance(value, tuple) else (value,)
         for index, extra in enumerate(node.outputs[1:], start=1):
@@ -627,13 +643,72 @@ class Importer:
                     "supported",
                 )
         first = values[0]
-        if isinstance(first, SSAValue):
+        if isinstance(first, SSAValue) and deferred is None:
             self._check_shape(node, first)
             if first.name_hint is None and isinstance(first.owner, Operation):
                 first.name_hint = ssa_name(node.outputs[0])
         for name, produced in zip(node.outputs, values):
             if name:
                 self.values[name] = produced
+
+    def _deferred(self, node: Node) -> tuple[SSAValue, ...] | None:
+        """``node`` kept as ``dnn.deferred`` when it waits for argument values: an operand
+        its converter reads at import time is computed at run time, or it reads a deferred
+        result that is not static (dnnc.frontend.onnx.deferred). None when it does not wait,
+        or cannot wait so: an argument whose values reach such an operand is not static, or
+        ONNX gives an output no dnn type, or an attribute has no dnn form. It then converts,
+        or fails saying why, as without deferral."""
+        operands = {
+            index: value
+            for index, name in enumerate(node.inputs)
+            if isinstance(value := self.values.get(name), SSAValue)
+        }
+        read = VALUE_OPERANDS.get(node.op_type, ())
+        needed = [value for index, value in operands.items() if index in read]
+        pending = any(
+            isinstance(v.owner, DeferredOp) and not is_static(v) for v in operands.values()
+        )
+        if not needed and not pending:
+            return None
+        sources = _value_sources(needed)
+        if any(not is_static(self.block.args[index]) for index in sources):
+            return None
+        types = [self._deferred_type(name) for name in node.outputs]
+        attributes = source_attributes(node)
+        if attributes is None or not types or any(t is None for t in types):
+            return None
+        op = DeferredOp(
+            f"onnx.{node.op_type}",
+            [self.tensor(node, index) for index, name in enumerate(node.inputs) if name],
+            [t for t in types if t is not None],
+            opset=self.graph.opset,
+            source_attributes=attributes,
+            absent_inputs=[index for index, name in enumerate(node.inputs) if not name],
+        )
+        self.block.add_op(op)
+        for result, name in zip(op.outputs, node.outputs, strict=True):
+            result.name_hint = ssa_name(name)
+        self.value_args.update(sources)
+        return tuple(op.outputs)
+
+    def _deferred_type(self, name: str) -> Attribute | None:
+        """The type of a deferred node's output, as far as ONNX shape inference knows it
+        from the inputs' types: unranked for a graph output, whose declared shape is the
+        exporter's values', not necessarily these (None: no dnn type, or an absent output)."""
+        info = self.graph.value_infos.get(name)
+        if info is None or not info.type.HasField("tensor_type"):
+            return None
+        tensor = info.type.tensor_type
+        data_type = _data_type(tensor.elem_type)
+        if data_type is None:
+            return None
+        element = element_type_of(data_type)
+        if name in self.graph.output_names or not tensor.HasField("shape"):
+            return UnrankedTensorType(element)
+        dims = [
+            d.dim_value if d.HasField("dim_value") else shapes.DYNAMIC for d in tensor.shape.dim
+        ]
+        return make_tensor_type(element, dims)
 
     def _locate(self, last: Operation | None, where: NameLoc) -> None:
         """Locate the ops emitted after `last` (from the first when None) at `where`."""
@@ -669,6 +744,28 @@ class Importer:
                 f"the importer made shape {shapes.format_shape(shape_of(value))} where ONNX "
                 f"shape inference says {shapes.format_shape(declared)}",
             )
+
+
+def _value_sources(values: Sequence[SSAValue]) -> set[int]:
+    """The arguments (by index) whose values reach ``values``: through every op but a
+    deferred ``Shape``/``Size``, which reads only its input's shape."""
+    sources: set[int] = set()
+    seen: set[SSAValue] = set()
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if value in seen:
+            continue
+        seen.add(value)
+        if isinstance(value, BlockArgument):
+            sources.add(value.index)
+            continue
+        owner = value.owner
+        assert isinstance(owner, Operation)  # not a block argument (above)
+        if isinstance(owner, DeferredOp) and owner.op_type in SHAPE_READERS:
+            continue
+        stack.extend(owner.operands)
+    return sources
 
 
 def evaluate_node(
