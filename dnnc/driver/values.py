@@ -12,7 +12,8 @@ pipeline as it is. ``specialize_values`` makes it an ordinary function for one v
    converted by the frontend's ``convert`` (dnnc.frontend.onnx.deferred.convert_deferred;
    given by the caller, so this module knows no frontend); one whose operand is still not a
    constant (its RunTimeValueError) waits for the next round, after folding again. A round
-   that converts nothing raises that error.
+   that converts nothing raises that error;
+4. constants nothing reads any more (the values, operands a conversion read) are erased.
 
 ``ValueSpecializedExecutable`` keeps one compiled executable per value set (the values'
 bytes are its key; a bounded LRU, as a DynamicExecutable keeps plans per shape): a miss
@@ -107,6 +108,9 @@ def specialize_values(
         if len(left) == len(pending):
             raise blocked or error_at(left[0], "no deferred op could be converted")
         pending = left
+    for op in list(block.ops):  # the values, or constants a conversion read, now unread
+        if isinstance(op, ConstantOp) and not op.result.uses:
+            block.erase_op(op)
     returned = block.last_op
     if not isinstance(returned, func.ReturnOp):
         raise error_at(clone, "does not end with func.return")

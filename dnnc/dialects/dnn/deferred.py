@@ -16,10 +16,10 @@ says which arguments it waits for (docs/dialect.md, "Value arguments"):
   the pipeline (dnnc.driver.values).
 
 ``verify`` checks the function-level rules: a function has value arguments exactly when it
-has deferred ops; a value argument is static (its value becomes a constant of its type) and
-not computed by a shape function; value arguments and ``dnn.symbols`` do not mix; a deferred
-result that is not static (a ``?`` dimension, unranked) is read only by deferred ops and the
-return, so converting the deferred ops in order leaves no type to infer again.
+has deferred ops; such a function has static arguments only (a value becomes a constant of
+its argument's type, and the deferred ops convert on static operands) and no ``dnn.symbols``;
+a deferred result that is not static (a ``?`` dimension, unranked) is read only by deferred
+ops and the return, so converting the deferred ops in order leaves no type to infer again.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     UnrankedTensorType,
+    f32,
     i64,
 )
 from xdsl.ir import Attribute, SSAValue
@@ -56,7 +57,7 @@ from xdsl.irdl import (
 from xdsl.utils.exceptions import VerifyException
 
 from dnnc.core import shapes
-from dnnc.dialects.dnn.symbolic import SHAPE_FUNCTION, SYMBOLS
+from dnnc.dialects.dnn.symbolic import SYMBOLS
 from dnnc.dialects.types import DATA_TYPES
 
 VALUE_ARG = "dnn.value_arg"
@@ -144,17 +145,21 @@ class DeferredOp(IRDLOperation):
         for key, attr in (self.source_attributes.data if self.source_attributes else {}).items():
             if not _is_source_attribute(attr):
                 raise VerifyException(
-                    f"source attribute '{key}' is {attr}: an i64 or f32 number, a string, an "
+                    f"source attribute '{key}' is none of an i64 or f32 number, a string, an "
                     "array<i64>/array<f32>, an array of strings or a dense tensor"
                 )
 
 
 def _is_source_attribute(attr: Attribute) -> bool:
-    if isinstance(attr, IntegerAttr | FloatAttr | StringAttr | DenseIntOrFPElementsAttr):
-        return True
+    if isinstance(attr, IntegerAttr):
+        return attr.type == i64
+    if isinstance(attr, FloatAttr):
+        return attr.type == f32
     if isinstance(attr, DenseArrayBase):
-        return True
-    return isinstance(attr, ArrayAttr) and all(isinstance(a, StringAttr) for a in attr.data)
+        return attr.elt_type in (i64, f32)
+    if isinstance(attr, ArrayAttr):
+        return all(isinstance(a, StringAttr) for a in attr.data)
+    return isinstance(attr, StringAttr | DenseIntOrFPElementsAttr)
 
 
 def element_type(value: SSAValue) -> Attribute:
@@ -204,14 +209,11 @@ def verify(function: func.FuncOp) -> None:
         raise VerifyException(f"{VALUE_ARG} on argument {marked[0]}, but no dnn.deferred op waits")
     if marked and SYMBOLS in function.attributes:
         raise VerifyException(f"{VALUE_ARG} and {SYMBOLS} do not mix")
-    args = function.body.block.args
-    for index in marked:
-        attrs = function.arg_attrs.data[index].data if function.arg_attrs else {}
-        if SHAPE_FUNCTION in attrs:
-            raise VerifyException(f"argument {index} has a {SHAPE_FUNCTION}: no {VALUE_ARG}")
-        if not is_static(args[index]):
+    for arg in function.body.block.args if marked else ():
+        if not is_static(arg):
             raise VerifyException(
-                f"argument {index} ({args[index].type}) is a {VALUE_ARG}: its type must be static"
+                f"argument {arg.index} is of type {arg.type}: a function with {VALUE_ARG} "
+                "arguments has static arguments only"
             )
     for op in deferred:
         for result in op.outputs:

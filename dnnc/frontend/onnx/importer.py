@@ -655,8 +655,8 @@ class Importer:
         """``node`` kept as ``dnn.deferred`` when it waits for argument values: an operand
         its converter reads at import time is computed at run time, or it reads a deferred
         result that is not static (dnnc.frontend.onnx.deferred). None when it does not wait,
-        or cannot wait so: an argument whose values reach such an operand is not static, or
-        ONNX gives an output no dnn type, or an attribute has no dnn form. It then converts,
+        or cannot wait so: an argument has a ? dimension, or ONNX gives an output no dnn
+        type, or an attribute has no dnn form. It then converts,
         or fails saying why, as without deferral."""
         operands = {
             index: value
@@ -670,9 +670,9 @@ class Importer:
         )
         if not needed and not pending:
             return None
+        if not all(is_static(arg) for arg in self.block.args):
+            return None  # value arguments are for static functions (dnn.deferred's contract)
         sources = _value_sources(needed)
-        if any(not is_static(self.block.args[index]) for index in sources):
-            return None
         types = [self._deferred_type(name) for name in node.outputs]
         attributes = source_attributes(node)
         if attributes is None or not types or any(t is None for t in types):

@@ -1,20 +1,31 @@
 """ONNX graph inputs whose values shape the graph (a Reshape's target, Tile's repeats) are
-specialized on: dnnc.compile returns a ShapeSpecializedExecutable that compiles one plan per
-value set and reuses it."""
+specialized on: the import keeps the nodes that read them as dnn.deferred and marks them
+dnn.value_arg, and dnnc.compile of the model or of its import returns a
+ValueSpecializedExecutable that compiles one plan per value set and reuses it. A value that
+comes from an input with ? dimensions is not deferred: dnnc.compile of the model then
+imports it again per input shape and value (ShapeSpecializedExecutable)."""
 
 from __future__ import annotations
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
 
 import dnnc
 from dnnc.core.diagnostics import RunTimeShapeError, RunTimeValueError
 from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, value_inputs
+from dnnc.driver.values import ValueSpecializedExecutable, specialize_values
 from dnnc.frontend.onnx import import_onnx
+from dnnc.frontend.onnx.deferred import convert_deferred
+from dnnc_testing.value_models import MODELS, shape_of_reshape, top_k
 
 
-def reshape_then_tile() -> object:
+def reshape_then_tile(shape_dims: tuple[int | str, ...] = (2,)) -> onnx.ModelProto:
     nodes = [
         helper.make_node("Reshape", ["x", "shape"], ["r"]),
         helper.make_node("Relu", ["r"], ["y"]),
@@ -25,7 +36,7 @@ def reshape_then_tile() -> object:
         "g",
         [
             helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
-            helper.make_tensor_value_info("shape", TensorProto.INT64, [2]),
+            helper.make_tensor_value_info("shape", TensorProto.INT64, shape_dims),
             helper.make_tensor_value_info("repeats", TensorProto.INT64, [2]),
         ],
         [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
@@ -37,9 +48,11 @@ def test_value_inputs_are_those_that_reach_a_constant_operand() -> None:
     assert value_inputs(reshape_then_tile()) == {"shape", "repeats"}
 
 
-def test_a_plan_per_value_set() -> None:
-    executable = dnnc.compile(reshape_then_tile())
-    assert isinstance(executable, ShapeSpecializedExecutable)
+@pytest.mark.parametrize("door", ["model", "import_onnx"])
+def test_a_plan_per_value_set(door: str) -> None:
+    model = reshape_then_tile()
+    executable = dnnc.compile(model if door == "model" else import_onnx(model))
+    assert isinstance(executable, ValueSpecializedExecutable)
     x = np.arange(-6, 6, dtype=np.float32).reshape(2, 6)
     for shape, repeats in (((3, 4), (1, 2)), ((4, 3), (2, 1)), ((3, 4), (1, 2))):
         feeds = {"x": x, "shape": np.array(shape), "repeats": np.array(repeats)}
@@ -115,12 +128,27 @@ def test_every_executable_kind_has_one_interface() -> None:
         assert report.planned_bytes >= report.lower_bound_bytes
 
 
+def test_a_value_input_with_dynamic_dimensions_is_compiled_per_shape_and_value() -> None:
+    """A value input of ? dimensions cannot become a constant of its type: the import
+    refuses it (no dnn.deferred), and dnnc.compile of the model imports it again per input
+    shape and value."""
+    model = reshape_then_tile(shape_dims=("rank",))
+    with pytest.raises(RunTimeValueError, match="input 1 \\(shape\\) must be a constant"):
+        import_onnx(model)
+    executable = dnnc.compile(model)
+    assert isinstance(executable, ShapeSpecializedExecutable)
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    feeds = {"x": x, "shape": np.array([3, 4]), "repeats": np.array([1, 1])}
+    np.testing.assert_array_equal(executable.run(feeds)[0], x.reshape(3, 4))
+
+
 def test_the_fallback_is_chosen_by_the_error_type() -> None:
     """The import says by its exception's class, not its wording, that a value it needs is
-    computed at run time: RunTimeValueError for an operand computed from a graph input (the
-    per-value fallback), RunTimeShapeError for a shape with `?` dims (per-shape)."""
+    computed at run time: RunTimeValueError for an operand computed from a graph input it
+    cannot defer (the per-value fallback), RunTimeShapeError for a shape with `?` dims
+    (per-shape)."""
     with pytest.raises(RunTimeValueError) as operand:
-        import_onnx(reshape_then_tile())
+        import_onnx(reshape_then_tile(shape_dims=("rank",)))
     assert not isinstance(operand.value, RunTimeShapeError)
     nodes = [helper.make_node("Shape", ["x"], ["s"])]
     graph = helper.make_graph(
@@ -135,3 +163,60 @@ def test_the_fallback_is_chosen_by_the_error_type() -> None:
         import_onnx(
             helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), symbolic=False
         )
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_both_doors_agree_with_onnxruntime(name: str) -> None:
+    """Each value model, through dnnc.compile(model) and dnnc.compile(import_onnx(model)):
+    a ValueSpecializedExecutable whose every run agrees with ONNX Runtime, one compile per
+    distinct value set."""
+    made = MODELS[name]()
+    session = ort.InferenceSession(
+        made.model.SerializeToString(), providers=["CPUExecutionProvider"]
+    )
+    for source in (made.model, import_onnx(made.model)):
+        executable = dnnc.compile(source)
+        assert isinstance(executable, ValueSpecializedExecutable)
+        for feeds in made.feeds:
+            got = executable.run(feeds)
+            for have, want in zip(got, session.run(None, feeds), strict=True):
+                np.testing.assert_allclose(have, want, rtol=1e-6)
+        values = {
+            tuple(feeds[n].tobytes() for n in feeds if n in value_inputs(made.model))
+            for feeds in made.feeds
+        }
+        assert executable.compiles == len(values)
+
+
+def test_a_specialization_is_the_import_with_the_values_as_initializers() -> None:
+    """The values as constants, folded, every dnn.deferred converted: the ops and types of
+    the import of the model whose value inputs are initializers."""
+    made = shape_of_reshape()
+    function = import_onnx(made.model).body.block.first_op
+    assert isinstance(function, func.FuncOp)
+    shape = np.array([6, 2], np.int64)
+    specialized = specialize_values(function, [shape], convert_deferred)
+    fixed = onnx.ModelProto()
+    fixed.CopyFrom(made.model)
+    del fixed.graph.input[1]
+    fixed.graph.initializer.append(numpy_helper.from_array(shape, "shape"))
+    expected = import_onnx(fixed)
+
+    def ops(module: ModuleOp) -> list[tuple[str, tuple[Attribute, ...]]]:
+        return [(op.name, tuple(r.type for r in op.results)) for op in module.walk()][1:]
+
+    assert "dnn.deferred" not in str(specialized)
+    assert ops(specialized) == ops(expected)
+    assert [a.type for a in function.body.block.args] != [
+        a.type
+        for a in specialized.body.block.first_op.body.block.args  # type: ignore[union-attr]
+    ]
+
+
+def test_a_value_no_conversion_takes_is_an_error_naming_the_node() -> None:
+    """K beyond the axis: the converter's error at the TopK node, not a traceback."""
+    made = top_k()
+    executable = dnnc.compile(import_onnx(made.model))
+    feeds = {**made.feeds[0], "k": np.array([9], np.int64)}
+    with pytest.raises(dnnc.DnncError, match="TopK"):
+        executable.run(feeds)

@@ -248,10 +248,12 @@ def test_swish_imports_as_one_eltwise_with_its_alpha() -> None:
     np.testing.assert_allclose(y, x / (1 + np.exp(-0.75 * x)), rtol=1e-5, atol=1e-6)
 
 
-def test_run_time_axes_are_an_error_naming_the_input() -> None:
+def test_run_time_axes_of_dynamic_size_are_an_error_naming_the_input() -> None:
+    """Axes from an input of static type are a value argument (dnn.deferred); from one with
+    a ? dimension, which no constant of its type can stand for, an error naming the input."""
     nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], name="sum")]
     made = model(nodes, X)
-    made.graph.input.append(value_info("axes", [1], np.int64))
+    made.graph.input.append(value_info("axes", ["n"], np.int64))
     with pytest.raises(
         DnncError,
         match=r"ReduceSum \(node 'sum', .*input 1 \(axes\) must be a "
