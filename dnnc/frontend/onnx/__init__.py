@@ -8,6 +8,11 @@ shape inference) -> ``converters.check_versions`` (each node's op version) ->
 graph input names as SSA name hints (``importer.ssa_name``) and its results are the graph
 outputs in order.
 
+A node whose converter needs an operand computed from graph inputs' values (a Reshape's
+target given as an input) is kept as ``dnn.deferred`` and the inputs marked ``dnn.value_arg``
+(``deferred``), when every input is static; ``deferred.convert_deferred`` converts it once the
+values are constants (dnnc.driver.values).
+
 Symbolic import (``import_onnx(model, symbolic=True)``, and by default when the plain import
 needs a size of a ``?`` dimension): dnnc.frontend.onnx.symbolic writes the sizes the model
 computes from its ``?`` input dimensions into the IR as expressions.

@@ -195,7 +195,8 @@ def convert_deferred(op: DeferredOp) -> None:
     assert isinstance(returned, func.ReturnOp)  # the importer ends the function with it
     block = op.parent_block()
     assert block is not None  # a function's op
-    for inner in list(body.ops)[:-1]:
+    moved = list(body.ops)[:-1]
+    for inner in moved:
         inner.detach()
         inner.location = op.location
         block.insert_op_before(inner, op)
@@ -206,7 +207,8 @@ def convert_deferred(op: DeferredOp) -> None:
             raise error_at(
                 op, f"converted to a result of type {new.type} where the model says {old.type}"
             )
-        new.name_hint = old.name_hint
+        if new.owner in moved:  # not an operand passed through (a no-op reduction)
+            new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
     block.erase_op(op)
 

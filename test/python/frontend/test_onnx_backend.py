@@ -1,14 +1,21 @@
 """The onnx package's own node tests (onnx.backend.test) on dnnc's ONNX backend, for the ops
-the importer supports; every excluded test says why."""
+the importer supports; every excluded test says why. The backend compiles the model
+(``dnnc.compile(model)``); the cases where the other door, ``dnnc.compile(dnnc.import_onnx(
+model))``, may take another route run through it too (``test_import_door``)."""
 
 from __future__ import annotations
 
 import re
 
+import numpy as np
 import onnx.backend.test
 import onnx.backend.test.loader
+import pytest
 from onnx.backend.test.case.test_case import TestCase
+from onnx.backend.test.runner import Runner
 
+import dnnc
+from dnnc.driver.onnx_shapes import value_inputs
 from dnnc.onnx_backend import DnncBackend
 
 INCLUDED_OPS = (
@@ -352,3 +359,27 @@ backend_test.include(INCLUDED.pattern.removesuffix("$") + "_cpu$")
 for name in excluded:
     backend_test.exclude(rf"^{name}_cpu$")
 globals().update(backend_test.test_cases)
+
+
+def doors_may_differ(model: onnx.ModelProto) -> bool:
+    """Whether ``dnnc.compile(model)`` and ``dnnc.compile(dnnc.import_onnx(model))`` may take
+    different routes: a graph input's values reach an operand the import needs (dnn.deferred,
+    or the per-value fallback of dnnc.driver.onnx_shapes), or an input has a ``?`` dimension
+    (traced per shape, or imported symbolically). Any other model's ``compile`` is the
+    compile of its plain import, which is what ``import_onnx`` gives it."""
+    dims = (d for v in model.graph.input for d in v.type.tensor_type.shape.dim)
+    return bool(value_inputs(model)) or any(not d.HasField("dim_value") for d in dims)
+
+
+IMPORT_DOOR_CASES = [case for case in node_test_cases() if doors_may_differ(case.model)]
+
+
+@pytest.mark.parametrize("case", IMPORT_DOOR_CASES, ids=[c.name for c in IMPORT_DOOR_CASES])
+def test_import_door(case: TestCase) -> None:
+    """The case through ``dnnc.compile(dnnc.import_onnx(model))``, checked as the backend's
+    run is (onnx's Runner, the case's tolerances)."""
+    assert case.model is not None and case.data_sets is not None  # generated in memory
+    inputs, expected = case.data_sets[0]
+    executable = dnnc.compile(dnnc.import_onnx(case.model))
+    got = executable.run([np.asarray(a) for a in inputs])
+    Runner.assert_similar_outputs(list(expected), list(got), case.rtol, case.atol)
