@@ -3,7 +3,7 @@
 ``DnncBackend.prepare(model)`` returns a ``DnncBackendRep``; its ``run(inputs)`` compiles the
 model on first use, exactly as a user's ``dnnc.compile(model)`` does: graph inputs whose values
 feed shapes, axes, bounds or scales are specialized on by dnnc itself, a plan per value set
-(dnnc.driver.onnx_shapes). Only the CPU device exists.
+(dnnc.driver.values). Only the CPU device exists.
 """
 
 from __future__ import annotations

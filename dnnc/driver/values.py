@@ -49,7 +49,7 @@ from dnnc.dialects.dnn import ConstantOp
 from dnnc.dialects.dnn.deferred import DeferredOp, deferred_ops, value_args
 from dnnc.dialects.types import data_type_of
 from dnnc.driver.dynamic import DynamicExecutable
-from dnnc.ir.names import input_names, output_names
+from dnnc.ir.names import input_name, input_names, output_names
 from dnnc.ir.text import verify_module
 from dnnc.passes.fold_constants import EvaluateConstantOp, Sources
 from dnnc.runtime.executor import Executable, ShippedByRecipe
@@ -81,6 +81,9 @@ def specialize_values(
     for index, array in zip(marked, values, strict=True):
         arg = block.args[index]
         assert isinstance(arg.type, TensorType)  # a value argument is static (the verifier)
+        spec = _spec(input_name(arg), arg.type)
+        if array.dtype != spec.dtype or array.shape != spec.shape:
+            raise InputError(f"value {array.dtype}{list(array.shape)} given for {spec}")
         constant = ConstantOp.of_bytes(arg.type, np.ascontiguousarray(array).tobytes())
         constant.location = clone.location
         constant.result.name_hint = arg.name_hint
