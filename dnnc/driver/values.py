@@ -111,9 +111,9 @@ def specialize_values(
         if len(left) == len(pending):
             raise blocked or error_at(left[0], "no deferred op could be converted")
         pending = left
-    for op in list(block.ops):  # the values, or constants a conversion read, now unread
-        if isinstance(op, ConstantOp) and not op.result.uses:
-            block.erase_op(op)
+    for source in list(block.ops):  # the values, or constants a conversion read, now unread
+        if isinstance(source, ConstantOp) and not source.result.uses:
+            block.erase_op(source)
     returned = block.last_op
     if not isinstance(returned, func.ReturnOp):
         raise error_at(clone, "does not end with func.return")

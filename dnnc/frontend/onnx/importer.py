@@ -656,8 +656,8 @@ class Importer:
         its converter reads at import time is computed at run time, or it reads a deferred
         result that is not static (dnnc.frontend.onnx.deferred). None when it does not wait,
         or cannot wait so: an argument has a ? dimension, or ONNX gives an output no dnn
-        type, or an attribute has no dnn form. It then converts,
-        or fails saying why, as without deferral."""
+        type, or an attribute has no dnn form. It then converts, or fails saying why, as
+        without deferral; a ModelError if it reads a deferred result that is not static."""
         operands = {
             index: value
             for index, name in enumerate(node.inputs)
@@ -676,6 +676,12 @@ class Importer:
         types = [self._deferred_type(name) for name in node.outputs]
         attributes = source_attributes(node)
         if attributes is None or not types or any(t is None for t in types):
+            if pending:
+                raise self.error(
+                    node,
+                    "it reads a result known only with argument values, and cannot wait for "
+                    "them: an output has no dnn type, or an attribute no dnn.deferred form",
+                )
             return None
         op = DeferredOp(
             f"onnx.{node.op_type}",

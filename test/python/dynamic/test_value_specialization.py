@@ -217,3 +217,24 @@ def test_a_value_no_conversion_takes_is_an_error_naming_the_node() -> None:
     feeds = {**made.feeds[0], "k": np.array([9], np.int64)}
     with pytest.raises(dnnc.DnncError, match="TopK"):
         executable.run(feeds)
+
+
+def test_a_node_that_cannot_wait_for_values_is_a_model_error_naming_it() -> None:
+    """A Cast to float64 of a deferred Reshape's result: it must wait too, and float64 has no
+    dnn type to give its result, so the import says so at the node (not a traceback)."""
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"]),
+        helper.make_node("Cast", ["r"], ["y"], to=TensorProto.DOUBLE, name="to_f64"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+            helper.make_tensor_value_info("shape", TensorProto.INT64, [2]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(dnnc.DnncError, match=r"Cast \(node 'to_f64'.*cannot wait for them"):
+        import_onnx(made)
