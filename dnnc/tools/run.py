@@ -60,11 +60,14 @@ import numpy as np
 from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
+from dnnc.dialects.dnn import deferred
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.generation import generate
 from dnnc.driver.streams import set_thread_count
-from dnnc.driver.values import SpecializedExecutable
+from dnnc.driver.values import SpecializedExecutable, specialize_values
+from dnnc.frontend.onnx.deferred import convert_deferred
+from dnnc.ir.names import input_names
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.io_binding import TensorSpec
@@ -241,12 +244,21 @@ def _summary(name: str, array: np.ndarray) -> dict[str, object]:
 
 def _check(
     args: argparse.Namespace,
+    given: dict[str, np.ndarray],
     inputs: dict[str, np.ndarray],
     outputs: dict[str, np.ndarray],
     executable: Executable,
 ) -> list[dict[str, object]]:
+    """Compare ``outputs`` with the reference interpreter's on the function as loaded (for
+    one with value arguments: as specialized to the ``given`` values), which ``executable``
+    ran on ``inputs``."""
     module, weights_dir = load_module(args.file)
     function = find_function(module, args.function)
+    marked = deferred.value_args(function)
+    if marked:
+        values = [given[input_names(function)[index]] for index in marked]
+        specialized = specialize_values(function, values, convert_deferred, weights_dir)
+        function = find_function(specialized)
     expected = interpret(
         function, [inputs[s.name] for s in executable.inputs], weights_dir=weights_dir
     )
@@ -444,12 +456,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         else:
             _print_generation(generation)
         return 0
-    inputs = _inputs(args, compiled)
+    given = _inputs(args, compiled)
     # compiled per input shape or value: the executable of these inputs, and what it takes
     chosen, inputs = (
-        compiled.specialized(inputs)
+        compiled.specialized(given)
         if isinstance(compiled, SpecializedExecutable)
-        else (compiled, inputs)
+        else (compiled, given)
     )
     signature = tuple(np.shape(inputs[spec.name]) for spec in chosen.inputs)
     executable = (
@@ -465,7 +477,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         "outputs": [_summary(name, array) for name, array in outputs.items()],
     }
     if args.check:
-        result["check"] = _check(args, inputs, outputs, executable)
+        result["check"] = _check(args, given, inputs, outputs, executable)
     if args.benchmark:
         result["benchmark"] = _benchmark(executable, inputs, args.benchmark)
     if args.profile:

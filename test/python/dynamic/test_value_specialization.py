@@ -7,6 +7,8 @@ imports it again per input shape and value (ShapeSpecializedExecutable)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -22,6 +24,7 @@ from dnnc.driver.onnx_shapes import ShapeSpecializedExecutable, value_inputs
 from dnnc.driver.values import ValueSpecializedExecutable, specialize_values
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.deferred import convert_deferred
+from dnnc.tools.run import run as run_cli
 from dnnc_testing.value_models import MODELS, shape_of_reshape, top_k
 
 
@@ -238,3 +241,17 @@ def test_a_node_that_cannot_wait_for_values_is_a_model_error_naming_it() -> None
     made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(dnnc.DnncError, match=r"Cast \(node 'to_f64'.*cannot wait for them"):
         import_onnx(made)
+
+
+def test_dnnc_run_checks_a_value_input_model_against_the_interpreter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """dnnc-run --check: the plan of the given K, compared with the reference interpreter on
+    the function specialized to that K (the deferred TopK has no reference kernel)."""
+    path, k = tmp_path / "top_k.onnx", tmp_path / "k.npy"
+    onnx.save(top_k().model, path)
+    np.save(k, np.array([2], np.int64))
+    assert run_cli([str(path), "--input", f"k={k}", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "values: float32[3, 2]" in out
+    assert out.count(": ok") == 2
