@@ -70,7 +70,7 @@ func.func @negative_source_op_without_frontend(%x: tensor<2x6xf32>, %s: tensor<2
 // -----
 
 /// Absent inputs are positions among the source op's inputs, ascending.
-// CHECK: absent_inputs must be ascending distinct positions below 3 (the operands and the absent inputs), got [3]
+// CHECK: absent_inputs must be ascending distinct i64 positions below 3 (the operands and the absent inputs), got [3]
 func.func @negative_absent_input_out_of_range(%x: tensor<2x6xf32>, %s: tensor<2xf32> {dnn.value_arg}) -> tensor<*xf32> {
   %y = dnn.deferred "onnx.Resize"(%x, %s) {opset = 17 : i64, absent_inputs = array<i64: 3>} : (tensor<2x6xf32>, tensor<2xf32>) -> tensor<*xf32>
   func.return %y : tensor<*xf32>

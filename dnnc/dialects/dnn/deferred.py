@@ -131,9 +131,14 @@ class DeferredOp(IRDLOperation):
             raise VerifyException("a deferred op has at least one result")
         absent = list(self.absent_inputs.get_values()) if self.absent_inputs else []
         positions = len(self.inputs) + len(absent)
-        if absent != sorted(set(absent)) or any(not 0 <= p < positions for p in absent):
+        integers = self.absent_inputs is None or self.absent_inputs.elt_type == i64
+        if (
+            not integers
+            or absent != sorted(set(absent))
+            or any(not 0 <= p < positions for p in absent)
+        ):
             raise VerifyException(
-                f"absent_inputs must be ascending distinct positions below {positions} (the "
+                f"absent_inputs must be ascending distinct i64 positions below {positions} (the "
                 f"operands and the absent inputs), got {absent}"
             )
         for value in (*self.inputs, *self.outputs):
