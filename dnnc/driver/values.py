@@ -124,6 +124,24 @@ def specialize_values(
     return module
 
 
+def with_values(
+    function: func.FuncOp,
+    inputs: Mapping[str, np.ndarray],
+    convert: Convert,
+    weights_dir: str | None = None,
+) -> func.FuncOp:
+    """``function`` specialized to the values its value arguments have among ``inputs`` (by
+    the caller's names: what the reference interpreter runs), or itself when it has none."""
+    marked = value_args(function)
+    if not marked:
+        return function
+    names = input_names(function)
+    module = specialize_values(function, [inputs[names[i]] for i in marked], convert, weights_dir)
+    specialized = module.body.block.first_op
+    assert isinstance(specialized, func.FuncOp)  # the clone of function
+    return specialized
+
+
 class SpecializedExecutable(ShippedByRecipe):
     """Executables compiled per key of the inputs (the input shapes, some inputs' values),
     kept in a bounded LRU; the interface of an Executable around them (module docstring)."""
@@ -305,4 +323,5 @@ __all__ = [
     "SpecializedExecutable",
     "ValueSpecializedExecutable",
     "specialize_values",
+    "with_values",
 ]

@@ -60,14 +60,12 @@ import numpy as np
 from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
-from dnnc.dialects.dnn import deferred
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.generation import generate
 from dnnc.driver.streams import set_thread_count
-from dnnc.driver.values import SpecializedExecutable, specialize_values
+from dnnc.driver.values import SpecializedExecutable, with_values
 from dnnc.frontend.onnx.deferred import convert_deferred
-from dnnc.ir.names import input_names
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.io_binding import TensorSpec
@@ -253,12 +251,8 @@ def _check(
     one with value arguments: as specialized to the ``given`` values), which ``executable``
     ran on ``inputs``."""
     module, weights_dir = load_module(args.file)
-    function = find_function(module, args.function)
-    marked = deferred.value_args(function)
-    if marked:
-        values = [given[input_names(function)[index]] for index in marked]
-        specialized = specialize_values(function, values, convert_deferred, weights_dir)
-        function = find_function(specialized)
+    loaded = find_function(module, args.function)
+    function = with_values(loaded, given, convert_deferred, weights_dir)
     expected = interpret(
         function, [inputs[s.name] for s in executable.inputs], weights_dir=weights_dir
     )

@@ -1,12 +1,15 @@
 """ONNX nodes that wait for graph inputs' values: kept as ``dnn.deferred``, converted later.
 
 A converter reads some operands at import time (``VALUE_OPERANDS``: a Reshape's target,
-Slice's starts, TopK's K, Resize's scales). When such an operand is computed at run time from
-graph inputs with static types, the importer keeps the node as ``dnn.deferred "onnx.<op>"``
-(its attributes in ``source_attributes``, the opset, the absent optional inputs by position)
-and marks those inputs ``dnn.value_arg`` (dnnc.dialects.dnn.deferred states the contract).
-A node reading a deferred result that is not static is deferred too: its converter needs the
-shape.
+Slice's starts, TopK's K, Resize's scales). When it asks for one that is computed at run time
+from graph inputs (its RunTimeValueError) and every graph input is static, the importer drops
+what the converter emitted and keeps the node as ``dnn.deferred "onnx.<op>"`` (its attributes
+in ``source_attributes``, the opset, the absent optional inputs by position), marking the
+inputs whose values reach those operands ``dnn.value_arg`` (dnnc.dialects.dnn.deferred states
+the contract). The converter runs first, so what it refuses (an attribute it does not
+implement) is still refused at import. Without a converter, Range and ConstantOfShape (folded
+when their operands are known) wait the same way; a node reading a deferred result that is not
+static waits too: its converter needs the shape.
 
 ``convert_deferred(op)`` converts one such op once its value operands are ``dnn.constant``s
 (dnnc.driver.values substitutes the arguments' values and folds first): the node is imported
@@ -134,7 +137,7 @@ def _onnx_attribute(name: str, attr: Attribute) -> onnx.AttributeProto:
 
 def _label(op: DeferredOp) -> str:
     """The node's name in messages: its location's (the importer puts it there)."""
-    return op.location.name if isinstance(op.location, NameLoc) else op.op_type
+    return op.location.desc.data if isinstance(op.location, NameLoc) else op.op_type
 
 
 def _one_node_model(op: DeferredOp) -> tuple[onnx.ModelProto, list[int]]:

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 
 from dnnc.core import shapes
-from dnnc.core.diagnostics import ModelError, RunTimeValueError
+from dnnc.core.diagnostics import ModelError, RunTimeShapeError, RunTimeValueError
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg
 from dnnc.core.symbols import SymbolicInt, evaluate, pinned, untraced
 from dnnc.dialects.dnn import (
@@ -625,13 +625,17 @@ class Importer:
             return
         converter = converters.get(node.op_type)
         last = self.block.last_op
-        deferred = self._deferred(node) if self.defers_values else None
+        early = self.defers_values and (converter is None or self._reads_pending(node))
+        deferred = self._deferred(node) if early else None
         if deferred is not None:
             value: Value | tuple[Value, ...] = deferred
-        elif converter is not None:
-            value = converter(self, node)
-        else:
+        elif converter is None:
             raise self.unsupported(node, converters)
+        else:
+            try:
+                value = converter(self, node)
+            except RunTimeValueError as error:
+                value = deferred = self._deferred_instead(node, last, error)
         self._locate(last, _name_loc(node.label))
         values = value if isinstance(value, tuple) else (value,)
         for index, extra in enumerate(node.outputs[1:], start=1):
@@ -651,13 +655,51 @@ class Importer:
             if name:
                 self.values[name] = produced
 
+    def _reads_pending(self, node: Node) -> bool:
+        """Whether ``node`` reads a deferred result that is not static: no converter can take
+        it (its shape comes with the values), so the node waits too."""
+        values = (self.values.get(name) for name in node.inputs)
+        return any(
+            isinstance(v, SSAValue) and isinstance(v.owner, DeferredOp) and not is_static(v)
+            for v in values
+        )
+
+    def _deferred_instead(
+        self, node: Node, last: Operation | None, error: RunTimeValueError
+    ) -> tuple[SSAValue, ...]:
+        """``node`` as ``dnn.deferred`` after its converter said that it needs a value only
+        run time knows (``error``), the ops the converter emitted dropped; ``error`` again when
+        the node cannot wait (``_deferred``), or the value is a size (a RunTimeShapeError:
+        the symbolic import's business)."""
+        if not self.defers_values or isinstance(error, RunTimeShapeError):
+            raise error
+        self._drop_after(last)
+        deferred = self._deferred(node)
+        if deferred is None:
+            raise error
+        return deferred
+
+    def _drop_after(self, last: Operation | None) -> None:
+        """Erase the ops after ``last`` (all when None), and forget the constants among them."""
+        dropped: list[Operation] = []
+        op = self.block.last_op
+        while op is not None and op is not last:
+            dropped.append(op)
+            op = op.prev_op
+        for op in dropped:  # last first: each one's users are gone before it
+            if isinstance(op, WeightOp) and op.key is not None:
+                self.weights.pop(op.key.data, None)
+            self.block.erase_op(op)
+        gone = set(dropped)
+        self._materialized = {k: v for k, v in self._materialized.items() if v.owner not in gone}
+
     def _deferred(self, node: Node) -> tuple[SSAValue, ...] | None:
         """``node`` kept as ``dnn.deferred`` when it waits for argument values: an operand
-        its converter reads at import time is computed at run time, or it reads a deferred
-        result that is not static (dnnc.frontend.onnx.deferred). None when it does not wait,
-        or cannot wait so: an argument has a ? dimension, or ONNX gives an output no dnn
-        type, or an attribute has no dnn form. It then converts, or fails saying why, as
-        without deferral; a ModelError if it reads a deferred result that is not static."""
+        its converter reads at import time (``VALUE_OPERANDS``) is computed at run time, or
+        it reads a deferred result that is not static (dnnc.frontend.onnx.deferred). None
+        when it does not wait, or cannot wait so: an argument has a ? dimension, or ONNX
+        gives an output no dnn type, or an attribute has no dnn form (the caller raises what
+        the converter said); a ModelError if it reads a deferred result that is not static."""
         operands = {
             index: value
             for index, name in enumerate(node.inputs)
@@ -665,9 +707,7 @@ class Importer:
         }
         read = VALUE_OPERANDS.get(node.op_type, ())
         needed = [value for index, value in operands.items() if index in read]
-        pending = any(
-            isinstance(v.owner, DeferredOp) and not is_static(v) for v in operands.values()
-        )
+        pending = self._reads_pending(node)
         if not needed and not pending:
             return None
         if not all(is_static(arg) for arg in self.block.args):

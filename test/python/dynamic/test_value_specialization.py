@@ -255,3 +255,23 @@ def test_dnnc_run_checks_a_value_input_model_against_the_interpreter(
     out = capsys.readouterr().out
     assert "values: float32[3, 2]" in out
     assert out.count(": ok") == 2
+
+
+def test_a_node_waiting_for_values_is_refused_at_import_for_what_its_converter_refuses() -> None:
+    """The converter runs first: a Resize whose scales are an input but whose antialias dnnc
+    does not implement is refused by the import, as without value inputs, not when a value
+    set first comes (the converter asked for the scales only after its attribute checks)."""
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], antialias=1, mode="linear")
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2]),
+            helper.make_tensor_value_info("scales", TensorProto.FLOAT, [4]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    for door in (import_onnx, dnnc.compile):
+        with pytest.raises(dnnc.DnncError, match="antialias 1 is not supported"):
+            door(made)
