@@ -48,7 +48,8 @@ class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
     Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then data
-    movement in one form (dnn-canonicalize), then s8 activations quantized as u8
+    movement in one form (dnn-canonicalize) and one dynamic quantization per quantized value
+    (dnn-share-dynamic-quantize), then s8 activations quantized as u8
     (dnn-shift-to-u8), data movement between a dequantize and a quantize of equal parameters
     runs on the integers (dnn-keep-int8) and dequantized convolutions whose result is quantized
     become int8 ones, residual adds included (dnn-fuse-quantized) and dequantized matmuls int8
@@ -80,6 +81,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-attention",
         "dnn-expand-attention",
         "dnn-canonicalize",
+        "dnn-share-dynamic-quantize",
         "dnn-shift-to-u8",
         "dnn-keep-int8",
         "dnn-fuse-quantized",

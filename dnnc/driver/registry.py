@@ -33,6 +33,7 @@ _DNNC_PASSES: dict[str, str] = {
     "dnn-fuse-quantized-matmul": "dnnc.passes.fuse_quantized_matmul:FuseQuantizedMatmulPass",
     "dnn-keep-int8": "dnnc.passes.keep_int8:KeepInt8Pass",
     "dnn-shift-to-u8": "dnnc.passes.shift_to_u8:ShiftToU8Pass",
+    "dnn-share-dynamic-quantize": "dnnc.passes.share_dynamic_quantize:ShareDynamicQuantizePass",
     "dnn-propagate-special-values": (
         "dnnc.passes.propagate_special_values:PropagateSpecialValuesPass"
     ),

@@ -281,12 +281,23 @@ def test_bert_layer_static_qdq_gelu_recovered_agrees_with_onnxruntime(exported: 
 
 def test_bert_layer_dynamic_agrees_with_onnxruntime(exported: Exported) -> None:
     """The bench's export (no constant folding: quantize_dynamic finds the weights only
-    after the pre-processing folds their transposes)."""
+    after the pre-processing folds their transposes), compiled with dnn-share-dynamic-quantize
+    (4 dynamic quantizations: q, k and v share one) and without it (6, one per
+    MatMulInteger): both agree with ONNX Runtime, and with each other exactly."""
     f32 = exported.get("bert_small_int8_base", _bert_layer)
     path = exported.get("bert_small_dynamic", lambda p: quantized.dynamic(f32, p))
-    types = {n.op_type for n in onnx.load(str(path)).graph.node}
-    assert {"DynamicQuantizeLinear", "MatMulInteger"} <= types
+    types = [n.op_type for n in onnx.load(str(path)).graph.node]
+    assert types.count("DynamicQuantizeLinear") == 6 and "MatMulInteger" in types
     x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
     ours, theirs, reference = _compared(path, f32, {"input": x})
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4)
     assert _rms(ours, reference) <= 1.1 * _rms(theirs, reference)
+    unshared = ",".join(s for s in OptimizePipeline.steps if s != "dnn-share-dynamic-quantize")
+    plain = dnnc.compile(str(path), unshared)
+    np.testing.assert_allclose(plain.run({"input": x})[0], theirs, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(plain.run({"input": x})[0], ours)
+    counts = [
+        sum(s.kind == "dynamic_quantize" for s in e.plan.step_infos)
+        for e in (_compiled(path), plain)
+    ]
+    assert counts == [4, 6]
