@@ -91,6 +91,7 @@ from dnnc.dialects.dnn.base import int_of, tensor_type, window_of
 from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
+from dnnc.passes.int8_exactness import check_exact_without_vnni
 from dnnc.passes.matching import NoMatch, need, only_use
 from dnnc.target.host import Vnni, vnni_enabled
 
@@ -124,28 +125,6 @@ def _weights(conv: Conv2DOp) -> DequantizeOp:
     if dq.axis is not None:
         need(int_of(dq.axis) % 4 == 0, "the weights are quantized along another axis than 0")
     return dq
-
-
-_SEVEN_BITS = 64
-"""The largest weight magnitude vpmaddubsw sums in pairs with u8 without saturating."""
-
-
-def _check_without_vnni(src: DequantizeOp, weights: DequantizeOp) -> None:
-    """Whether oneDNN's int8 convolution is exact without VNNI (module docstring)."""
-    element = data_type_of(tensor_type(src.src).get_element_type())
-    need(
-        element is DataType.U8,
-        "this CPU has no VNNI and the source is s8 (oneDNN would halve the weights: inexact)",
-    )
-    owner = weights.src.owner
-    need(isinstance(owner, ConstantOp), "this CPU has no VNNI and the weights are in a file")
-    assert isinstance(owner, ConstantOp)  # checked above
-    largest = int(np.abs(constant_value(owner).astype(np.int64)).max(initial=0))
-    need(
-        largest <= _SEVEN_BITS,
-        f"this CPU has no VNNI and a weight is {largest}, beyond 7 bits (vpmaddubsw's pair "
-        "sums would saturate; ONNX Runtime's reduce_range quantizes weights to 7 bits)",
-    )
 
 
 def _before_eltwise(quantize: QuantizeOp) -> SSAValue:
@@ -224,7 +203,7 @@ class FuseQuantizedConv(RewritePattern):
                 "the conv2d has a binary or sum post-op",
             )
             if not self.vnni:
-                _check_without_vnni(src, weights)
+                check_exact_without_vnni(src, weights)
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return

@@ -1,6 +1,6 @@
 // RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file | filecheck %s
 // RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=no}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=NOVNNI
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=no}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=NOVNNI
 
 /// ONNX QDQ Gemm: DQ(x), DQ(w per column), DQ(int32 bias) added as a row, Q. One qmatmul
 /// with the bias and the result's scale; the bias's dequantize stays for dnn-fold-constants.
@@ -9,11 +9,9 @@
 // CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<i8>) bias(%[[B]] : tensor<1x8xf32>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xi8>
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     dnn.matmul
-// REMARK: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 19]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
-/// Without VNNI oneDNN's int8 matmul saturates u8 x s8 pair sums: not fused.
-// NOVNNI: remark: [dnn-fuse-quantized-matmul] not fused: this CPU has no VNNI (oneDNN's int8 matmul would saturate)
-// NOVNNI-LABEL: func.func @qdq_gemm_bias
-// NOVNNI-NOT:   dnn.qmatmul
+// REMARK: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 17]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+/// Without VNNI too: a u8 source and 7-bit weights (3) keep vpmaddubsw's s16 pair sums exact.
+// NOVNNI: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 15]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
 func.func @qdq_gemm_bias(%xq: tensor<4x16xui8>) -> tensor<4x8xi8> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<128> : tensor<ui8>
@@ -225,6 +223,8 @@ func.func @activation_weights(%xq: tensor<1x2x4x16xi8>, %kq: tensor<1x2x16x4xi8>
 // CHECK-NEXT:    %[[KZ:.*]] = dnn.constant dense<0> : tensor<i8>
 // CHECK-NEXT:    dnn.qmatmul %xq, %[[K]], %s, %z, %s wei_zero_point(%[[KZ]] : tensor<i8>) : (tensor<1x2x4x16xui8>, tensor<1x2x16x4xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<1x2x4x4xf32>
 // REMARK: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul (its u8 weights shifted to i8)
+/// Without VNNI the weights' range is unknown (vpmaddubsw's pair sums could saturate).
+// NOVNNI: remark: [dnn-fuse-quantized-matmul] not fused: this CPU has no VNNI and the weights are not a constant in the IR
 func.func @u8_activation_weights(%xq: tensor<1x2x4x16xui8>, %kq: tensor<1x2x16x4xui8>) -> tensor<1x2x4x4xf32> {
   %s = dnn.constant dense<0.02> : tensor<f32>
   %z = dnn.constant dense<128> : tensor<ui8>
@@ -327,4 +327,28 @@ func.func @negative_residual_not_bias(%xq: tensor<4x16xui8>, %r: tensor<4x8xf32>
   %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
   %a = dnn.binary add %m, %r : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return %a : tensor<4x8xf32>
+}
+
+// -----
+
+/// Without VNNI a weight beyond 7 bits (100) would saturate vpmaddubsw's s16 pair sums, and
+/// oneDNN halves the weights of an s8 source: neither fuses there (both do with VNNI).
+// CHECK-LABEL: func.func @negative_without_vnni_eight_bits_or_s8_source
+// CHECK:         dnn.qmatmul %xq, %wq
+// CHECK:         dnn.qmatmul %sq, %vq
+// NOVNNI: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 10]]:3: remark: [dnn-fuse-quantized-matmul] not fused: this CPU has no VNNI and a weight is 100, beyond 7 bits
+// NOVNNI: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 12]]:3: remark: [dnn-fuse-quantized-matmul] not fused: this CPU has no VNNI and the source is s8
+func.func @negative_without_vnni_eight_bits_or_s8_source(%xq: tensor<4x16xui8>, %sq: tensor<4x16xi8>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %sz = dnn.constant dense<0> : tensor<i8>
+  %wq = dnn.constant dense<100> : tensor<16x8xi8>
+  %vq = dnn.constant dense<3> : tensor<16x8xi8>
+  %x = dnn.dequantize %xq, %s, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %s, %sz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %y = dnn.dequantize %sq, %s, %sz : (tensor<4x16xi8>, tensor<f32>, tensor<i8>) -> tensor<4x16xf32>
+  %v = dnn.dequantize %vq, %s, %sz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %n = dnn.matmul %y, %v : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  func.return %m, %n : tensor<4x8xf32>, tensor<4x8xf32>
 }

@@ -15,8 +15,9 @@ compiled with and without the pass, both against ONNX Runtime on the same file.
 With the pass every dense matmul is one int8 matmul (checked on the plan: run-time scales
 bound, and never oneDNN's ``ref:`` implementation), on a CPU with VNNI, and so are the
 static models' attention products of two activations (u8 ones shifted to s8, oneDNN's
-weights type); without VNNI the pass fuses nothing (dnnc.target.host.has_vnni) and the test
-checks that.
+weights type); without VNNI (dnnc.target.host.has_vnni) it fuses only u8 sources with
+constant 7-bit weights (dnnc.passes.int8_exactness): none of these 8-bit models' matmuls (the
+test checks that), the 6 dense ones of the BERT layer quantized with ``reduce_range``.
 
 Tolerances. Dense net: in steps of the output's quantization grid, as the convolution
 fusion's test: one step per quantized layer (2) and a mean under 0.05 (a value next to a
@@ -104,8 +105,8 @@ def _int8_matmuls(executable: dnnc.Executable) -> list[StepInfo]:
 
 
 def _check_fused(fused: dnnc.Executable, unfused: dnnc.Executable, count: int) -> None:
-    """``count`` int8 matmuls with the pass (none without VNNI), on real kernels; none
-    without the pass."""
+    """``count`` int8 matmuls with the pass (none without VNNI: 8-bit weights), on real
+    kernels; none without the pass."""
     assert not _int8_matmuls(unfused)
     assert len(_int8_matmuls(fused)) == (count if has_vnni() else 0)
     for matmul in _int8_matmuls(fused):
@@ -176,3 +177,28 @@ def test_bert_dynamic_int8_matmuls_agree_with_onnxruntime(exported: Exported) ->
     _check_fused(fused, unfused, BERT_DENSE_MATMULS)
     for executable in (fused, unfused):
         np.testing.assert_allclose(executable.run([x])[0], theirs, rtol=1e-4, atol=1e-4)
+
+
+def test_bert_seven_bit_weights_fuse_on_every_cpu(exported: Exported) -> None:
+    """With ``reduce_range`` (weights in [-64, 64]) and u8 sources (the S8S8 model's s8 ones
+    after dnn-shift-to-u8) oneDNN's int8 matmul is exact without VNNI too (vpmaddubsw's pair
+    sums stay below 2**15, dnnc.passes.int8_exactness): the 6 dense matmuls fuse on every
+    CPU, the 2 attention products (weights that are an activation, of unknown range) only
+    with VNNI; with and without the pass within the BERT bound of ONNX Runtime, on native
+    kernels."""
+    f32 = exported.get("bert_small_int8_base", _bert_layer)
+    path = exported.get(
+        "bert_small_qdq_s8s8_7bit",
+        lambda p: quantized.static(f32, p, "input", SEQUENCE, reduce_range=True),
+    )
+    x = np.random.default_rng(5).standard_normal(SEQUENCE).astype(np.float32)
+    theirs = quantized.onnxruntime_output(path, x)
+    fused, unfused = dnnc.compile(str(path)), dnnc.compile(str(path), UNFUSED)
+    assert not _int8_matmuls(unfused)
+    attention = BERT_ATTENTION_MATMULS if has_vnni() else 0
+    assert len(_int8_matmuls(fused)) == BERT_DENSE_MATMULS + attention
+    for matmul in _int8_matmuls(fused):
+        assert not matmul.implementation.startswith("ref"), matmul.implementation
+    for executable in (fused, unfused):
+        difference = np.abs(executable.run([x])[0] - theirs).max()
+        assert difference <= 0.1, difference
