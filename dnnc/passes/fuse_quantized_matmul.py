@@ -42,13 +42,20 @@ would be 4 output steps off and 1.34x less accurate.
 
 Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize (rule 4):
 without VNNI an s8 source, weights that are an activation or beyond 7 bits; a source
-quantized per axis, constant weights that
-are not i8 (oneDNN's int8 weights are s8), have a zero point or are scaled per row,
-activation weights quantized per axis (or u8 with a zero point that is not a constant), a
-matmul with post-ops, a quantize per axis or whose scale or zero point is not a constant,
-and every configuration oneDNN runs only with its reference implementation here
-(dnnc.target.implementations.quantized_matmul). A matmul reading no dequantized value is
-left alone silently.
+quantized per axis, constant weights that are not i8 (oneDNN's int8 weights are s8), have a
+zero point or are scaled per row, activation weights quantized per axis (or u8 with a zero
+point that is not a constant), a matmul with post-ops, a quantize per axis or whose scale or
+zero point is not a constant, and every configuration oneDNN runs only with its reference
+implementation here (dnnc.target.implementations.quantized_matmul). A matmul reading no
+dequantized value is left alone silently.
+
+Not a rule: the residual add of quantize_static's BERT (a matmul's Q -> DQ, then Add of a
+dequantized residual, then Q) stays three steps (dequantize, f32 add, quantize): 30-35 us
+per add, 2.4% of the bench's S8S8 BERT layer for both adds (1 thread, Zen 5, dnnc-run
+--profile). As oneDNN's sum post-op it would need post-op arguments on dnn.qmatmul and the
+Q -> DQ between matmul and add emulated by post-ops (as dnn-fuse-quantized's residual rule
+does), for at most that gain; the GELU between the FFN's
+matmuls (DQ -> GELU -> Q, 134 us, 5%) is the larger such f32 island.
 
 Pre:  the IR verifies; dequantize ops not yet folded.
 Post: no matching chain is left; every refusal got a remark.
