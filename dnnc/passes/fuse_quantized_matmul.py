@@ -65,9 +65,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, f32
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -77,7 +76,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
@@ -95,133 +93,19 @@ from dnnc.dialects.dnn import (
     WeightOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import int_of, ints, post_ops_of, tensor_type
-from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
-from dnnc.dialects.types import data_type_of, element_type_of
-from dnnc.ir.weights import constant_value
-from dnnc.passes.constants import constant_op
+from dnnc.dialects.dnn.base import post_ops_of
 from dnnc.passes.int8_exactness import check_exact_without_vnni
 from dnnc.passes.matching import NoMatch, need, other_operand, splat
+from dnnc.passes.quantized_matmul_operands import (
+    element,
+    matmul_source,
+    matmul_weights,
+)
 from dnnc.target.host import Vnni, vnni_enabled
 from dnnc.target.implementations import quantized_matmul
 
 _POST_OP_ALGS = (EltwiseAlg.RELU, EltwiseAlg.CLIP)
 """The eltwise ops after an int8 matmul that become its post-ops (rule 3)."""
-
-
-def _element(value: SSAValue) -> DataType:
-    return data_type_of(tensor_type(value).get_element_type())
-
-
-def _source(value: SSAValue) -> DequantizeOp:
-    """The per-tensor dequantize of an 8-bit src defining ``value``."""
-    dq = value.owner
-    need(isinstance(dq, DequantizeOp), "the source is not dequantized")
-    assert isinstance(dq, DequantizeOp)  # checked above
-    need(_element(dq.src) in QUANTIZED_TYPES, f"the source is dequantized from {_element(dq.src)}")
-    need(dq.axis is None, "the source is quantized per axis")
-    return dq
-
-
-@dataclass(frozen=True)
-class _Weights:
-    """Matched 8-bit weights: their dequantize, the zero point the primitive takes (None:
-    0), whether they are a constant read through a transpose of its last two dims (ONNX
-    Gemm's transB), which the rewrite then applies to the i8 constant (folded later), and
-    whether they are a u8 activation, which the rewrite shifts to i8 (oneDNN's weights
-    type: q - 128 exactly, by a dequantize with scale 1 and zero point 128 and a quantize
-    with scale 1, two oneDNN reorders; the zero point shifts with it, so it must be a
-    constant)."""
-
-    dq: DequantizeOp
-    zero_point: SSAValue | None
-    transposed: bool = False
-    shifted: bool = False
-
-    @property
-    def constant(self) -> bool:
-        return isinstance(self.dq.src.owner, ConstantOp | WeightOp)
-
-    def shape(self) -> tuple[int, ...]:
-        """The [..., K, N] shape the matmul reads."""
-        shape = list(shape_of(self.dq.src))
-        if self.transposed:
-            shape[-2:] = shape[-1], shape[-2]
-        return tuple(shape)
-
-    def operands(
-        self, rewriter: PatternRewriter, before: Operation
-    ) -> tuple[SSAValue, SSAValue | None]:
-        """The i8 weights as the matmul reads them and their zero point, with the ops that
-        transpose or shift them inserted ``before``."""
-        ops: list[Operation] = []
-        weights, zero_point = self.dq.src, self.zero_point
-        if self.transposed:
-            rank = len(shape_of(weights))
-            ops.append(TransposeOp(weights, permutation=_swap_last(rank)))
-            weights = ops[-1].results[0]
-        if self.shifted:
-            assert isinstance(zero_point, SSAValue)  # _weights: a constant
-            zero = zero_point.owner
-            assert isinstance(zero, ConstantOp)
-            i8, scalar = element_type_of(DataType.S8), TensorType(f32, [])
-            one = constant_op(np.array(1.0, np.float32), scalar, before)
-            u8 = TensorType(element_type_of(DataType.U8), [])
-            half = constant_op(np.array(128, np.uint8), u8, before)
-            nought = constant_op(np.array(0, np.int8), TensorType(i8, []), before)
-            centered = DequantizeOp(weights, one.result, half.result)
-            shifted = QuantizeOp(centered.result, one.result, nought.result)
-            shifted_zero = constant_op(
-                constant_value(zero).astype(np.int32) - 128, TensorType(i8, []), before
-            )
-            centered.location = shifted.location = before.location
-            ops += [one, half, nought, centered, shifted, shifted_zero]
-            weights, zero_point = shifted.result, shifted_zero.result
-        rewriter.insert_op(ops, InsertPoint.before(before))
-        return weights, zero_point
-
-
-def _swap_last(rank: int) -> list[int]:
-    return [*range(rank - 2), rank - 1, rank - 2]
-
-
-def _weights(value: SSAValue) -> _Weights:
-    """i8 weights: a constant symmetric, per tensor or per column (through a transpose: per
-    row of the constant); an activation per tensor, with its zero point."""
-    transposed = False
-    owner = value.owner
-    if isinstance(owner, TransposeOp) and isinstance(owner.src.owner, DequantizeOp):
-        rank = len(shape_of(owner.src))
-        need(list(ints(owner.permutation)) == _swap_last(rank), "the weights are permuted")
-        transposed, owner = True, owner.src.owner
-    dq = owner
-    need(isinstance(dq, DequantizeOp), "the weights are not dequantized")
-    assert isinstance(dq, DequantizeOp)  # checked above
-    element = _element(dq.src)
-    if not isinstance(dq.src.owner, ConstantOp | WeightOp):
-        need(not transposed, "the weights are a transposed activation")
-        need(element in QUANTIZED_TYPES, f"the weights are dequantized from {element}")
-        need(dq.axis is None, "the weights are an activation quantized per axis")
-        shifted = element == DataType.U8
-        need(
-            not shifted or isinstance(dq.zero_point.owner, ConstantOp),
-            "the weights are u8 with a zero point that is not a constant (to shift to i8)",
-        )
-        return _Weights(dq, dq.zero_point, shifted=shifted)
-    need(element == DataType.S8, f"the weights are {element}, not i8 (oneDNN's int8 weights)")
-    zero = dq.zero_point.owner
-    need(
-        isinstance(zero, ConstantOp) and not np.any(constant_value(zero)),
-        "the weights' zero point is not a constant 0",
-    )
-    if dq.axis is not None:
-        rank = len(shape_of(dq.src))
-        column = rank - 2 if transposed else rank - 1  # N in the array as stored
-        need(
-            int_of(dq.axis) % rank == column,
-            "the weights are quantized per row, not per column (oneDNN scales columns)",
-        )
-    return _Weights(dq, None, transposed=transposed)
 
 
 def _native(
@@ -238,7 +122,7 @@ def _native(
     arguments) with a real kernel here."""
     shapes = (shape_of(src), wei_shape, matmul_shape(shape_of(src), wei_shape, None))
     found = quantized_matmul(
-        _element(src),
+        element(src),
         dst,
         shapes,
         per_column=per_column,
@@ -300,7 +184,7 @@ class FuseDequantizedMatmul(RewritePattern):
         if not any(isinstance(v.owner, DequantizeOp) for v in (op.lhs, op.rhs)):
             return  # an f32 matmul: nothing to say
         try:
-            src, weights = _source(op.lhs), _weights(op.rhs)
+            src, weights = matmul_source(op.lhs), matmul_weights(op.rhs)
             need(not op.post_ops.data, "the matmul has post-ops")
             if not self.vnni:
                 check_exact_without_vnni(src, weights.dq)
@@ -346,7 +230,7 @@ class FuseBiasIntoQMatmul(RewritePattern):
             row = other_operand(op, value)
             if matmul is None or matmul.bias is not None or matmul.post_ops.data:
                 continue  # oneDNN adds the bias before the post-ops
-            if _element(row) != DataType.F32:
+            if element(row) != DataType.F32:
                 continue
             *outer, width = shape_of(row) or (1,)
             if any(d != 1 for d in outer) or width != shape_of(matmul.result)[-1]:
@@ -388,7 +272,7 @@ class FuseQuantizeIntoQMatmul(RewritePattern):
             _native(
                 matmul.src,
                 shape_of(matmul.wei),
-                _element(op.result),
+                element(op.result),
                 per_column=bool(shape_of(matmul.wei_scale)),
                 bias=matmul.bias is not None,
                 packed=_constant(matmul.wei),
@@ -437,7 +321,7 @@ class FoldDynamicScaleIntoQMatmul(RewritePattern):
         to_i32 = to_f32.src.owner
         if not isinstance(to_i32, CastOp) or not to_f32.src.has_one_use():
             return None
-        if _element(to_i32.result) != DataType.S32:
+        if element(to_i32.result) != DataType.S32:
             return None
         matmul = _open(to_i32.src)
         if matmul is None or matmul.bias is not None or matmul.post_ops.data:
