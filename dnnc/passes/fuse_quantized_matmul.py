@@ -37,7 +37,7 @@ u8 x s8 pairs in s16, which saturates: there only a u8 source with constant weig
 [-64, 64] (ONNX Runtime's ``reduce_range``) fuses (dnnc.passes.int8_exactness). Measured
 under ONEDNN_MAX_CPU_ISA=AVX2 on the bench's BERT layer (1 thread, Zen 5): with 7-bit weights
 the fused layer is as far from ONNX Runtime's output as the unfused one (3 steps, mean 0.12)
-and runs 1.5-1.8x faster than the f32 compute between reorders; with 8-bit weights it
+and runs 1.5-2x faster than the f32 compute between reorders; with 8-bit weights it
 would be 4 output steps off and 1.34x less accurate.
 
 Refused, with a remark "not fused: <why>" on the matmul (rule 1) or the quantize (rule 4):
