@@ -92,7 +92,7 @@ from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
 from dnnc.passes.int8_exactness import check_exact_without_vnni
-from dnnc.passes.matching import NoMatch, need, only_use
+from dnnc.passes.matching import NoMatch, constant_number, need, only_use
 from dnnc.target.host import Vnni, vnni_enabled
 
 _POST_OP_ALGS = (EltwiseAlg.RELU, EltwiseAlg.CLIP)
@@ -152,14 +152,6 @@ def _eltwise_chain(quantize: QuantizeOp, what: str) -> list[EltwiseOp]:
 
 def _eltwise_post_ops(eltwise: list[EltwiseOp]) -> list[PostOp]:
     return [EltwisePostOp(e.alg.data, e.alpha.value.data, e.beta.value.data) for e in eltwise]
-
-
-def _constant_number(value: SSAValue, what: str) -> float:
-    """The one element of a rank-0 dnn.constant."""
-    owner = value.owner
-    need(isinstance(owner, ConstantOp) and not shape_of(value), f"{what} is not a constant")
-    assert isinstance(owner, ConstantOp)  # checked above
-    return float(constant_value(owner))
 
 
 def _replace(
@@ -250,8 +242,8 @@ def _requantized(dq: DequantizeOp, data_type: DataType) -> list[PostOp]:
     """The eltwise post-ops computing ``dequantize(quantize(x))`` of ``dq``'s parameters:
     ``x / s`` rounded half to even, clipped to the integer range less the zero point, times
     ``s``."""
-    scale = _constant_number(dq.scale, "the convolution result's scale")
-    zero = _constant_number(dq.zero_point, "the convolution result's zero point")
+    scale = constant_number(dq.scale, "the convolution result's scale")
+    zero = constant_number(dq.zero_point, "the convolution result's zero point")
     info = np.iinfo(data_type.numpy)
     return [
         EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0),
@@ -291,8 +283,8 @@ class FuseResidualIntoQConv(RewritePattern):
             )
             conv_type = data_type_of(tensor_type(conv.result).get_element_type())
             post_ops = [*conv.post_op_chain, *_requantized(dq_conv, conv_type)]
-            residual_scale = _constant_number(residual.scale, "the residual's scale")
-            residual_zero = _constant_number(residual.zero_point, "the residual's zero point")
+            residual_scale = constant_number(residual.scale, "the residual's scale")
+            residual_zero = constant_number(residual.zero_point, "the residual's zero point")
         except NoMatch as refusal:
             remark(op, f"not fused: {refusal}")
             return

@@ -23,6 +23,27 @@ readers or post-ops, or an average pooling counts padding under a zero point oth
 (padding is 0 in the integers, not the zero point). A quantize of anything else is left
 alone silently.
 
+Rule (requantizing pooling):
+      %f = dnn.dequantize %q, %s, %z                 [per tensor, constant %s, %z]
+      %g = dnn.pool %f                               [no post-ops; read only by the quantize]
+      %r = dnn.quantize %g, %s', %z'                 [per tensor, constant %s', %z', other
+                                                      parameters than %f's; %r typed as %q]
+      ==> %r = dnn.pool %q post_args(%s' as [1, 1, 1, 1]) {post_ops = [linear(1, -%z),
+          linear(%s), binary div, round, linear(1, %z')]}   [no linear for a zero point 0]
+A pooling that gives its result parameters of its own (quantize_static's GlobalAveragePool:
+the mean of a channel has a narrower range than its values) runs on the integers too, as
+oneDNN's int8 pooling with the requantization in its post-ops: ``(m - z) * s`` (the
+dequantize: exact integers, one rounding), divided by ``s'``, rounded half to even, plus
+``z'``, saturated to the result's type (the quantize, as dnn.quantize lowers it). For a max
+that is quantize(max(dequantize)) exactly (dequantizing is monotonic); for an average the
+mean of the integers takes the place of the mean of the dequantized values (a different f32
+rounding: it can differ only next to a rounding tie). One pooling step in place of a
+dequantizing reorder, an f32 pooling and a quantizing division (MobileNetV2's last one:
+18 + 10 + 8 us against 7 us, Zen 5, 2 threads, steps timed apart).
+Not rewritten (remark "not requantized in the pooling: <why>") when a scale or zero point
+is not a constant or is per axis, the integer types differ (a pooling keeps its type), the
+pooling has other readers or post-ops, or it averages padding under a nonzero zero point.
+
 Pre:  the IR verifies; runs before dnn-fuse-quantized (which then sees the int8 values).
 Post: no matching chain is left; every quantize of such an op got a remark.
 """
@@ -33,10 +54,12 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    InsertPoint,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -44,7 +67,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
-from dnnc.core.kinds import PoolKind
+from dnnc.core.kinds import BinaryAlg, BinaryPostOp, EltwiseAlg, EltwisePostOp, PoolKind, PostOp
 from dnnc.dialects.dnn import (
     ConcatOp,
     ConstantOp,
@@ -56,11 +79,12 @@ from dnnc.dialects.dnn import (
     TransposeOp,
     shape_of,
 )
-from dnnc.dialects.dnn.base import ints, retyped_op, tensor_type
+from dnnc.dialects.dnn.base import ints, post_ops_attr, retyped_op, tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
+from dnnc.passes.constants import constant_op
 from dnnc.passes.data_transforms import retyped
-from dnnc.passes.matching import NoMatch, need, only_use
+from dnnc.passes.matching import NoMatch, constant_number, need, only_use
 
 _MOVEMENT = (PoolOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp)
 """The ops that run on the integers as they are."""
@@ -107,6 +131,15 @@ def _check_pool(pool: PoolOp, zero_point: SSAValue) -> None:
     )
 
 
+def _requantizing(pool: PoolOp, quantize: QuantizeOp) -> bool:
+    """Whether a pooling of a dequantize gives its result other parameters than its input's
+    (the requantizing rule's case)."""
+    dq = pool.src.owner
+    if not isinstance(dq, DequantizeOp):
+        return False
+    return not (_equal(dq.scale, quantize.scale) and _equal(dq.zero_point, quantize.zero_point))
+
+
 class RunMovementOnIntegers(RewritePattern):
     """The rule of the module docstring, anchored on the quantize."""
 
@@ -115,6 +148,8 @@ class RunMovementOnIntegers(RewritePattern):
         mover = op.src.owner
         if not isinstance(mover, _MOVEMENT):
             return  # not data movement: nothing to say
+        if isinstance(mover, PoolOp) and _requantizing(mover, op):
+            return  # RequantizeInPooling's
         try:
             need(op.axis is None and not shape_of(op.scale), "the result is quantized per axis")
             only_use(op.src, f"the {mover.name}'s f32 result")
@@ -139,6 +174,62 @@ class RunMovementOnIntegers(RewritePattern):
         remark(moved, f"runs on {data_type_of(element)} values")
 
 
+def _requantization(dq: DequantizeOp, quantize: QuantizeOp) -> list[PostOp]:
+    """The post-ops computing quantize(dequantize(m)) of an integer m (module docstring)."""
+    zero = constant_number(dq.zero_point, "the input's zero point")
+    result_zero = constant_number(quantize.zero_point, "the result's zero point")
+    return [
+        *([EltwisePostOp(EltwiseAlg.LINEAR, 1.0, -zero)] if zero else []),
+        EltwisePostOp(EltwiseAlg.LINEAR, constant_number(dq.scale, "the input's scale")),
+        BinaryPostOp(BinaryAlg.DIV),
+        EltwisePostOp(EltwiseAlg.ROUND),
+        *([EltwisePostOp(EltwiseAlg.LINEAR, 1.0, result_zero)] if result_zero else []),
+    ]
+
+
+class RequantizeInPooling(RewritePattern):
+    """The requantizing pooling rule of the module docstring, anchored on the quantize."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: QuantizeOp, rewriter: PatternRewriter, /) -> None:
+        pool = op.src.owner
+        if not isinstance(pool, PoolOp) or not _requantizing(pool, op):
+            return  # not this rule's (perhaps RunMovementOnIntegers's)
+        dq = pool.src.owner
+        assert isinstance(dq, DequantizeOp)  # _requantizing
+        try:
+            need(op.axis is None and not shape_of(op.scale), "the result is quantized per axis")
+            need(dq.axis is None and not shape_of(dq.scale), "the input is dequantized per axis")
+            only_use(op.src, "the pool's f32 result")
+            need(
+                tensor_type(dq.src).get_element_type() == tensor_type(op.result).get_element_type(),
+                "the input has another integer type than the result",
+            )
+            _check_pool(pool, dq.zero_point)
+            post_ops = _requantization(dq, op)
+            scale = constant_number(op.scale, "the result's scale")
+        except NoMatch as refusal:
+            remark(op, f"not requantized in the pooling: {refusal}")
+            return
+        result = tensor_type(op.result)
+        divisor = constant_op(
+            np.full([1] * result.get_num_dims(), scale, np.float32),
+            TensorType(tensor_type(op.scale).get_element_type(), [1] * result.get_num_dims()),
+            op,
+        )
+        rewriter.insert(divisor, InsertPoint.before(op))
+        requantized = retyped_op(pool, [dq.src, divisor.result], result)
+        requantized.properties["post_ops"] = post_ops_attr(post_ops)
+        requantized.result.name_hint = op.result.name_hint
+        rewriter.replace_op(op, requantized)
+        rewriter.erase_op(pool)
+        if not dq.result.uses:
+            rewriter.erase_op(dq)
+        remark(
+            requantized, f"runs on {data_type_of(result.get_element_type())} values, requantized"
+        )
+
+
 @dataclass(frozen=True)
 class KeepInt8Pass(ModulePass):
     """dnn-keep-int8 (module docstring)."""
@@ -146,5 +237,5 @@ class KeepInt8Pass(ModulePass):
     name = "dnn-keep-int8"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = RunMovementOnIntegers()
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        patterns = GreedyRewritePatternApplier([RunMovementOnIntegers(), RequantizeInPooling()])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

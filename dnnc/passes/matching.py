@@ -18,6 +18,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from dnnc.core.kinds import BinaryAlg, EltwiseAlg
 from dnnc.dialects.dnn import BinaryOp, ConstantOp, EltwiseOp
+from dnnc.dialects.dnn.base import tensor_type
 from dnnc.ir.decisions import PROPAGATE_SPECIAL_VALUES
 from dnnc.ir.weights import constant_value
 
@@ -42,6 +43,17 @@ def splat(value: SSAValue, expected: float, what: str) -> None:
         data.size == 1 and math.isclose(float(data[0]), expected, rel_tol=1e-4),
         f"{what} is {data.tolist()[:4]}, expected {expected:.7g}",
     )
+
+
+def constant_number(value: SSAValue, what: str) -> float:
+    """The one element of a rank-0 dnn.constant (a scale or zero point)."""
+    owner = value.owner
+    need(
+        isinstance(owner, ConstantOp) and not tensor_type(value).get_shape(),
+        f"{what} is not a constant",
+    )
+    assert isinstance(owner, ConstantOp)  # checked above
+    return float(constant_value(owner))
 
 
 def producer(value: SSAValue, what: str, *, alg: BinaryAlg | EltwiseAlg) -> Operation:

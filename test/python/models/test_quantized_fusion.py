@@ -223,6 +223,61 @@ def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
         assert not pool.implementation.startswith("ref"), pool.implementation
 
 
+def _global_average(path: Path) -> None:
+    """MobileNetV2's head, small: a convolution, ReLU6, a global average (quantize_static
+    gives its mean other parameters than its input's), a 1x1 convolution as the classifier."""
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(8, 64, 3, padding=1),
+        nn.ReLU6(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Conv2d(64, 32, 1),
+        nn.Flatten(),
+    )
+    torch.onnx.export(
+        model.eval(), (torch.randn(SHAPE),), str(path), dynamo=False, input_names=["input"]
+    )
+
+
+@pytest.mark.parametrize("activations", ["s8", "u8"])
+def test_global_average_requantized_in_int8_agrees_with_onnxruntime(
+    exported: Exported, activations: str
+) -> None:
+    """dnn-keep-int8's requantizing pooling: the GlobalAveragePool between a dequantize and a
+    quantize of other parameters runs as one int8 pooling (u8 after dnn-shift-to-u8) with
+    the requantization as post-ops, in place of a dequantizing reorder, an f32 pooling and a
+    quantizing division; with and without the pass against ONNX Runtime, within one step per
+    quantized layer (3) and a small mean, on every CPU (with VNNI the convolutions around it
+    are int8 too: no step between)."""
+    f32 = exported.get("qgap_net_base", _global_average)
+    path = exported.get(
+        f"qgap_net_{activations}s8",
+        lambda p: quantized.static(f32, p, "input", SHAPE, activations=activations),
+    )
+    x = np.random.default_rng(3).standard_normal(SHAPE).astype(np.float32)
+    theirs = quantized.onnxruntime_output(path, x)
+    without = ",".join(step for step in OptimizePipeline.steps if step != "dnn-keep-int8")
+    kept, unkept = dnnc.compile(str(path)), dnnc.compile(str(path), without)
+    step = quantized.output_step(path)
+    assert np.unique(np.rint(theirs / step)).size > 8  # values spread over the grid
+    for executable in (kept, unkept):
+        steps = np.abs(executable.run([x])[0] - theirs) / step
+        assert steps.max() <= 3.01 and steps.mean() < 0.1, (steps.max(), steps.mean())
+    pools = {
+        name: [s for s in executable.plan.step_infos if s.kind == "pooling"]
+        for name, executable in (("kept", kept), ("unkept", unkept))
+    }
+    assert [p.operands[0].split(",")[0][-3:] for p in pools["unkept"]] == ["f32"]
+    (pool,) = pools["kept"]
+    assert pool.operands[0].split(",")[0].endswith("i8"), pool.operands
+    assert any(o.startswith("post_arg_0=1x1x1x1xf32") for o in pool.operands), pool.operands
+    assert not pool.implementation.startswith("ref"), pool.implementation
+    kinds = [s.kind for s in kept.plan.step_infos]
+    at = kinds.index("pooling")
+    if has_vnni():  # int8 from the first convolution to the second (else f32 convolutions)
+        assert kinds[at - 1 : at + 2] == ["convolution", "pooling", "convolution"], kinds
+
+
 def test_s8_activations_shifted_to_u8_agree_with_onnxruntime(exported: Exported) -> None:
     """dnn-shift-to-u8 on the S8S8 blocks: with and without it against ONNX Runtime (the
     bound of the residual test); with it, on a VNNI CPU, every convolution reads u8 and all
