@@ -1,5 +1,6 @@
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes}' --split-input-file | filecheck %s
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes round-first=false}' --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes round-first=false}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=yes}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=ROUND
 // RUN: dnnc-opt %s -p 'dnn-fuse-quantized{vnni=no}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=NOVNNI
 
 /// ONNX QDQ: DQ(x), DQ(w per output channel), DQ(int32 bias), Conv, Relu, Q. One qconv2d
@@ -9,13 +10,18 @@
 // CHECK-NEXT:    %[[Y:.*]] = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz, %[[B]] {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]} : (tensor<1x4x6x6xui8>, tensor<8x4x3x3xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<1x8x6x6xui8>
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     dnn.conv2d
-// REMARK: dnn-fuse-quantized.mlir:[[# @LINE + 21]]:3: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
+// REMARK: dnn-fuse-quantized.mlir:[[# @LINE + 26]]:3: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
 /// Without VNNI too: a u8 source and weights within 7 bits (3) are exact there. (The
 /// remarks come first: those of @shared_source and @wide_weights, which are not fused.)
 // NOVNNI-COUNT-2: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI and the source is s8 (oneDNN would halve the weights: inexact)
 // NOVNNI-NEXT: remark: [dnn-fuse-quantized] not fused: this CPU has no VNNI and a weight is 100, beyond 7 bits (vpmaddubsw's pair sums would saturate; ONNX Runtime's reduce_range quantizes weights to 7 bits)
 // NOVNNI-LABEL: func.func @qdq_conv_relu
 // NOVNNI:         dnn.qconv2d %xq, %wq
+/// The last rule leaves a zero point of 0 alone (oneDNN then runs without one). (Its one
+/// remark comes first: @negative_round_first_scale_not_constant's.)
+// ROUND: remark: [dnn-fuse-quantized] zero point added before rounding (oneDNN's): the result's scale is not a constant
+// ROUND-LABEL: func.func @qdq_conv_relu
+// ROUND:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz, %{{.*}} {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>, post_ops = [#dnn.eltwise<relu>]}
 func.func @qdq_conv_relu(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<128> : tensor<ui8>
@@ -211,6 +217,10 @@ func.func @sigmoid_between(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     dnn.binary
 // REMARK: remark: [dnn-fuse-quantized] fused the residual add into the int8 convolution (a sum post-op)
+/// With the last rule the result's zero point -128 follows the sum, the relu, the scale (1/0.5)
+/// and the rounding.
+// ROUND-LABEL: func.func @residual_add_relu
+// ROUND:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %{{.*}}, %{{.*}} post_args(%rq : tensor<1x8x6x6xi8>) {post_ops = [{{.*}}, #dnn.sum<0.125, 3>, #dnn.eltwise<relu>, #dnn.eltwise<linear, 2.0>, #dnn.eltwise<round>, #dnn.eltwise<linear, 1.0, -128.0>]}
 func.func @residual_add_relu(%xq: tensor<1x4x6x6xi8>, %rq: tensor<1x8x6x6xi8>) -> tensor<1x8x6x6xi8> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<0> : tensor<i8>
@@ -332,6 +342,53 @@ func.func @negative_residual_conv_result_read_twice(%xq: tensor<1x4x6x6xi8>, %rq
   %s = dnn.binary add %af, %rf : (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
   %y = dnn.quantize %s, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<i8>) -> tensor<1x8x6x6xi8>
   func.return %y, %af : tensor<1x8x6x6xi8>, tensor<1x8x6x6xf32>
+}
+
+// -----
+
+/// The zero point after the rounding (the last rule): the result's zero point 3 moves into
+/// the post-ops after the scale (1/0.05 = 20) and the rounding; the op keeps scale 1 and
+/// zero point 0.
+// ROUND-LABEL: func.func @round_first_odd_zero_point
+// ROUND:         %[[ONE:.*]] = dnn.constant dense<1.000000e+00> : tensor<f32>
+// ROUND-NEXT:    %[[NOUGHT:.*]] = dnn.constant dense<0> : tensor<ui8>
+// ROUND-NEXT:    %y = dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %[[ONE]], %[[NOUGHT]] {post_ops = [#dnn.eltwise<relu>, #dnn.eltwise<linear, 19.99999970197678>, #dnn.eltwise<round>, #dnn.eltwise<linear, 1.0, 3.0>]}
+// REMARK: remark: [dnn-fuse-quantized] fused into one int8 convolution with relu
+func.func @round_first_odd_zero_point(%xq: tensor<1x4x6x6xui8>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<8xf32>
+  %wz = dnn.constant dense<0> : tensor<8xi8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<3> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz {axis = 0 : i64} : (tensor<8x4x1x1xi8>, tensor<8xf32>, tensor<8xi8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %r = dnn.eltwise relu %c : tensor<1x8x6x6xf32>
+  %y = dnn.quantize %r, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
+}
+
+// -----
+
+/// Must not fire: the result's scale is known at run time only (the post-op needs a
+/// number); oneDNN adds the zero point, with a remark.
+// ROUND-LABEL: func.func @negative_round_first_scale_not_constant
+// ROUND:         dnn.qconv2d %xq, %wq, %xs, %xz, %ws, %ys, %yz :
+// REMARK: remark: [dnn-fuse-quantized] fused into one int8 convolution{{$}}
+func.func @negative_round_first_scale_not_constant(%xq: tensor<1x4x6x6xui8>, %ys: tensor<f32>) -> tensor<1x8x6x6xui8> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<8x4x1x1xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %yz = dnn.constant dense<3> : tensor<ui8>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<1x4x6x6xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x6x6xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<8x4x1x1xi8>, tensor<f32>, tensor<i8>) -> tensor<8x4x1x1xf32>
+  %c = dnn.conv2d %x, %w : (tensor<1x4x6x6xf32>, tensor<8x4x1x1xf32>) -> tensor<1x8x6x6xf32>
+  %y = dnn.quantize %c, %ys, %yz : (tensor<1x8x6x6xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x8x6x6xui8>
+  func.return %y : tensor<1x8x6x6xui8>
 }
 
 // -----

@@ -24,9 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 import torch
 from conftest import Exported
+from onnx import TensorProto, helper, numpy_helper
 from torch import nn
 
 import dnnc
@@ -221,6 +223,65 @@ def test_pooling_and_flatten_in_int8_agree_with_onnxruntime(
     assert quantizing(kept) == quantizing(unkept) - 6  # around the 3 ops
     for pool in int8_pools(kept):
         assert not pool.implementation.startswith("ref"), pool.implementation
+
+
+TIES = (1, 16, 8, 8)
+
+
+def _ties(path: Path) -> None:
+    """A QDQ 1x1 convolution whose requantized values are whole or half numbers: u8 source
+    in [0, 3] (scale 0.5), weights in [-3, 3] (scale 1 per channel), an int32 bias (scale
+    0.5), result scale 1 and zero point 3 (odd). Half the values are ties; ONNX rounds them
+    half to even before adding the zero point."""
+    rng = np.random.default_rng(0)
+    channels = TIES[1]
+    initializers = {
+        "xs": np.float32(0.5),
+        "xz": np.uint8(0),
+        "w": rng.integers(-3, 4, (channels, channels, 1, 1)).astype(np.int8),
+        "ws": np.ones(channels, np.float32),
+        "b": rng.integers(-20, 21, channels).astype(np.int32),
+        "bs": np.full(channels, 0.5, np.float32),
+        "ys": np.float32(1.0),
+        "yz": np.uint8(3),
+    }
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "xs", "xz"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], axis=0),
+        helper.make_node("DequantizeLinear", ["b", "bs"], ["bf"], axis=0),
+        helper.make_node("Conv", ["xf", "wf", "bf"], ["c"]),
+        helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "ties",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, TIES)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, TIES)],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in initializers.items()],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.save(model, str(path))
+
+
+def test_zero_point_added_after_rounding_agrees_with_onnxruntime(exported: Exported) -> None:
+    """dnn-fuse-quantized's zero-point rule: at exact ties with an odd zero point the int8
+    convolution rounds as ONNX does (half to even, then the zero point), equal to ONNX
+    Runtime (exact here) on every output; without the rule oneDNN adds the zero point first
+    and rounds many ties the other way (one step). Fused on every CPU (a u8 source, 2-bit
+    weights: exact without VNNI too)."""
+    path = exported.get("qconv_ties", _ties)
+    x = np.random.default_rng(1).integers(0, 4, TIES).astype(np.uint8)
+    theirs = quantized.onnxruntime_output(path, x, "x")
+    rule = "dnn-fuse-quantized{round-first=false}"
+    without = ",".join(rule if s == "dnn-fuse-quantized" else s for s in OptimizePipeline.steps)
+    ours, unruled = dnnc.compile(str(path)), dnnc.compile(str(path), without)
+    for executable in (ours, unruled):
+        kinds = [s.kind for s in executable.plan.step_infos]
+        assert kinds.count("convolution") == 1 and "binary" not in kinds, kinds  # fused
+    np.testing.assert_array_equal(ours.run([x])[0], theirs)
+    steps = np.abs(unruled.run([x])[0] - theirs)
+    assert steps.max() == 1 and np.mean(steps > 0) > 0.2, np.mean(steps > 0)
 
 
 def _global_average(path: Path) -> None:
