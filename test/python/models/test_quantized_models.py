@@ -33,14 +33,21 @@ its unoptimized run (dequantize, f32, quantize) of the same file differ by up to
 model and granularity bounds the largest and the mean difference by its measured figures (in
 the table, natively on a VNNI CPU and under ONEDNN_MAX_CPU_ISA=AVX2, S8S8 and U8S8) with
 margin; a wrong scale, zero point, bias or layout is off by tens of steps, or by the output's
-range.
+range. A rounding that departs from ONNX's shows too: the per-tensor U8S8 MobileNetV3-Small,
+whose results have nonzero zero points, was 4 steps (mean 0.90) from ONNX Runtime while oneDNN
+added them before rounding (half to even on the shifted value), and equals it since
+dnn-fuse-quantized adds them after.
 
 Accuracy against the f32 model (ONNX Runtime's run of the unquantized file): RMS(engine - f32)
 over the outputs, dnnc's at most ONNX Runtime's times 1.1. RMS, not the largest error, which is
 one output's flips. The 10% are those flips again: they move an engine's RMS error by a few
 percent either way (ONNX Runtime's optimized and unoptimized runs differ by 3% on EfficientNet-
 B0; dnnc measured from 2% below to 6.6% above ONNX Runtime, the latter EfficientNet-B0 under
-AVX2), while a real loss (a step lost, a wrong saturation) costs more. With random weights the
+AVX2), while a real loss (a step lost, a wrong saturation) costs more. No engine is owed a bound
+below ONNX Runtime's own figure: on bench/models.py's MobileNetV2 (S8S8, its one input) the
+quantized model computed exactly (float64, one rounding per quantize) is 1.4% further from
+f32 than ONNX Runtime's run, whose near-tie roundings happen to land better (mean over 8
+inputs: exact 0.3% above, dnnc 0.3% above). With random weights the
 CNNs quantize poorly (RMS error 28% of the output's RMS for MobileNetV3-Small, 39% for
 EfficientNet-B0, against 9% for ResNet-18 and 2% for BERT), so for those two the accuracy bound
 says less than the agreement bound.
@@ -80,7 +87,10 @@ BOUNDS: dict[tuple[str, bool], tuple[float, float]] = {
     # then under AVX2, each the worse of S8S8 and U8S8
     ("resnet18", False): (8.0, 2.0),  # 5 / 0.90, 5 / 1.17
     ("resnet18", True): (2.0, 0.2),  # 1 / 0.05, 1 / 0.05
-    ("mobilenet_v3_small", False): (6.0, 1.5),  # 4 / 0.90, 0 / 0
+    ("mobilenet_v3_small", False): (
+        1.0,
+        0.01,
+    ),  # 0 / 0, 0 / 0 (4 / 0.90 with zero points added before rounding)
     ("mobilenet_v3_small", True): (2.0, 0.2),  # 0 / 0, 0 / 0
     ("efficientnet_b0", False): (14.0, 2.6),  # 9 / 1.73, 7 / 0.94
     ("efficientnet_b0", True): (12.0, 2.5),  # 7 / 1.65, 3 / 0.34
