@@ -19,18 +19,24 @@ Two ways to carry the cache from step to step:
   interface says. Every step has new input shapes (P grows by one), so a dnnc executable
   builds a plan per token (primitives of the new sizes, a new context).
 * *in capacity buffers* (``CacheSession``; the default when the decoder declares both
-  ``attention_mask`` and ``position_ids``): the cache lives in buffers [B, H, C, D] of a
-  capacity C >= P, their unused tail zero. Each step passes the whole buffers as the past,
-  an ``attention_mask`` that is 0 over the unused slots (exact masking: their scores get
-  the model's masked value, whose softmax weight is exactly 0, and their values are zero)
-  and the true positions as ``position_ids`` (the model's own positions would count the
-  capacity), then copies the new keys/values (the last T slots of each present) into the
-  buffers after the P filled ones. The input shapes change only when the capacity doubles
-  (with one copy of the cache), so steady decoding reuses one plan: no plan, no primitive
-  per token. Attention then spans C instead of P slots, at most twice as many. A dnnc
-  DynamicExecutable also writes its outputs (the logits, the presents) into arrays the
-  session holds for the current input shapes, made again only when they change: a steady
-  step allocates no output array (its logits are then overwritten by the next step).
+  ``attention_mask`` and ``position_ids``): the cache lives in buffers [B, H, C + T, D] of a
+  capacity C >= P and room for a step's T new slots, their unused slots zero. Each step
+  passes each buffer's first C slots as the past, an ``attention_mask`` that is 0 over the
+  unused ones (exact masking: their scores get the model's masked value, whose softmax
+  weight is exactly 0, and their values are zero) and the true positions as
+  ``position_ids`` (the model's own positions would count the capacity), then moves the
+  new keys/values (the last T slots of each present) after the P filled ones. The input
+  shapes change only when the capacity doubles (with one copy of the cache) or T changes
+  (the prompt's step, then one token each), so steady decoding reuses one plan: no plan,
+  no primitive per token. Attention then spans C + T instead of P + T slots; ``generate``
+  takes the capacity its prompt and new tokens need (``capacity_for``), so it never grows.
+  A dnnc DynamicExecutable writes its outputs into arrays the session holds (``out``,
+  made again only when the input shapes change), and when its plan appends every cache
+  (dnn.kv_append, ``Plan.appends``) each present is the buffer itself, bound over its
+  past: the step writes only the T new slots of each cache (no copy of the cache per
+  layer), its attention reads the cache where it lives, and the session then moves those
+  T slots (``in_place``). A steady step allocates no output array (its logits are
+  overwritten by the next step).
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.runtime.io_binding import TensorSpec
 
 MIN_CAPACITY = 16
-"""generate's smallest first capacity: fewer doublings (plans) for a short prompt."""
+"""generate's capacities are multiples of it (capacity_for)."""
 
 
 class Decoder(Protocol):
@@ -160,6 +166,14 @@ class CacheSession:
     1) and doubles, at least to what a step needs, with one copy of the filled part. The
     logits a step returns are valid until the next step (module docstring)."""
 
+    _capacity: int
+    _buffers: dict[str, np.ndarray]
+    """Per cache input, [B, H, capacity + room, D]: the slots and a step's new ones."""
+    _past: dict[str, np.ndarray]
+    """Per cache input, its buffer's first ``capacity`` slots (a view)."""
+    _mask: np.ndarray
+    """The attention mask [B, capacity + room]: 1 over the filled and the new slots."""
+
     def __init__(self, decoder: Decoder, *, batch: int = 1, capacity: int = 16) -> None:
         self._interface = _Interface.of(decoder)
         if not self._interface.padded:
@@ -176,6 +190,9 @@ class CacheSession:
         self._initial = capacity
         self.growths = 0
         """Times the capacity grew (each one copy of the cache and new input shapes)."""
+        self.in_place = False
+        """Whether the last step appended in place (module docstring): the decoder is a
+        DynamicExecutable whose plan appends every cache (dnnc.runtime.plan.Plan.appends)."""
         self._out: tuple[tuple[tuple[int, ...], ...], list[np.ndarray]] | None = None
         """The input shapes and the arrays a DynamicExecutable writes its outputs into."""
         self.reset()
@@ -184,30 +201,32 @@ class CacheSession:
         """An empty cache of the initial capacity."""
         self.length = 0
         """The filled slots: the tokens run so far."""
-        self._buffers = self._allocate(self._initial)
-        self._filled = np.zeros((self._batch, self._initial), np.int64)
+        self._resize(self._initial, 1)
 
     @property
     def capacity(self) -> int:
-        return self._filled.shape[1]
+        return self._capacity
 
-    def _allocate(self, capacity: int) -> dict[str, np.ndarray]:
+    def past(self) -> dict[str, np.ndarray]:
+        """The cache inputs of the next step: views [B, H, capacity, D] of the buffers, their
+        first ``length`` slots filled, the others zero."""
+        return dict(self._past)
+
+    def _resize(self, capacity: int, room: int) -> None:
+        """Buffers of ``capacity`` slots and ``room`` more for a step's new ones (the
+        present's: module docstring), the filled slots copied (none after reset)."""
         empty = self._interface.empty_cache(self._batch)
-        return {
-            name: np.zeros((*a.shape[:2], capacity, *a.shape[3:]), a.dtype)
-            for name, a in empty.items()
-        }
-
-    def _grow(self, needed: int) -> None:
-        """Buffers of at least twice the capacity and ``needed``, the filled slots copied."""
-        capacity = max(2 * self.capacity, needed)
-        buffers = self._allocate(capacity)
-        for name, old in self._buffers.items():
-            buffers[name][:, :, : self.length] = old[:, :, : self.length]
-        filled = np.zeros((self._batch, capacity), np.int64)
-        filled[:, : self.length] = 1
-        self._buffers, self._filled = buffers, filled
-        self.growths += 1
+        buffers = {}
+        for name, a in empty.items():
+            buffer = np.zeros((*a.shape[:2], capacity + room, *a.shape[3:]), a.dtype)
+            if self.length:
+                buffer[:, :, : self.length] = self._buffers[name][:, :, : self.length]
+            buffers[name] = buffer
+        self._capacity, self._buffers = capacity, buffers
+        self._past = {name: b[:, :, :capacity] for name, b in buffers.items()}
+        self._mask = np.ones((self._batch, capacity + room), np.int64)
+        self._mask[:, self.length : capacity] = 0
+        self._out = None
 
     def step(self, input_ids: np.ndarray) -> np.ndarray:
         """The logits [B, T, V] of ``input_ids`` [B, T] after the tokens run before."""
@@ -218,22 +237,24 @@ class CacheSession:
             )
         count = ids.shape[1]
         end = self.length + count
-        if end > self.capacity:
-            self._grow(end)
         capacity = self.capacity
-        mask = np.ones((self._batch, capacity + count), np.int64)
-        mask[:, :capacity] = self._filled
+        if end > capacity:
+            capacity = max(2 * capacity, end)
+            self.growths += 1
+        if capacity != self.capacity or self._mask.shape[1] != capacity + count:
+            self._resize(capacity, count)
         positions = np.broadcast_to(np.arange(self.length, end), ids.shape)
-        inputs = {"input_ids": ids, "attention_mask": mask, "position_ids": positions}
-        outputs = self._run({**inputs, **self._buffers})
+        inputs = {"input_ids": ids, "attention_mask": self._mask, "position_ids": positions}
+        outputs = self._run({**inputs, **self._past})
         for spec, name in zip(self._interface.past, self._interface.present, strict=True):
             self._buffers[spec.name][:, :, self.length : end] = outputs[name][:, :, capacity:]
-        self._filled[:, self.length : end] = 1
+        self._mask[:, self.length : end] = 1
         self.length = end
         return outputs[self._interface.logits]
 
     def _run(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """The decoder's outputs by name; a DynamicExecutable's in the held arrays."""
+        """The decoder's outputs by name; a DynamicExecutable's in held arrays, its presents
+        in the buffers themselves when its plan appends every cache in place."""
         decoder = self._decoder
         if not isinstance(decoder, DynamicExecutable):
             outputs = decoder.run(inputs, as_dict=True)
@@ -241,11 +262,32 @@ class CacheSession:
             return outputs
         signature = tuple(inputs[spec.name].shape for spec in decoder.inputs)
         if self._out is None or self._out[0] != signature:
-            specs = decoder.plan_for(signature).outputs
-            self._out = signature, [np.empty(spec.shape, spec.dtype) for spec in specs]
+            executable = decoder.plan_for(signature)
+            names = [spec.name for spec in executable.outputs]
+            present = dict(zip(self._interface.present, self._interface.past, strict=True))
+            self.in_place = all(
+                names.index(name) in executable.plan.appends for name in self._interface.present
+            )
+            self._out = (
+                signature,
+                [
+                    self._buffers[present[spec.name].name]
+                    if self.in_place and spec.name in present
+                    else np.empty(spec.shape, spec.dtype)
+                    for spec in executable.outputs
+                ],
+            )
         written = decoder.run(inputs, as_dict=True, out=self._out[1])
         assert isinstance(written, dict)  # as_dict
         return written
+
+
+def capacity_for(prompt: int, max_new_tokens: int) -> int:
+    """The capacity that holds a prompt of ``prompt`` tokens and ``max_new_tokens`` new ones
+    (the last one is chosen, not run), rounded up to a multiple of MIN_CAPACITY: generate's,
+    so that its cache never grows (ONNX Runtime GenAI's buffer of the maximum length)."""
+    needed = prompt + max_new_tokens - 1
+    return -(-needed // MIN_CAPACITY) * MIN_CAPACITY
 
 
 def generate(
@@ -262,9 +304,9 @@ def generate(
     """``max_new_tokens`` tokens after the prompt ``input_ids`` [B, T] (module docstring):
     greedy with ``temperature`` 0, else sampled (``top_k`` largest only, if given) from a
     numpy generator seeded with ``seed``. The cache lives in capacity buffers
-    (``CacheSession``, starting at ``capacity``: by default the smallest power of two above
-    the prompt's length, at least MIN_CAPACITY) when ``padded`` (by default: when the
-    decoder allows it), else it is passed back plainly."""
+    (``CacheSession``, starting at ``capacity``: by default ``capacity_for`` the prompt and
+    the new tokens, so it never grows) when ``padded`` (by default: when the decoder allows
+    it), else it is passed back plainly."""
     if max_new_tokens < 1 or temperature < 0 or (top_k is not None and top_k < 1):
         raise InputError(
             f"generate: max_new_tokens ({max_new_tokens}) and top_k ({top_k}) must be >= 1 "
@@ -279,8 +321,8 @@ def generate(
     rng = np.random.default_rng(seed)
     batch = ids.shape[0]
     if padded:
-        start = max(MIN_CAPACITY, 1 << ids.shape[1].bit_length())
-        session = CacheSession(decoder, batch=batch, capacity=capacity or start)
+        needed = capacity or capacity_for(ids.shape[1], max_new_tokens)
+        session = CacheSession(decoder, batch=batch, capacity=needed)
         step = session.step
     else:
         step = PlainSession(decoder, batch=batch).step
@@ -325,4 +367,4 @@ class PlainSession:
         return outputs[interface.logits]
 
 
-__all__ = ["CacheSession", "Decoder", "Generated", "PlainSession", "generate"]
+__all__ = ["CacheSession", "Decoder", "Generated", "PlainSession", "capacity_for", "generate"]

@@ -47,7 +47,8 @@ class PipelinePass(ModulePass):
 class OptimizePipeline(PipelinePass):
     """dnn-optimize: the default graph optimizations, on the `dnn` dialect.
 
-    Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each), then data
+    Composites first (decomposed tanh-GELU, SiLU and layer norm back to one op each, attention
+    to dnn.sdpa, a KV cache's concat with the step's keys or values to dnn.kv_append), then data
     movement in one form (dnn-canonicalize) and one dynamic quantization per quantized value
     (dnn-share-dynamic-quantize), then s8 activations quantized as u8
     (dnn-shift-to-u8), data movement between a dequantize and a quantize of equal parameters
@@ -79,6 +80,7 @@ class OptimizePipeline(PipelinePass):
         "dnn-recover-swish",
         "dnn-recover-layer-norm",
         "dnn-recover-attention",
+        "dnn-recover-kv-append",
         "dnn-expand-attention",
         "dnn-canonicalize",
         "dnn-share-dynamic-quantize",

@@ -5,7 +5,9 @@ arena value is a `Memory` at its offset, a scratchpad as large as the largest ne
 primitive, a stream, and the plan's steps with their memories bound (``BoundExecution``;
 ``onednn.reference`` steps run their numpy kernel on views of the context's arena after
 waiting for the stream). The caller's arrays are bound per run (``bind``: zero copy, by
-``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is).
+``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is, except
+a past bound over its present, which no step reads: ``kv_append`` steps, ``_BoundAppendStep``,
+then write only the new slots).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dnnc.core.diagnostics import InputError
 from dnnc.dnnl.objects import Engine, Memory, Stream
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.plan import (
+    AppendStep,
     Binding,
     Plan,
     ReferenceStep,
@@ -56,12 +59,16 @@ class ExecutionContext:
         self.stream = Stream(self.engine)
         arguments = len(plan.inputs) + len(plan.outputs)
         self.bound: list[np.ndarray] = [np.empty(0, np.uint8)] * arguments
+        self.aliased: frozenset[int] = frozenset()
+        """The inputs of this run bound over the start of an output (``bind``)."""
         self.argument_memories: list[list[Memory]] = [[] for _ in range(arguments)]
         self._memories: dict[tuple[object, ...], Memory] = {}
         self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
         self.poison = [[self.arena[lo:hi] for lo, hi in ranges] for ranges in plan.poison_ranges]
 
     def _step(self, step: Step) -> Callable[[], object]:
+        if isinstance(step, AppendStep):
+            return _BoundAppendStep(self, step)
         if isinstance(step, ReferenceStep):
             return _BoundReferenceStep(self, step)
         args = {b.arg: self._memory(b) for b in step.bindings}
@@ -92,6 +99,8 @@ class ExecutionContext:
         base = {"argument": None, "arena": self.arena}.get(storage.base, storage.array)
         if base is None:
             base = self.bound[storage.index]
+            if storage.offset == 0 and base.shape == memory.shape:
+                return base  # the caller's array itself (an aliased past is not contiguous)
         raw = base.reshape(-1).view(np.uint8)[storage.offset : storage.offset + memory.nbytes]
         return raw.view(memory.data_type.numpy).reshape(memory.shape)
 
@@ -100,11 +109,16 @@ class ExecutionContext:
         arrays: Sequence[np.ndarray],
         outputs: Sequence[TensorSpec],
         out: Sequence[np.ndarray] | None = None,
+        aliased: frozenset[int] = frozenset(),
     ) -> list[np.ndarray]:
         """Bind the (checked) inputs and the outputs (the arrays ``out``, already checked,
-        else new ones); return the outputs."""
+        else new ones); return the outputs. The inputs ``aliased`` are caches bound over the
+        start of the output their AppendStep writes (dnnc.runtime.io_binding.aliased_inputs):
+        kept as they are (no step reads them: the append finds their values in place)."""
         results = list(out) if out is not None else [np.empty(s.shape, s.dtype) for s in outputs]
-        for index, array in enumerate([*map(np.ascontiguousarray, arrays), *results]):
+        self.aliased = aliased
+        inputs = [a if i in aliased else np.ascontiguousarray(a) for i, a in enumerate(arrays)]
+        for index, array in enumerate([*inputs, *results]):
             self.bound[index] = array
             for memory in self.argument_memories[index]:
                 memory.set_data_handle(array)
@@ -175,3 +189,28 @@ class _BoundReferenceStep:
         results = results if isinstance(results, tuple) else (results,)
         for slot, result in zip(self.outs, results, strict=True):
             np.copyto(self._array(slot), result)
+
+
+class _BoundAppendStep:
+    """One kv_append: ``new`` written after the past in the output, and the past copied to
+    the output's start unless this run bound the output over it (``ExecutionContext.aliased``),
+    where the past already is: then only ``new``'s slots are written."""
+
+    def __init__(self, context: ExecutionContext, step: AppendStep) -> None:
+        self.context = context
+        operands = {role: (storage, memory) for role, storage, memory in step.ins}
+        self.past, self.new = operands["past"], operands["new"]
+        self.out = step.outs[0]
+        length = self.past[1].shape[step.axis]
+        before = (slice(None),) * step.axis
+        self.head = (*before, slice(0, length))
+        self.tail = (*before, slice(length, None))
+
+    def __call__(self) -> None:
+        context = self.context
+        context.stream.wait()  # the primitives before have written what we read
+        out = context.array_of(*self.out)
+        past_storage = self.past[0]
+        if past_storage.base != "argument" or past_storage.index not in context.aliased:
+            np.copyto(out[self.head], context.array_of(*self.past))
+        np.copyto(out[self.tail], context.array_of(*self.new))

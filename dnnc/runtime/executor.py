@@ -46,6 +46,7 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.context import ExecutionContext
 from dnnc.runtime.io_binding import (
     Inputs,
+    aliased_inputs,
     check_special,
     chosen_outputs,
     input_error,
@@ -179,8 +180,12 @@ class Executable(ShippedByRecipe):
         only those of ``output_names``, in that order, when given (ONNX Runtime's
         ``session.run(output_names, feeds)``). With ``out``, every output is written into
         the caller's array instead of a new one (``io_binding.output_arrays`` says which
-        arrays fit) and those arrays are returned. Safe to call from several threads at
-        once (module docstring), with an ``out`` of its own each."""
+        arrays fit) and those arrays are returned. An output a kv_append step writes
+        (``plan.appends``) may be bound over its past: the past input a view of that array's
+        leading slots (``io_binding.aliased_inputs``); the step then writes only the new
+        slots, and that input is not scanned for special values (its slots are what earlier
+        steps appended, or what the caller put there to start with). Safe to call from
+        several threads at once (module docstring), with an ``out`` of its own each."""
         arrays = self._checked_inputs(inputs)
         return self.run_checked(
             arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed, out=out
@@ -202,11 +207,14 @@ class Executable(ShippedByRecipe):
         DynamicExecutable's inputs computed once per signature), so no run scans them."""
         chosen = None if output_names is None else chosen_outputs(self.outputs, output_names)
         given = len(arrays) - made
-        check_special(self.inputs[:given], arrays[:given], self.guards[:given])
-        given_out = None if out is None else output_arrays(self.outputs, out, arrays)
+        aliases = aliased_inputs(self.plan.appends, arrays, out)
+        aliased = frozenset(aliases.values())
+        guards = [{} if i in aliased else g for i, g in enumerate(self.guards[:given])]
+        check_special(self.inputs[:given], arrays[:given], guards)
+        given_out = None if out is None else output_arrays(self.outputs, out, arrays, aliases)
         context = self._take_context()
         try:
-            outputs = context.bind(arrays, self.outputs, given_out)
+            outputs = context.bind(arrays, self.outputs, given_out, aliased)
             context.execute(poison_freed)
         finally:
             self._return_context(context)

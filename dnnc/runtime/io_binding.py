@@ -79,12 +79,36 @@ def chosen_outputs(specs: Sequence[TensorSpec], names: Sequence[str] | None) -> 
     return [index[name] for name in names]
 
 
+def aliased_inputs(
+    appends: Mapping[int, int], inputs: Sequence[np.ndarray], out: Sequence[np.ndarray] | None
+) -> dict[int, int]:
+    """Output index -> input index of the caches bound over the start of their output:
+    for each of ``appends`` (dnnc.runtime.plan.Plan.appends), the input array is the
+    output array's leading part (same first byte, same strides: with the shapes the
+    signature checked, the past's slots are the present's first ones), so the append
+    writes only the new slots (ONNX Runtime's past/present buffer sharing)."""
+    if out is None or len(out) <= max(appends, default=-1):
+        return {}
+    return {
+        output: given
+        for output, given in appends.items()
+        if isinstance(out[output], np.ndarray)
+        and inputs[given].ctypes.data == out[output].ctypes.data
+        and inputs[given].strides == out[output].strides
+    }
+
+
 def output_arrays(
-    specs: Sequence[TensorSpec], out: Sequence[np.ndarray], inputs: Sequence[np.ndarray]
+    specs: Sequence[TensorSpec],
+    out: Sequence[np.ndarray],
+    inputs: Sequence[np.ndarray],
+    aliases: Mapping[int, int] | None = None,
 ) -> list[np.ndarray]:
     """``out``, the caller's arrays to write the outputs into: one per output, in order, each
     a writeable C-contiguous array of that output's shape and element type, sharing no byte
-    with an input or another output; InputError naming the first that is not."""
+    with an input or another output, except the input it is bound over (``aliases``,
+    output -> input: aliased_inputs); InputError naming the first that is not."""
+    aliases = aliases or {}
     if len(out) != len(specs):
         raise InputError(
             f"out: {len(out)} arrays given for {len(specs)} outputs "
@@ -104,7 +128,7 @@ def output_arrays(
                 f"out: output '{spec.name}' needs a writeable C-contiguous "
                 f"{spec.dtype}{list(spec.shape)} array, got {got}"
             )
-        others = [*inputs, *out[:index]]
+        others = [a for i, a in enumerate(inputs) if aliases.get(index) != i] + [*out[:index]]
         if any(np.shares_memory(array, other) for other in others):
             raise InputError(
                 f"out: the array for output '{spec.name}' shares memory with an input or "

@@ -30,7 +30,7 @@ from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
-from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Program
+from dnnc.runtime.program import ARENA, ARGUMENT, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
 from dnnc.target.host import memory_bytes
 
@@ -106,6 +106,18 @@ class ReferenceStep:
     params: dict[str, object]
 
 
+@dataclass(frozen=True)
+class AppendStep(ReferenceStep):
+    """A ``kv_append`` call (dnn.kv_append): the copy of its reference kernel, which writes
+    only ``new`` when a run binds the output over the past (``Plan.appends``)."""
+
+    @property
+    def axis(self) -> int:
+        axis = self.params["axis"]
+        assert isinstance(axis, int)  # the op's property, an integer
+        return axis
+
+
 Step = PrimitiveStep | ReferenceStep
 
 
@@ -127,6 +139,10 @@ class Plan:
     constant_sizes: dict[object, int] = field(default_factory=dict)
     """Bytes of each constant array the plan holds, by id (an array it binds) or source key
     (a loaded array, for a reordered constant): a shared one counts once."""
+    appends: dict[int, int] = field(default_factory=dict)
+    """Output index -> input index of each cache a run may append to in place: an
+    AppendStep writes that output directly from that input, which no other step reads, so
+    a caller may bind the output over the input (dnnc.runtime.io_binding.aliased_inputs)."""
 
 
 def desc_of(memory: MemorySpec) -> MemoryDesc:
@@ -180,7 +196,36 @@ class _PlanBuilder:
             for call, s in zip(self.program.calls, self.plan.steps, strict=True)
         ]
         self._plan_poison()
+        self.plan.appends = self._appends()
         return self.plan
+
+    def _appends(self) -> dict[int, int]:
+        """``Plan.appends``: the AppendSteps from an input to an output (argument indices:
+        the inputs, then the outputs) whose input no other step reads."""
+        given = len(self.plan.inputs)
+        readers: dict[int, int] = {}
+        for step in self.plan.steps:
+            if isinstance(step, PrimitiveStep):
+                storages = [b.storage for b in step.bindings]
+            else:
+                storages = [storage for _, storage, _ in step.ins]
+            for storage in storages:
+                if storage.base == ARGUMENT:
+                    readers[storage.index] = readers.get(storage.index, 0) + 1
+        appends = {}
+        for step in self.plan.steps:
+            if not isinstance(step, AppendStep):
+                continue
+            past = next(storage for role, storage, _ in step.ins if role == "past")
+            out = step.outs[0][0]
+            if (
+                past.base == out.base == ARGUMENT
+                and past.index < given <= out.index
+                and out.offset == past.offset == 0
+                and readers[past.index] == 1
+            ):
+                appends[out.index - given] = past.index
+        return appends
 
     def _storage(self, call: Call, operand: Operand) -> Storage:
         place = operand.place
@@ -308,7 +353,8 @@ class _PlanBuilder:
                 )
         ins = tuple((o.role, self._storage(call, o), o.memory) for o in call.ins)
         outs = tuple((self._storage(call, o), o.memory) for o in call.outs)
-        return ReferenceStep(kernel, ins, outs, dict(call.params))
+        step = AppendStep if call.kind == "kv_append" else ReferenceStep
+        return step(kernel, ins, outs, dict(call.params))
 
     def _plan_poison(self) -> None:
         """Lifetimes of the arena roots, what poison_freed fills after each step, and the

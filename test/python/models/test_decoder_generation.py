@@ -3,9 +3,10 @@
 export, and ``dnnc.generate`` reproduces ONNX Runtime's tokens and logits, starting from an
 empty cache, on a one-token and a 16-token prompt, through both ways of carrying the cache:
 plain (each step's presents are the next step's past, ONNX Runtime's reference) and in
-capacity buffers (CacheSession: masked unused slots, true position ids). In capacity
-buffers, steady decoding builds no plan and creates no primitive, and the resident memory
-grows only at the doublings.
+capacity buffers (CacheSession: masked unused slots, true position ids, each present bound
+over its past so that a step appends in place). In capacity buffers, steady decoding builds
+no plan, creates no primitive and allocates no output array, and the resident memory grows
+only at the doublings.
 
 The plain way is slow: every new past length is a new plan in dnnc (25-45 ms per token for
 these tiny decoders on a 2-core Zen 4), so its long run is marked slow."""
@@ -79,9 +80,16 @@ def test_onnxruntime_matches_transformers_generate(exported) -> None:
     assert len(set(ours.tokens[0].tolist())) > 1  # the tokens vary: agreeing on them says something
 
 
-def _check_greedy(executable, path: Path, prompt: np.ndarray, steps: int, padded: bool) -> None:
+def _check_greedy(
+    executable,
+    path: Path,
+    prompt: np.ndarray,
+    steps: int,
+    padded: bool,
+    capacity: int | None = None,
+) -> None:
     expected = _expected(path, prompt, steps)
-    ours = dnnc.generate(executable, prompt, steps, padded=padded)
+    ours = dnnc.generate(executable, prompt, steps, padded=padded, capacity=capacity)
     assert ours.tokens.tolist() == expected.tokens.tolist()
     for got, want in zip(ours.logits, expected.logits, strict=True):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * np.abs(want).max())
@@ -98,11 +106,24 @@ def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int, pa
 
 
 @pytest.mark.parametrize(
-    "padded", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["capacity", "plain"]
+    ("length", "padded"),
+    [
+        (1, True),
+        (PROMPT, True),
+        pytest.param(1, False, marks=pytest.mark.slow),
+        pytest.param(PROMPT, False, marks=pytest.mark.slow),
+    ],
+    ids=["1-capacity", f"{PROMPT}-capacity", "1-plain", f"{PROMPT}-plain"],
 )
-def test_dnnc_generates_64_onnxruntime_tokens(exported, executable, padded: bool) -> None:
-    """In capacity buffers the 64 tokens cross two doublings (32 -> 64 -> 128)."""
-    _check_greedy(executable, exported[1], _prompt(), LONG, padded)
+def test_dnnc_generates_64_onnxruntime_tokens(
+    exported, executable, length: int, padded: bool
+) -> None:
+    """From an empty cache, after a one-token and a 16-token prompt. In capacity buffers
+    every step appends in place; the one-token prompt takes generate's capacity (64 slots:
+    never grows), the 16-token one starts at 32 slots and crosses two doublings (32 -> 64
+    -> 128)."""
+    capacity = 32 if length == PROMPT and padded else None
+    _check_greedy(executable, exported[1], _prompt(length), LONG, padded, capacity)
 
 
 @pytest.mark.parametrize("exported", ["llama"], indirect=True)
@@ -176,7 +197,7 @@ def test_steady_decoding_builds_no_plan_and_creates_no_primitive(exported, execu
         after = (executable.stats().misses, cache.misses, session.growths)
         made.append(tuple(a - b for a, b in zip(after, before, strict=True)))
         rss.append(status_kib("RssAnon") * 1024)
-    assert session.growths == 6 and session.capacity == 1024
+    assert session.growths == 6 and session.capacity == 1024 and session.in_place
     assert made[0][2] == 1  # the prompt filled 16 slots: the first token doubles
     steady = [m for m in made[1:] if m[2] == 0]
     assert len(steady) == 1000 - 6 and all(m[:2] == (0, 0) for m in steady)
@@ -223,7 +244,7 @@ def test_steady_steps_allocate_no_output_array(exported, executable) -> None:
             "input_ids": ids,
             "attention_mask": np.ones((1, 257), np.int64),
             "position_ids": np.array([[session.length]]),
-            **session._buffers,
+            **session.past(),
         }
         fresh = _transient_bytes(lambda: executable.run(inputs))
     finally:
@@ -243,7 +264,7 @@ def test_run_out_refuses_arrays_that_do_not_fit(exported, executable) -> None:
         "input_ids": np.zeros((1, 1), np.int64),
         "attention_mask": np.ones((1, 17), np.int64),
         "position_ids": np.array([[1]]),
-        **session._buffers,
+        **session.past(),
     }
     out = [np.empty(a.shape, a.dtype) for a in executable.run(inputs)]
     written = executable.run(inputs, out=out)

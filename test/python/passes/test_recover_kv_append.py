@@ -1,9 +1,13 @@
-"""dnn-recover-kv-append on the exported tiny decoders (dnnc_testing/decoders.py): compiled
-with and without the pass, a step with a cached past computes what ONNX Runtime computes, and
-the pass finds the cache's concats (one per key and value of each layer)."""
+"""dnn-recover-kv-append on the exported tiny decoders (dnnc_testing/decoders.py), compiled
+with dnn-optimize (which runs it) and without it: the pass finds the cache's concats (one
+per key and value of each layer); one decoding step at several past lengths computes what
+ONNX Runtime computes both ways, called plainly and with each present bound over its past
+(the append in place: bit for bit the plain run's outputs, the past never copied); a
+CacheSession appends in place only with the rewrite, and gives the same logits without it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -12,47 +16,134 @@ import pytest
 
 import dnnc
 from dnnc.core.diagnostics import collect_remarks
-from dnnc.driver.pipelines import OptimizePipeline
+from dnnc.driver.generation import CacheSession
 from dnnc_testing import decoders
+from dnnc_testing.differential import optimize_without
 
-PAST = 5
+LENGTHS = (3, 8, 40)
+"""Past lengths of the step (40: beyond the first capacities CacheSession takes)."""
 
 
 @pytest.fixture(scope="module", params=decoders.FAMILIES)
-def exported(
+def compiled(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[decoders.Family, Path]:
+) -> Iterator[tuple[decoders.Family, Path, dnnc.DynamicExecutable, dnnc.DynamicExecutable]]:
+    """A family's export, compiled with dnn-optimize and without dnn-recover-kv-append."""
     family: decoders.Family = request.param
     path = tmp_path_factory.mktemp(family) / "d.onnx"
-    return family, decoders.export_decoder(decoders.decoder(family), family, path)
+    decoders.export_decoder(decoders.decoder(family), family, path)
+    yield (
+        family,
+        path,
+        dnnc.compile(path),
+        dnnc.compile(path, optimize_without("dnn-recover-kv-append", "f32")),
+    )
 
 
-def _step(family: decoders.Family) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(3)
-    past = {
-        name: rng.standard_normal((*a.shape[:2], PAST, *a.shape[3:])).astype(np.float32)
+def _step(family: decoders.Family, past: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(past)
+    cache = {
+        name: rng.standard_normal((*a.shape[:2], past, *a.shape[3:])).astype(np.float32)
         for name, a in decoders.empty_cache(family).items()
     }
-    ids = rng.integers(0, decoders.VOCABULARY, (1, 1))
     return {
-        "input_ids": ids,
-        "attention_mask": np.ones((1, PAST + 1), np.int64),
-        "position_ids": np.array([[PAST]]),
-        **past,
+        "input_ids": rng.integers(0, decoders.VOCABULARY, (1, 1)),
+        "attention_mask": np.ones((1, past + 1), np.int64),
+        "position_ids": np.array([[past]]),
+        **cache,
     }
 
 
-def test_kv_append_computes_what_onnxruntime_does(
-    exported: tuple[decoders.Family, Path],
-) -> None:
-    family, path = exported
-    inputs = _step(family)
-    expected = ort.InferenceSession(str(path)).run(None, inputs)
-    pipeline = ",".join(("dnn-recover-kv-append", *OptimizePipeline.steps))
+def test_the_pass_finds_each_cache_append(compiled) -> None:
+    family, path, _, _ = compiled
     with collect_remarks({"dnn-recover-kv-append"}) as remarks:
-        appended = dnnc.compile(path, pipeline).run(inputs)
-    plain = dnnc.compile(path).run(inputs)
-    assert sum(r.message == "cache append" for r in remarks) == 2 * decoders.LAYERS
-    for ours, theirs, want in zip(appended, plain, expected, strict=True):
+        dnnc.compile(path).run(_step(family, 3))
+    appends = [r.message for r in remarks if r.message == "cache append"]
+    assert len(appends) == 2 * decoders.LAYERS
+
+
+def _bound_over_past(
+    executable: dnnc.DynamicExecutable, inputs: dict[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
+    """The inputs with each past a view of its present's array, and the outputs' arrays."""
+    plan = executable.plan_for(tuple(inputs[s.name].shape for s in executable.inputs))
+    bound = dict(inputs)
+    out = []
+    for spec in plan.outputs:
+        array = np.empty(spec.shape, spec.dtype)
+        if spec.name.startswith("present"):
+            past = spec.name.replace("present", "past")
+            length = inputs[past].shape[2]
+            array[:, :, :length] = inputs[past]
+            bound[past] = array[:, :, :length]
+        out.append(array)
+    return bound, out
+
+
+@pytest.mark.parametrize("past", LENGTHS)
+def test_a_step_computes_what_onnxruntime_does(
+    compiled, past: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With and without the rewrite, plainly and (with it) bound over the past: ONNX
+    Runtime's outputs; bound, the plain run's bit for bit, and no append copies its past
+    (every np.copyto of the run is counted: the plain run copies each past once)."""
+    family, path, appended, concatenated = compiled
+    inputs = _step(family, past)
+    expected = ort.InferenceSession(str(path)).run(None, inputs)
+    plan = appended.plan_for(tuple(inputs[s.name].shape for s in appended.inputs))
+    assert sorted(plan.plan.appends) == list(range(1, 1 + 2 * decoders.LAYERS))
+    without = concatenated.plan_for(tuple(inputs[s.name].shape for s in concatenated.inputs))
+    assert without.plan.appends == {}
+    copied: list[tuple[int, ...]] = []
+    copyto = np.copyto
+
+    def counted(dst: np.ndarray, src: np.ndarray, **kwargs: object) -> None:
+        copied.append(dst.shape)
+        copyto(dst, src, **kwargs)
+
+    monkeypatch.setattr(np, "copyto", counted)
+    plain = appended.run(inputs)
+    past_shape = inputs["past_key_0"].shape
+    assert copied.count(past_shape) == 2 * decoders.LAYERS
+    copied.clear()
+    bound, out = _bound_over_past(appended, inputs)
+    in_place = appended.run(bound, out=out)
+    assert copied.count(past_shape) == 0 and copied.count((*past_shape[:2], 1, past_shape[3]))
+    monkeypatch.undo()
+    for ours, bound_out in zip(plain, in_place, strict=True):
+        np.testing.assert_array_equal(bound_out, ours)
+    for ours, theirs, want in zip(plain, concatenated.run(inputs), expected, strict=True):
         np.testing.assert_allclose(ours, want, rtol=0, atol=1e-4 * np.abs(want).max())
         np.testing.assert_allclose(theirs, want, rtol=0, atol=1e-4 * np.abs(want).max())
+
+
+def test_out_bound_over_another_input_is_refused(compiled) -> None:
+    """Only a present over its own past is an append in place; over another cache's past,
+    or one slot into its own, it shares memory with an input and is refused."""
+    family, _, appended, _ = compiled
+    inputs = _step(family, 5)
+    bound, out = _bound_over_past(appended, inputs)
+    crossed = {**bound, "past_key_0": bound["past_value_0"], "past_value_0": bound["past_key_0"]}
+    with pytest.raises(dnnc.InputError, match="'present_key_0' shares memory with an input"):
+        appended.run(crossed, out=out)
+    shifted = {**bound, "past_key_0": out[1][:, :, 1:]}
+    with pytest.raises(dnnc.InputError, match="'present_key_0' shares memory with an input"):
+        appended.run(shifted, out=out)
+
+
+def test_a_session_appends_in_place_only_with_the_rewrite(compiled) -> None:
+    """A 3-token prompt then six tokens in 8 slots (the last step doubles the capacity): the
+    same logits either way, in place only where the plan appends."""
+    _, _, appended, concatenated = compiled
+    logits = []
+    for executable in (appended, concatenated):
+        session = CacheSession(executable, capacity=8)
+        ids = np.random.default_rng(1).integers(0, decoders.VOCABULARY, (1, 3))
+        steps = []
+        for _ in range(7):
+            steps.append(np.array(session.step(ids)))
+            ids = np.argmax(steps[-1][:, -1:], axis=-1)
+        logits.append(steps)
+        assert (session.in_place, session.growths) == (executable is appended, 1)
+    for ours, theirs in zip(*logits, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-5 * np.abs(theirs).max())
