@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 import dnnc
-from dnnc.driver.generation import CacheSession, PlainSession
+from dnnc.driver.generation import CacheSession, PlainSession, capacity_for
 from dnnc_testing import decoders, engines
 from dnnc_testing.engines import status_kib
 
@@ -77,7 +77,7 @@ def interleaved(
         start = time.perf_counter()
         decoder = engines.decoder_engine(name, path, threads)
         ready.append(time.perf_counter() - start)
-        session = CacheSession(decoder, capacity=1 << prompt.shape[1].bit_length())
+        session = CacheSession(decoder, capacity=capacity_for(prompt.shape[1], new_tokens))
         steppers.append(session.step if padded else PlainSession(decoder).step)
     ids = [prompt] * len(runs)
     tokens: list[list[int]] = [[] for _ in runs]

@@ -114,6 +114,8 @@ def output_arrays(
             f"out: {len(out)} arrays given for {len(specs)} outputs "
             f"({', '.join(str(spec) for spec in specs)})"
         )
+    arrays = [*inputs, *out]
+    shares = np.shares_memory
     for index, (spec, array) in enumerate(zip(specs, out, strict=True)):
         fits = (
             isinstance(array, np.ndarray)
@@ -128,8 +130,9 @@ def output_arrays(
                 f"out: output '{spec.name}' needs a writeable C-contiguous "
                 f"{spec.dtype}{list(spec.shape)} array, got {got}"
             )
-        others = [a for i, a in enumerate(inputs) if aliases.get(index) != i] + [*out[:index]]
-        if any(np.shares_memory(array, other) for other in others):
+        bound_over = aliases.get(index, -1)
+        others = range(len(inputs) + index)  # the inputs, the outputs before this one
+        if any(i != bound_over and shares(array, arrays[i]) for i in others):
             raise InputError(
                 f"out: the array for output '{spec.name}' shares memory with an input or "
                 "another output (a step could read what another one wrote)"
