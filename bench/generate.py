@@ -6,13 +6,13 @@ exported with their past/present key/values and position ids. Per family, prompt
 engine, one run of ``dnnc.generate`` (greedy, from an empty cache; the other engines wrapped
 into its decoder interface, so every engine runs the same loop; dnnc keeps the cache in
 capacity buffers, the others pass it back plainly, as they are used; ``--dnnc-plain`` adds
-dnnc passing it plainly): the prompt's step (prefill), the median ms
-per new token over the first and over the last ``WINDOW`` new tokens, the fastest new token,
-and the growth of the resident anonymous memory (RssAnon) from before the engine was built
-to after its run. With ``--interleaved`` the engines run in one loop, each step of each
-engine in turn, so that a shared machine's load falls on all of them alike (no RSS figure:
-they share the process). The
-tokens of every engine are compared with ONNX Runtime's.
+dnnc passing it plainly): the prompt's step (prefill), the median ms per new token over
+the first and over the last ``WINDOW`` new tokens and over all of them (``all``: the
+steadiest figure on a shared machine), the fastest new token, and the growth of the
+resident anonymous memory (RssAnon) from before the engine was built to after its run.
+With ``--interleaved`` the engines run in one loop, each step of each engine in turn, so
+that a shared machine's load falls on all of them alike (no RSS figure: they share the
+process). The tokens of every engine are compared with ONNX Runtime's.
 
     .venv/bin/python bench/generate.py [--families gpt2 llama] [--prompts 32 512]
                                        [--new-tokens 128] [--threads 2]
@@ -102,6 +102,7 @@ def _figures(ready: float, milliseconds: list[float], rss_mib: float) -> dict[st
         "prefill_ms": milliseconds[0],
         "start_ms": statistics.median(steps[:WINDOW]),
         "end_ms": statistics.median(steps[-WINDOW:]),
+        "all_ms": statistics.median(steps),
         "min_ms": min(steps),
         "rss_mib": rss_mib,
     }
@@ -143,7 +144,7 @@ def main() -> None:
                 print(f"\n{family}, prompt {length}, {args.new_tokens} new tokens")
                 print(
                     f"{'engine':>12} | {'ready s':>8} | {'prefill ms':>10} | "
-                    f"{'ms/token start':>14} | {'ms/token end':>12} | {'min ms':>7} | "
+                    f"{'ms/token start':>14} | {'ms/token end':>12} | {'all':>6} | {'min ms':>7} | "
                     f"{'RSS +MiB':>8} | tokens"
                 )
                 reference: list[int] | None = None
@@ -168,7 +169,8 @@ def main() -> None:
                     )
                     print(
                         f"{label:>12} | {f['ready_s']:>8.2f} | {f['prefill_ms']:>10.2f} | "
-                        f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | {f['min_ms']:>7.2f} | "
+                        f"{f['start_ms']:>14.2f} | {f['end_ms']:>12.2f} | {f['all_ms']:>6.2f} | "
+                        f"{f['min_ms']:>7.2f} | "
                         f"{f['rss_mib']:>8.1f} | {same}"
                     )
 

@@ -119,6 +119,8 @@ class ExecutionContext:
         self.aliased = aliased
         inputs = [a if i in aliased else np.ascontiguousarray(a) for i, a in enumerate(arrays)]
         for index, array in enumerate([*inputs, *results]):
+            if array is self.bound[index]:
+                continue  # bound by the run before: the same bytes (it holds them alive)
             self.bound[index] = array
             for memory in self.argument_memories[index]:
                 memory.set_data_handle(array)
