@@ -183,9 +183,10 @@ class Executable(ShippedByRecipe):
         arrays fit) and those arrays are returned. An output a kv_append step writes
         (``plan.appends``) may be bound over its past: the past input a view of that array's
         leading slots (``io_binding.aliased_inputs``); the step then writes only the new
-        slots, and that input is not scanned for special values (its slots are what earlier
-        steps appended, or what the caller put there to start with). Safe to call from
-        several threads at once (module docstring), with an ``out`` of its own each."""
+        slots, and that input is not scanned for special values: its slots are what earlier
+        steps appended (computed values, which their own step read unguarded) or what the
+        caller put there, so a NaN written there is not refused. Safe to call from several
+        threads at once (module docstring), with an ``out`` of its own each."""
         arrays = self._checked_inputs(inputs)
         return self.run_checked(
             arrays, as_dict=as_dict, output_names=output_names, poison_freed=poison_freed, out=out

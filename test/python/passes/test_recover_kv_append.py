@@ -131,6 +131,21 @@ def test_out_bound_over_another_input_is_refused(compiled) -> None:
         appended.run(shifted, out=out)
 
 
+def test_a_past_bound_over_its_present_is_not_scanned(compiled) -> None:
+    """A NaN in a past reaches the softmax, so a plain run refuses it (the input guard: a
+    scan of every past per step, 8 MB at 1,024 slots for the benchmark's LLaMA); bound over
+    its present, the past is the state earlier steps appended (keys and values they
+    computed, which their own attention already read unguarded) and is not scanned: the run
+    goes on, whatever a caller wrote into the buffer."""
+    family, _, appended, _ = compiled
+    inputs = _step(family, 5)
+    inputs["past_key_0"][0, 0, 2, 3] = np.nan
+    with pytest.raises(dnnc.InputError, match="input 'past_key_0' holds nan"):
+        appended.run(inputs)
+    bound, out = _bound_over_past(appended, inputs)
+    appended.run(bound, out=out)
+
+
 def test_a_session_appends_in_place_only_with_the_rewrite(compiled) -> None:
     """A 3-token prompt then six tokens in 8 slots (the last step doubles the capacity): the
     same logits either way, in place only where the plan appends."""
