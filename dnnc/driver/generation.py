@@ -192,7 +192,8 @@ class CacheSession:
         """Times the capacity grew (each one copy of the cache and new input shapes)."""
         self.in_place = False
         """Whether the last step appended in place (module docstring): the decoder is a
-        DynamicExecutable whose plan appends every cache (dnnc.runtime.plan.Plan.appends)."""
+        DynamicExecutable whose plan appends every present to the past it is paired with
+        (dnnc.runtime.plan.Plan.appends)."""
         self._out: tuple[tuple[tuple[int, ...], ...], list[np.ndarray]] | None = None
         """The input shapes and the arrays a DynamicExecutable writes its outputs into."""
         self.reset()
@@ -265,8 +266,11 @@ class CacheSession:
             executable = decoder.plan_for(signature)
             names = [spec.name for spec in executable.outputs]
             present = dict(zip(self._interface.present, self._interface.past, strict=True))
+            given = [spec.name for spec in executable.inputs]
+            appends = executable.plan.appends  # output index -> the input it appends to
             self.in_place = all(
-                names.index(name) in executable.plan.appends for name in self._interface.present
+                appends.get(names.index(name)) == given.index(past.name)
+                for name, past in present.items()
             )
             self._out = (
                 signature,
