@@ -27,6 +27,7 @@ compile from a path or text.
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +55,7 @@ from dnnc.driver.onnx_shapes import (
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.driver.values import ValueSpecializedExecutable
-from dnnc.frontend.onnx import import_onnx, read_model
+from dnnc.frontend.onnx import import_onnx, read_model, release_failed_import
 from dnnc.frontend.onnx.deferred import convert_deferred
 from dnnc.frontend.onnx.graph import load_detached
 from dnnc.ir.names import input_names
@@ -349,6 +350,7 @@ def compile(
     except RunTimeValueError as error:  # what the import needs is computed at run time
         if not _is_onnx(loaded) or save_to is not None:
             raise
+        release_failed_import(error)
         return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
@@ -367,6 +369,14 @@ def compile(
         return per_value
     optimize, lowering = parse_pipeline(pipeline), parse_pipeline(LOWERING)
     dynamic_shapes = is_dynamic(find_function(module, chosen))
+    # The source is not held past here: `module` is this compile's own (a clone of a
+    # ModuleOp shares its constants' payloads), so a temporary source, as in
+    # compile(import_onnx(m)), is freed before the weights are packed and the payloads go
+    # as the lowering gives each up (program_of's consume): no door holds them twice.
+    cloned = isinstance(loaded, ModuleOp)
+    del source, loaded
+    if cloned:
+        gc.collect()  # a module's ops are in reference cycles
     verify_each = verify_each_pass()
     if not (dynamic_shapes and symbolic.bindings_of(find_function(module, chosen))):
         # a function whose sizes are expressions (docs/dialect.md, "Symbolic dimensions") is
@@ -395,8 +405,7 @@ def compile(
     if not is_lowered(lowered):
         raise DnncError(f"@{chosen} was not lowered to the onednn dialect by '{LOWERING}'")
     # saving keeps the payloads: int8 weights are saved logical (dnnc.driver.saved)
-    consume = not isinstance(loaded, ModuleOp) and save_to is None
-    program = program_of(lowered, weights, consume=consume)
+    program = program_of(lowered, weights, consume=save_to is None)
     executable = Executable(program, cache=cache)
     executable.recipe = recipe
     if save_to is not None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import onnx
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from onnx import helper, numpy_helper, version_converter
 from onnx.external_data_helper import load_external_data_for_model
 
@@ -252,7 +252,8 @@ def _detach_weights(
     Shape inference serializes the whole model to C++ and back: with ResNet-50's 98 MB of
     weights in it that was 3 more copies (a 544 MiB peak where the weights are 98 MB);
     without, it takes 12 ms. The weights leave a proto we own (a file just loaded) before
-    it is copied; a caller's proto is left as it is and copied without them (a file is read
+    it is copied; a caller's proto is left as it is and copied field by field without them
+    (``_copy_without``: a whole copy was another 98 MB at ResNet-50's peak; a file is read
     without them in the first place: _read_detached). Small initializers stay: data
     propagation reads shapes and axes from them.
     """
@@ -265,15 +266,46 @@ def _detach_weights(
     if not detached:
         return model, weights
     if not owned:
-        stripped = onnx.ModelProto()
-        stripped.CopyFrom(model)
-        return _detach_weights(stripped, owned=True)
+        return _copy_without(model, detached)
     for tensor in detached:
         raw = tensor.raw_data
         tensor.ClearField("raw_data")
         weights[tensor.name] = _weight(tensor, raw)
     # upb frees a proto's memory with the proto only: a re-parsed copy lets the original go
     return onnx.ModelProto.FromString(model.SerializeToString()), weights
+
+
+def _copy_without(
+    model: onnx.ModelProto, detached: Sequence[onnx.TensorProto]
+) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """A copy of ``model`` without the raw data of the initializers ``detached`` (of its
+    graph), and those as arrays: their data is copied once, out of the proto."""
+    skipped = {id(t) for t in detached}
+    copy = onnx.ModelProto()
+    _copy_fields(model, copy, skip="graph")
+    _copy_fields(model.graph, copy.graph, skip="initializer")
+    weights: dict[str, np.ndarray] = {}
+    for tensor in model.graph.initializer:
+        if id(tensor) not in skipped:
+            copy.graph.initializer.add().CopyFrom(tensor)
+            continue
+        _copy_fields(tensor, copy.graph.initializer.add(), skip="raw_data")
+        weights[tensor.name] = _weight(tensor, tensor.raw_data)
+    return copy, weights
+
+
+def _copy_fields(source: Message, target: Message, skip: str) -> None:
+    """Every field set in ``source`` but ``skip``, copied into ``target``."""
+    for descriptor, value in source.ListFields():
+        name = descriptor.name
+        if name == skip:
+            continue
+        if isinstance(value, MutableSequence):  # a repeated field
+            getattr(target, name).extend(value)
+        elif isinstance(value, Message):
+            getattr(target, name).CopyFrom(value)
+        else:
+            setattr(target, name, value)
 
 
 def detach_weights(model: onnx.ModelProto) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
@@ -291,6 +323,16 @@ def load_detached(path: str | os.PathLike[str]) -> tuple[onnx.ModelProto, dict[s
     model, weights = _read_detached(path)
     model, detached = _detach_weights(model, owned=True)  # external data, loaded whole
     return model, weights | detached
+
+
+def detached_model(model: ModelSource) -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """``model`` as ``detach_weights`` gives it, its weights copied once: a file's read
+    apart (load_detached), a caller's proto left unchanged."""
+    if isinstance(model, onnx.ModelProto):
+        return detach_weights(model)
+    if isinstance(model, bytes):
+        return _detach_weights(read_model(model), owned=True)
+    return load_detached(model)
 
 
 def _weight(tensor: onnx.TensorProto, raw: bytes) -> np.ndarray:

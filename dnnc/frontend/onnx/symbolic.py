@@ -46,7 +46,7 @@ from dnnc.dialects.dnn.symbolic import (
     symbols_attr,
     texts_attr,
 )
-from dnnc.frontend.onnx.graph import ModelSource, detach_weights, read_model
+from dnnc.frontend.onnx.graph import ModelSource, detached_model
 from dnnc.ir.text import verify_module
 
 HINTS = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
@@ -188,8 +188,7 @@ def _difference(first: func.FuncOp, second: func.FuncOp) -> Operation | None:
 
 def import_symbolic(model: ModelSource) -> ModuleOp:
     """The dnn module of ``model`` with its sizes as expressions (module docstring)."""
-    proto = model if isinstance(model, onnx.ModelProto) else read_model(model)
-    stripped, weights = detach_weights(proto)
+    stripped, weights = detached_model(model)
     try:
         module = _import(stripped, weights, HINTS)
         hints: Sequence[int] = HINTS
