@@ -336,7 +336,7 @@ def compile(
         )
         if (entry / saved.MANIFEST).is_file():
             try:
-                executable: AnyExecutable = saved.load(entry, cache=cache)
+                executable: AnyExecutable = saved.load(entry, cache=cache, dynamic=dynamic)
             except DnncError:
                 pass  # unreadable: compiled again below, and replaced
             else:
@@ -348,8 +348,14 @@ def compile(
     try:
         module, source_dir = load_module(loaded)
     except RunTimeValueError as error:  # what the import needs is computed at run time
-        if not _is_onnx(loaded) or save_to is not None:
+        if not _is_onnx(loaded):
             raise
+        if save_to is not None and cache_dir is None:
+            raise DnncError(
+                f"{error.message}: a model traced per input shape cannot be saved; save the "
+                "module of dnnc.import_onnx (sizes as expressions), or fix the input shapes",
+                error.location,
+            ) from None
         release_failed_import(error)
         return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data
@@ -383,11 +389,6 @@ def compile(
         # optimized by each trace only: a pass rebuilding a reshape would drop its dnn.dims
         run_passes(make_context(), module, optimize, verify_each=verify_each)
     if dynamic_shapes:
-        if save_to is not None and cache_dir is None:
-            raise DnncError(
-                f"@{chosen} has ? dimensions: save_to saves static functions only "
-                "(fix the input shapes, e.g. dnnc-run --shape, to save one)"
-            )
         executable = DynamicExecutable(
             find_function(module, chosen),
             optimize,
@@ -397,6 +398,8 @@ def compile(
             cache=cache,
         )
         executable.recipe = recipe
+        if save_to is not None:
+            saved.save_dynamic(executable, (pipeline, LOWERING), save_to)
         return executable
     if not is_lowered(find_function(module, chosen)):
         # unless `pipeline` already lowered it

@@ -249,6 +249,16 @@ class DynamicExecutable(ShippedByRecipe):
         self._declared = tuple(spec.shape for spec in inputs)
         self._ranks = tuple(map(len, self._declared))
 
+    @property
+    def function(self) -> func.FuncOp:
+        """The dynamic function each trace specializes (dnnc.driver.saved_dynamic saves it)."""
+        return self._function
+
+    @property
+    def weights_dir(self) -> str | None:
+        """The directory its dnn.weight files are relative to."""
+        return self._weights_dir
+
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
         return f"@{self.name}({', '.join(map(str, self.inputs))})"

@@ -4,7 +4,9 @@ reads, in the manner of OpenVINO's model cache and ONNX Runtime's saved optimize
 A saved model is a directory:
 
 - ``manifest.json``: the format version, the target it was compiled for (oneDNN version and
-  effective ISA: packed weights and kernel choices are theirs), the function's name;
+  effective ISA: packed weights and kernel choices are theirs), the function's name and the
+  kind of executable: ``static`` (the files below) or ``dynamic`` (a function with ``?``
+  dimensions, whose files dnnc.driver.saved_dynamic writes and reads);
 - ``program.json``: the lowered function as its `Program` (dnnc.runtime.program): every
   kernel call in order with its parameters, each operand's shape, element type, layout and
   place (arena offset, argument, constant ``c<n>``), the arena's size and roots, and the
@@ -15,8 +17,8 @@ A saved model is a directory:
 
 ``load`` refuses, naming both sides, a directory of another format version or one compiled
 for another oneDNN version or ISA (compile again there: the packed layouts would not fit).
-Loading reads the JSON, maps the constants and creates the primitives: no IR is parsed, no
-pass runs, and xDSL is not imported (the imports and the parse were most of a load).
+Loading a static model reads the JSON, maps the constants and creates the primitives: no IR is
+parsed, no pass runs, and xDSL is not imported (the imports and the parse were most of a load).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.utils.lexer import Location
@@ -59,10 +62,16 @@ from dnnc.runtime.program import (
 )
 from dnnc.target import effective_isa, onednn_version
 
-FORMAT = 3
+if TYPE_CHECKING:
+    from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+
+FORMAT = 4
 """The version of the directory layout; a directory of another version is refused."""
 
 MANIFEST, PROGRAM, CONSTANTS = "manifest.json", "program.json", "constants.npz"
+
+STATIC, DYNAMIC = "static", "dynamic"
+"""The kinds of executable a directory holds (its manifest's ``kind``)."""
 
 
 def target_identity() -> dict[str, str]:
@@ -81,13 +90,32 @@ def cache_entry(cache_dir: str | os.PathLike[str], material: Sequence[bytes]) ->
 
 def save(program: Program, executable: Executable, directory: str | os.PathLike[str]) -> None:
     """Write ``program`` and the constants ``executable`` (built from it) binds to
-    ``directory``, atomically: written beside it, then renamed (a directory already there is
-    replaced), so that concurrent workers filling one cache never read half a model."""
+    ``directory`` (``write_atomically``)."""
+    write_atomically(directory, lambda path: _write(program, executable, path))
+
+
+def save_dynamic(
+    executable: DynamicExecutable, passes: Sequence[str], directory: str | os.PathLike[str]
+) -> None:
+    """Write the function of a DynamicExecutable, its weights and the pipelines ``passes``
+    its traces run to ``directory`` (dnnc.driver.saved_dynamic)."""
+    from dnnc.driver import saved_dynamic  # xDSL: not imported by a static load
+
+    def write(path: Path) -> None:
+        _write_manifest(path, {"kind": DYNAMIC, **saved_dynamic.write(executable, passes, path)})
+
+    write_atomically(directory, write)
+
+
+def write_atomically(directory: str | os.PathLike[str], write: Callable[[Path], None]) -> None:
+    """Let ``write`` fill a directory beside ``directory``, then rename it there (one already
+    there is replaced), so that concurrent workers filling one cache never read half a
+    model."""
     target = Path(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
-        _write(program, executable, path)
+        write(path)
         if target.is_dir():
             shutil.rmtree(target, ignore_errors=True)
         try:
@@ -98,6 +126,12 @@ def save(program: Program, executable: Executable, directory: str | os.PathLike[
             # another process saved the same model at the same moment: keep its copy
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_manifest(path: Path, entries: dict[str, object]) -> None:
+    """``manifest.json``: the format, the target and ``entries`` (the kind, the function)."""
+    manifest = {"format": FORMAT, **entries, **target_identity()}
+    (path / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 def _write(program: Program, executable: Executable, path: Path) -> None:
@@ -153,8 +187,7 @@ def _write(program: Program, executable: Executable, path: Path) -> None:
     }
     _write_arrays(path / CONSTANTS, arrays)
     (path / PROGRAM).write_text(json.dumps(document, separators=(",", ":")) + "\n")
-    manifest = {"format": FORMAT, "function": program.name, **target_identity()}
-    (path / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    _write_manifest(path, {"kind": STATIC, "function": program.name})
 
 
 def _spec(spec: TensorSpec) -> list[object]:
@@ -241,12 +274,18 @@ def _program(document: dict, path: Path) -> Program:
     )
 
 
-def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = None) -> Executable:
-    """The Executable saved in ``directory`` (module docstring); DnncError if it cannot be."""
+def load(
+    directory: str | os.PathLike[str],
+    *,
+    cache: PrimitiveCache | None = None,
+    dynamic: DynamicOptions | None = None,
+) -> Executable | DynamicExecutable:
+    """The executable saved in ``directory`` (module docstring): an Executable, or a
+    DynamicExecutable (within ``dynamic``) for a function with ``?`` dimensions; DnncError if
+    it cannot be."""
     path = Path(directory)
     try:
         manifest = json.loads((path / MANIFEST).read_text())
-        document = json.loads((path / PROGRAM).read_text())
     except (OSError, ValueError) as error:
         raise DnncError(f"'{path}' is not a saved dnnc model: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -263,6 +302,16 @@ def load(directory: str | os.PathLike[str], *, cache: PrimitiveCache | None = No
             f"this process has oneDNN {here['onednn']} on {here['isa']}: its packed weights "
             "and kernels do not fit here, compile the model again"
         )
+    if manifest.get("kind") == DYNAMIC:
+        from dnnc.driver import saved_dynamic  # xDSL: not imported by a static load
+
+        return saved_dynamic.load(path, manifest, cache=cache, options=dynamic)
+    if manifest.get("kind") != STATIC:
+        raise DnncError(f"'{path}' holds a saved model of unknown kind {manifest.get('kind')!r}")
+    try:
+        document = json.loads((path / PROGRAM).read_text())
+    except (OSError, ValueError) as error:
+        raise DnncError(f"'{path}' is not a saved dnnc model: {error}") from None
     try:
         program = _program(document, path)
     except (KeyError, TypeError, ValueError, IndexError) as error:

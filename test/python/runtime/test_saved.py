@@ -60,6 +60,7 @@ def test_loading_packs_nothing_and_runs_no_pass(tmp_path: Path) -> None:
     assert loaded.constants.packs == 0
     assert json.loads((tmp_path / MANIFEST).read_text()) == {
         "format": FORMAT,
+        "kind": "static",
         "function": loaded.name,
         **target_identity(),
     }
@@ -123,12 +124,6 @@ def test_what_is_not_a_saved_model_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / CONSTANTS).write_bytes(b"not a zip")
     with pytest.raises(DnncError, match="cannot read the constants of"):
         dnnc.load(tmp_path)
-
-
-def test_a_dynamic_function_is_not_saved(tmp_path: Path) -> None:
-    dynamic = BLOCK.replace("1x8x10x10", "?x8x10x10").replace("1x16x10x10", "?x16x10x10")
-    with pytest.raises(DnncError, match=r"has \? dimensions: save_to saves static functions"):
-        dnnc.compile(dynamic, save_to=tmp_path)
 
 
 def test_the_compile_cache_loads_what_it_compiled_before(
