@@ -18,6 +18,7 @@ import dnnc
 from dnnc.core.diagnostics import DnncError
 from dnnc.dialects.dnn import symbolic
 from dnnc.driver.dynamic import DynamicExecutable
+from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
 from dnnc.driver.saved_dynamic import CONSTANTS, FUNCTION, WEIGHTS
 from dnnc_testing.dynamic_graphs import conv, write_weights
 
@@ -141,6 +142,8 @@ def test_what_cannot_be_saved_or_read_is_a_clear_error(tmp_path: Path) -> None:
     onnx.save(_model(True), path)
     with pytest.raises(DnncError, match="a model traced per input shape cannot be saved"):
         dnnc.compile(path, save_to=tmp_path / "traced")  # compile's own door traces it
+    traced = dnnc.compile(path, cache_dir=tmp_path / "cache")  # the cache leaves it unsaved
+    assert isinstance(traced, OnnxDynamicExecutable) and not (tmp_path / "cache").exists()
     saved = tmp_path / "saved"
     dnnc.compile(dnnc.import_onnx(path), save_to=saved)
     text = (saved / FUNCTION).read_text()
