@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dnnc
+from dnnc.ir.text import make_context, parse_module, print_module
 from dnnc.reference.interpreter import compare
 
 CONV_BN = """func.func @f(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
@@ -71,3 +72,20 @@ def test_onnx_model_and_path_compile_like_their_import(tmp_path: Path) -> None:
     np.testing.assert_array_equal(dnnc.compile(tmp_path / "m.onnx").run([x])[0], imported)
     expected = np.exp(np.maximum(x, 0)) / np.exp(np.maximum(x, 0)).sum(1, keepdims=True)
     np.testing.assert_allclose(imported, expected, rtol=1e-5)
+
+
+def test_a_module_source_is_left_as_it_was() -> None:
+    """compile gives up its own clone's constants as it packs them (every door holds a weight
+    once), never the caller's: the module prints and compiles the same afterwards."""
+    weights = np.random.default_rng(3).standard_normal((8, 4, 3, 3)).astype(np.float32)
+    text = CONV_BN.split("\n")
+    text[1] = f"  %w = dnn.constant dense<{weights.tolist()}> : tensor<8x4x3x3xf32>"
+    for line in range(2, 7):
+        name = text[line].split()[0]
+        text[line] = f"  {name} = dnn.constant dense<1.0> : tensor<8xf32>"
+    module = parse_module("\n".join(text), "<test>", make_context())
+    before = print_module(module)
+    x = np.random.default_rng(4).standard_normal((1, 4, 8, 8)).astype(np.float32)
+    first = dnnc.compile(module).run([x])[0]
+    assert print_module(module) == before
+    np.testing.assert_array_equal(dnnc.compile(module).run([x])[0], first)
