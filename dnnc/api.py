@@ -43,7 +43,7 @@ from dnnc.core.diagnostics import (
     RunTimeValueError,
     remark_at,
 )
-from dnnc.dialects.dnn import WeightOp, deferred, symbolic
+from dnnc.dialects.dnn import ConstantOp, WeightOp, deferred, symbolic
 from dnnc.dialects.onednn import is_lowered
 from dnnc.driver import saved
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
@@ -60,7 +60,7 @@ from dnnc.frontend.onnx.deferred import convert_deferred
 from dnnc.frontend.onnx.graph import load_detached
 from dnnc.ir.names import input_names
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
-from dnnc.ir.weights import weight_path
+from dnnc.ir.weights import COLLECTED_BYTES, weight_path
 from dnnc.lowering.specialize import is_dynamic
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable
@@ -73,6 +73,11 @@ Loadable = ModuleOp | str | os.PathLike[str] | onnx.ModelProto
 """A dnn module, IR text, a ``.mlir`` or ``.onnx`` path or an ONNX proto."""
 Source = Loadable | bytes
 """What ``compile`` takes: a Loadable, or an ONNX model's bytes (as ONNX Runtime takes them)."""
+
+
+def _constant_bytes(module: ModuleOp) -> int:
+    """The bytes of a module's dnn.constant payloads (COLLECTED_BYTES)."""
+    return sum(len(op.value.data.data) for op in module.walk() if isinstance(op, ConstantOp))
 
 
 def _is_path(source: str | os.PathLike[str]) -> bool:
@@ -348,7 +353,7 @@ def compile(
     try:
         module, source_dir = load_module(loaded)
     except RunTimeValueError as error:  # what the import needs is computed at run time
-        if not _is_onnx(loaded):
+        if not _is_onnx(loaded) or isinstance(loaded, ModuleOp):
             raise
         if save_to is not None and cache_dir is None:
             raise DnncError(
@@ -356,7 +361,7 @@ def compile(
                 "module of dnnc.import_onnx (sizes as expressions), or fix the input shapes",
                 error.location,
             ) from None
-        release_failed_import(error)
+        release_failed_import(error, loaded)
         return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
@@ -381,7 +386,7 @@ def compile(
     # as the lowering gives each up (program_of's consume): no door holds them twice.
     cloned = isinstance(loaded, ModuleOp)
     del source, loaded
-    if cloned:
+    if cloned and _constant_bytes(module) > COLLECTED_BYTES:
         gc.collect()  # a module's ops are in reference cycles
     verify_each = verify_each_pass()
     if not (dynamic_shapes and symbolic.bindings_of(find_function(module, chosen))):

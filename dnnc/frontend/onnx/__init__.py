@@ -35,12 +35,12 @@ from xdsl.dialects.builtin import ModuleOp
 from dnnc.core.diagnostics import ModelError, RunTimeShapeError
 from dnnc.frontend.onnx.converters import CONVERTERS, check_versions
 from dnnc.frontend.onnx.gelu import fuse_erf_gelu
-from dnnc.frontend.onnx.graph import ModelSource, load_graph, read_model
+from dnnc.frontend.onnx.graph import ModelSource, load_graph, model_bytes, read_model
 from dnnc.frontend.onnx.importer import Importer, ssa_name
 from dnnc.frontend.onnx.sized import Recompute
 from dnnc.frontend.onnx.symbolic import import_symbolic
 from dnnc.ir.text import verify_module
-from dnnc.ir.weights import save_weights
+from dnnc.ir.weights import COLLECTED_BYTES, save_weights
 
 
 def imported(
@@ -106,12 +106,15 @@ def convert_traced(
     return module, importer.sized_inputs
 
 
-def release_failed_import(error: ModelError) -> None:
-    """Free what an import that failed with ``error`` still holds, before the model is read
-    again: its frames (the error's traceback) and its partial IR (in reference cycles), which
-    hold every weight it read (BERT-base: 420 MB more at the next import's peak)."""
+def release_failed_import(error: ModelError, model: ModelSource) -> None:
+    """Free what an import of ``model`` that failed with ``error`` still holds before the
+    model is read again: its frames (the error's traceback) hold every weight it read
+    (BERT-base: 420 MB more at the next import's peak), and its partial IR, in reference
+    cycles, the weights it converted (collected when the model is larger than
+    COLLECTED_BYTES)."""
     error.with_traceback(None)
-    gc.collect()
+    if model_bytes(model) > COLLECTED_BYTES:
+        gc.collect()
 
 
 def import_onnx(
@@ -136,7 +139,7 @@ def import_onnx(
     except RunTimeShapeError as error:
         if symbolic is False or weights_file is not None:
             raise
-        release_failed_import(error)
+        release_failed_import(error, model)
         try:
             return import_symbolic(model)
         except ModelError as refusal:

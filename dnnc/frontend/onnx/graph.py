@@ -392,6 +392,15 @@ ModelSource = str | os.PathLike[str] | bytes | onnx.ModelProto
 """An ONNX model: a file path, the serialized bytes (as ONNX Runtime takes them), or a proto."""
 
 
+def model_bytes(model: ModelSource) -> int:
+    """The size of a model: its file's (external data aside), its bytes', its proto's."""
+    if isinstance(model, onnx.ModelProto):
+        return model.ByteSize()
+    if isinstance(model, bytes):
+        return len(model)
+    return os.path.getsize(model)
+
+
 def read_model(model: str | os.PathLike[str] | bytes) -> onnx.ModelProto:
     """The proto of a model file or of serialized bytes; ModelError when unreadable."""
     what = "ONNX model bytes" if isinstance(model, bytes) else f"ONNX model '{os.fspath(model)}'"
