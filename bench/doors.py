@@ -58,10 +58,9 @@ def export(name: str, directory: Path) -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name == "bert":
-            sys.path.insert(0, str(Path(__file__).parent))
-            from dynamic import export_bert
+            from dnnc_testing.model_zoo import export_bert_base
 
-            export_bert(path)
+            export_bert_base(path)
         else:
             import torch
 

@@ -115,38 +115,6 @@ def bench_graph(name: str, directory: Path, iterations: int) -> None:
 Feeds = dict[str, np.ndarray]
 
 
-def export_bert(path: Path) -> None:
-    """BERT-base (BertConfig's defaults), random weights, exported with dynamic axes."""
-    import torch
-
-    from dnnc_testing.torchvision_models import transformers
-
-    torch.manual_seed(0)
-    config = transformers().BertConfig(attn_implementation="eager")
-    encoder = transformers().BertModel(config).eval()
-
-    class Encoder(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.encoder = encoder  # a submodule: the exporter takes its weights as such
-
-        def forward(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-            return self.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
-
-    axes = {"input_ids": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}}
-    example = (torch.ones(1, 16, dtype=torch.int64), torch.ones(1, 16, dtype=torch.int64))
-    torch.onnx.export(
-        Encoder(),
-        example,
-        str(path),
-        opset_version=17,
-        dynamo=False,
-        input_names=["input_ids", "mask"],
-        output_names=["hidden"],
-        dynamic_axes={**axes, "hidden": {0: "batch", 1: "seq"}},
-    )
-
-
 def export_cnn(path: Path, image: int) -> None:
     """torchvision's ResNet-18 (weights=None) with a dynamic batch."""
     import torch
@@ -249,9 +217,11 @@ def serve(name: str, path: Path, feeds: list[Feeds], threads: int) -> None:
 
 def serving(lengths: int, image: int, threads: int) -> None:
     rng = np.random.default_rng(0)
+    from dnnc_testing.model_zoo import export_bert_base  # imports torch: not in the workers
+
     with tempfile.TemporaryDirectory() as directory:
         bert_path = Path(directory) / "bert.onnx"
-        export_bert(bert_path)
+        export_bert_base(bert_path)
         feeds = []
         for length in np.linspace(8, 200, lengths).astype(int):
             mask = np.ones((1, length), np.int64)

@@ -265,3 +265,37 @@ def build_all(
             warnings.simplefilter("ignore")
             path = build(name, directory)
         yield name, path, MODELS[name].input_shape
+
+
+def export_bert_base(path: Path) -> None:
+    """BERT-base (BertConfig's defaults), random weights, exported to ``path`` with dynamic batch
+    and sequence axes (inputs ``input_ids`` and ``mask``, output ``hidden``): bench/dynamic.py's
+    and bench/doors.py's encoder."""
+    import torch
+
+    from dnnc_testing.torchvision_models import transformers
+
+    torch.manual_seed(0)
+    config = transformers().BertConfig(attn_implementation="eager")
+    encoder = transformers().BertModel(config).eval()
+
+    class Encoder(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder  # a submodule: the exporter takes its weights as such
+
+        def forward(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return self.encoder(input_ids=input_ids, attention_mask=mask).last_hidden_state
+
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}}
+    example = (torch.ones(1, 16, dtype=torch.int64), torch.ones(1, 16, dtype=torch.int64))
+    torch.onnx.export(
+        Encoder(),
+        example,
+        str(path),
+        opset_version=17,
+        dynamo=False,
+        input_names=["input_ids", "mask"],
+        output_names=["hidden"],
+        dynamic_axes={**axes, "hidden": {0: "batch", 1: "seq"}},
+    )
