@@ -32,6 +32,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import onnx
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -57,7 +58,8 @@ from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.driver.values import ValueSpecializedExecutable
 from dnnc.frontend.onnx import import_onnx, read_model, release_failed_import
 from dnnc.frontend.onnx.deferred import convert_deferred
-from dnnc.frontend.onnx.graph import load_detached
+from dnnc.frontend.onnx.graph import detach_weights, load_detached
+from dnnc.frontend.onnx.symbolic import import_symbolic
 from dnnc.ir.names import input_names
 from dnnc.ir.text import make_context, parse_module, read_source, verify_module
 from dnnc.ir.weights import COLLECTED_BYTES, weight_path
@@ -149,6 +151,24 @@ def _is_onnx(source: Loadable) -> bool:
     )
 
 
+def _symbolic_function(
+    model: onnx.ModelProto, weights: dict[str, np.ndarray]
+) -> func.FuncOp | None:
+    """The function of the symbolic import of ``model`` (its large initializers' data
+    ``weights``), the route OnnxDynamicExecutable takes where it can; None, with a remark
+    saying why, when that import refuses the model."""
+    try:
+        module = import_symbolic(model, weights)
+    except ModelError as refusal:
+        remark_at(
+            model.graph.name or "model",
+            "traced per input shape from the ONNX model: the symbolic import refuses it: "
+            + refusal.message,
+        )
+        return None
+    return find_function(module)
+
+
 def _per_input_shape(
     source: Loadable,
     pipeline: str,
@@ -170,9 +190,12 @@ def _per_input_shape(
     if not value_inputs(model):
         if not isinstance(error, RunTimeShapeError):
             raise error  # an operand computed at run time, but from no graph input
+        if weights is None:  # one detached copy: both routes' constants share its arrays
+            model, weights = detach_weights(model)
         traced = OnnxDynamicExecutable(
             model,
             (*parse_pipeline(pipeline), *parse_pipeline(LOWERING)),
+            function=_symbolic_function(model, weights),
             options=dynamic,
             cache=cache,
             weights=weights,

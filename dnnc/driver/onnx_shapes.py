@@ -28,7 +28,10 @@ import onnx
 from xdsl.dialects import func
 from xdsl.passes import ModulePass
 
-from dnnc.core.diagnostics import InputError
+from dnnc.core import shapes
+from dnnc.core.diagnostics import InputError, remark_at
+from dnnc.core.symbols import Guard, Values, parse_condition
+from dnnc.dialects.dnn import symbolic
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.driver.pipelines import run_passes, verify_each_pass
 from dnnc.driver.values import SpecializedExecutable
@@ -132,47 +135,72 @@ def _with_inputs(
 
 
 class OnnxDynamicExecutable(DynamicExecutable):
-    """An ONNX model whose shape arithmetic reads ``?`` dimensions, traced into program
-    templates (dnnc.driver.dynamic) instead of compiled per input shape.
+    """An ONNX model whose shape arithmetic reads ``?`` dimensions, as program templates
+    (dnnc.driver.dynamic) made by one of two routes.
 
-    A trace imports the model with its inputs fixed to the signature's sizes for ONNX shape
-    inference and to those sizes as symbols for the importer (dnnc.frontend.onnx.convert's
-    ``input_shapes``): ``Shape``/``Size`` of a traced tensor give sizes that keep their
-    expressions, folded by numpy through Gather, Slice, Unsqueeze, Squeeze, Concat, integer
-    Cast, Reshape and + - * / into the targets of Reshape (importer SYMBOLIC_FOLDERS); any
-    other use of such a size pins it to its traced value with a guard. Then the pipeline and
-    the lowering run on the imported function. Because ONNX shape inference and the
-    reference evaluator see only the traced values, a size that loses its expression there
-    without a comparison would go unguarded: so the first time a template admits another
-    signature, that signature is traced too and the two Programs must agree (after that
-    the template serves every signature its guards admit); a template that disagrees serves
-    only its own sizes (``stats().mismatches``).
+    The IR route, whenever the symbolic import took the model (``function``:
+    dnnc.frontend.onnx.symbolic, the module's sizes as expressions, checked by importing it
+    twice with other stand-in sizes): a template is DynamicExecutable's trace of that
+    function. No import and no check trace per template; a signature that breaks a guard of
+    the trace (a decision of the pipeline) is traced again from the function.
+
+    The traced route, for the signatures the IR route cannot serve, each said in a remark:
+    * a size 0 (a KV-cache decoder's first step has an empty past): the symbolic import's
+      expressions and guards hold for sizes >= 1 only (it leaves out conditions provable
+      for those), and dnn functions have no zero-sized tensors;
+    * a signature that breaks one of the import's guards (``dnn.guards``: a broadcast the
+      import decided with its stand-in sizes, e.g. ``s0 != 1`` for batch 1);
+    * every signature when the symbolic import refused the model (``function`` None: a size
+      pinned to its value, as T5's relative position buckets pin the sequence).
+    A trace of this route imports the model with its inputs fixed to the signature's sizes
+    for ONNX shape inference and to those sizes as symbols for the importer
+    (dnnc.frontend.onnx.convert's ``input_shapes``): ``Shape``/``Size`` of a traced tensor
+    give sizes that keep their expressions, folded through Gather, Slice, Unsqueeze,
+    Squeeze, Concat, integer Cast, Reshape and + - * / into the targets of Reshape
+    (importer SYMBOLIC_FOLDERS); any other use of such a size pins it to its traced value
+    with a guard. Then the pipeline and the lowering run on the imported function. Because
+    ONNX shape inference and the reference evaluator see only the traced values, a size
+    that loses its expression there without a comparison would go unguarded: so the first
+    time such a template admits another signature, that signature is traced too and the
+    two Programs must agree (after that the template serves every signature its guards
+    admit); a template that disagrees serves only its own sizes (``mismatches``). A
+    template of this route admits only the signatures the IR route cannot serve, and one
+    of the IR route only those it can (its trace compared the sizes with the import's
+    guards and with 1).
     """
 
     smallest_size = 0
     """Zero-sized inputs are traced: a KV-cache decoder's first step has a past of length 0
-    (its Concat and Shape arithmetic import with the size 0)."""
+    (its Concat and Shape arithmetic import with the size 0, on the traced route)."""
 
     def __init__(
         self,
         model: onnx.ModelProto,
         passes: Sequence[ModulePass],
         *,
+        function: func.FuncOp | None = None,
         options: DynamicOptions | None = None,
         cache: PrimitiveCache | None = None,
         weights: Mapping[str, np.ndarray] | None = None,
     ) -> None:
-        """``weights``: the data of the large initializers when ``model`` holds them
-        detached already (graph.load_detached), else they are detached from it here."""
+        """``function``: the symbolic import's (class docstring), None for the traced route
+        only. ``weights``: the data of the large initializers when ``model`` holds them
+        detached already (graph.load_detached), else they are detached from it here; the
+        function's dnn.constants should hold the same arrays' bytes (import_symbolic's
+        ``weights``), so both routes' templates share them."""
         self._model, self._weights = (
             detach_weights(model) if weights is None else (model, dict(weights))
         )
         """The model without its large weights' data, which a trace imports from
         ``_weights``: a trace copies the model, not 400 MB of BERT-base weights."""
-        self._passes = tuple(passes)
-        self._context = make_context()
+        self._symbolic = function
         self.mismatches = 0
         """Templates whose reuse disagreed with a trace: pinned to their own sizes."""
+        if function is not None:
+            super().__init__(function, passes, (), options=options, cache=cache)
+            return
+        self._passes = tuple(passes)
+        self._context = make_context()
         initializers = {t.name for t in model.graph.initializer}
         inputs = tuple(_spec(v) for v in model.graph.input if v.name not in initializers)
         outputs = model.graph.output
@@ -187,15 +215,54 @@ class OnnxDynamicExecutable(DynamicExecutable):
             (p for p in map(payload_of, self._weights.values()) if p is not None),
         )
 
+    def traced_because(self, values: Values) -> str | None:
+        """Why the signature of these symbol values takes the traced route (class
+        docstring); None when the IR route serves it."""
+        if self._symbolic is None:
+            return "the symbolic import refused the model"
+        if min(values, default=1) < 1:
+            return "a size is 0, and the symbolic import's sizes are >= 1"
+        for guard in symbolic.guards_of(self._symbolic):
+            if not parse_condition(guard, values):
+                return f"they break '{guard}', a condition of the symbolic import"
+        return None
+
+    def _trace(self, signature: Signature) -> ProgramTemplate:
+        """A template of the signature's route (class docstring): the IR route's needs no
+        check; the traced route's admits no signature the IR route serves."""
+        template = super()._trace(signature)
+        if self._symbolic is None:
+            return template
+        if self.traced_because(template.values(signature)) is None:
+            return dataclasses.replace(template, checked=True)
+        route = Guard("traced route", lambda v: self.traced_because(v) is not None, True)
+        return dataclasses.replace(template, guards=(*template.guards, route))
+
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
+        values = [hints[arg][dim] for arg, dim in self._symbols()]
+        reason = self.traced_because(values)
+        if reason is None:
+            return super()._lower(sizes)
+        if self._symbolic is not None:
+            shown = ", ".join(shapes.format_shape(s) for s in hints)
+            remark_at(self.name, f"input shapes {shown} traced from the ONNX model: {reason}")
         fixed = _with_inputs(self._model, self.input_names, hints, {})
-        shapes = dict(zip(self.input_names, sizes, strict=True))
-        module, sized = convert_traced(fixed, shapes, self._weights)
+        named = dict(zip(self.input_names, sizes, strict=True))
+        module, sized = convert_traced(fixed, named, self._weights)
         run_passes(self._context, module, self._passes, verify_each=verify_each_pass())
         lowered = module.body.block.first_op
         assert isinstance(lowered, func.FuncOp)  # the lowering keeps the one function
         return program_of(lowered, shared=self._shared), tuple(c for _, c in sized)
+
+    def _symbols(self) -> list[tuple[int, int]]:
+        """(input, dimension) of each symbol, in order: the ``?`` input dimensions."""
+        return [
+            (index, dim)
+            for index, declared in enumerate(self._declared)
+            for dim, size in enumerate(declared)
+            if size == shapes.DYNAMIC
+        ]
 
     def _refuse(self, signature: Signature) -> None:
         for spec, shape in zip(self.inputs, signature, strict=True):
@@ -205,7 +272,7 @@ class OnnxDynamicExecutable(DynamicExecutable):
                 )
 
     def _checked(self, template: ProgramTemplate, signature: Signature) -> ProgramTemplate:
-        """A template's first reuse is traced too (class docstring)."""
+        """A traced-route template's first reuse is traced too (class docstring)."""
         if template.checked:
             return template
         traced = self._trace(signature)

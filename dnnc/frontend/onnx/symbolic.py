@@ -46,7 +46,7 @@ from dnnc.dialects.dnn.symbolic import (
     symbols_attr,
     texts_attr,
 )
-from dnnc.frontend.onnx.graph import ModelSource, detached_model
+from dnnc.frontend.onnx.graph import ModelSource, detached_model, read_model
 from dnnc.ir.text import verify_module
 
 HINTS = (3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47)
@@ -186,9 +186,17 @@ def _difference(first: func.FuncOp, second: func.FuncOp) -> Operation | None:
     return next((a for a, b in zip(*ops, strict=True) if shape(a) != shape(b)), None)
 
 
-def import_symbolic(model: ModelSource) -> ModuleOp:
-    """The dnn module of ``model`` with its sizes as expressions (module docstring)."""
-    stripped, weights = detached_model(model)
+def import_symbolic(
+    model: ModelSource, weights: Mapping[str, np.ndarray] | None = None
+) -> ModuleOp:
+    """The dnn module of ``model`` with its sizes as expressions (module docstring).
+    ``weights``: the data of the large initializers when ``model`` holds them detached
+    already (graph.load_detached, graph.detach_weights): its dnn.constants then share their
+    payloads with every other import of those arrays (dnnc.driver.onnx_shapes)."""
+    if weights is None:
+        stripped, weights = detached_model(model)
+    else:
+        stripped = model if isinstance(model, onnx.ModelProto) else read_model(model)
     try:
         module = _import(stripped, weights, HINTS)
         hints: Sequence[int] = HINTS

@@ -21,6 +21,7 @@ import dnnc.driver.onnx_shapes
 from dnnc.core.diagnostics import collect_remarks
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
+from dnnc.frontend.onnx.importer import Importer
 from dnnc.runtime.lowered import SharedPayloads
 from dnnc.target.host import isa_includes
 from dnnc.tools.run import run as run_cli
@@ -85,9 +86,10 @@ def attention_model() -> onnx.ModelProto:
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Counts of the pass driver's runs inside DynamicExecutable and of ONNX imports."""
+    """Counts of the pass driver's runs inside dynamic executables (either route of an ONNX
+    model) and of ONNX imports (every kind: plain, symbolic, traced)."""
     counts = {"pipelines": 0, "imports": 0}
-    run_passes, import_onnx = dnnc.driver.dynamic.run_passes, dnnc.api.import_onnx
+    run_passes, run_import = dnnc.driver.dynamic.run_passes, Importer.run
 
     def counted_run_passes(*args: object, **kwargs: object) -> None:
         counts["pipelines"] += 1
@@ -95,10 +97,11 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     def counted_import(*args: object, **kwargs: object) -> object:
         counts["imports"] += 1
-        return import_onnx(*args, **kwargs)  # type: ignore[arg-type]
+        return run_import(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(dnnc.driver.dynamic, "run_passes", counted_run_passes)
-    monkeypatch.setattr(dnnc.api, "import_onnx", counted_import)
+    for module in (dnnc.driver.dynamic, dnnc.driver.onnx_shapes):
+        monkeypatch.setattr(module, "run_passes", counted_run_passes)
+    monkeypatch.setattr(Importer, "run", counted_import)
     return counts
 
 
@@ -221,22 +224,16 @@ def heads_model(hidden: int = HIDDEN) -> onnx.ModelProto:
     return made
 
 
-def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_shape_driven_reshapes_run_the_pipeline_once(
+    tmp_path: Path, counted: dict[str, int]
 ) -> None:
     """Shape -> Gather -> Concat -> Reshape becomes reshape sizes that are expressions of the
-    input dimensions: one trace, one more to check the template at its first reuse, and
-    then every length is an instantiation; each agrees with ONNX Runtime."""
+    input dimensions, written into the IR by the symbolic import: dnnc.compile(path) imports
+    the model three times (the plain import, which stops at the first such size, then the
+    symbolic import's two with other stand-in sizes) and runs the pipeline once; every
+    length is then an instantiation, with no check trace, and agrees with ONNX Runtime."""
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(), path)
-    traces = {"imports": 0}
-    convert = dnnc.driver.onnx_shapes.convert_traced
-
-    def counted_convert(*args: object, **kwargs: object) -> object:
-        traces["imports"] += 1
-        return convert(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dnnc.driver.onnx_shapes, "convert_traced", counted_convert)
     executable = dnnc.compile(path)
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -247,17 +244,19 @@ def test_shape_driven_reshapes_are_traced_not_compiled_per_shape(
         want = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=f"seq {length}")
     stats = executable.stats()
-    assert (stats.misses, stats.traces, executable.mismatches) == (len(LENGTHS), 2, 0)
-    assert traces["imports"] == 2
+    assert (stats.misses, stats.traces, executable.mismatches) == (len(LENGTHS), 1, 0)
+    assert counted == {"pipelines": 1, "imports": 3}
 
 
 def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
-    """The template's trace and its check import the same two 16 KiB weights: bound as
-    they are, they are keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads),
-    never hashed, so the two traces' constants are one source each, packed once. A weight
-    that dnn-fold-constants packed into a new constant (an inner product's blocked weights,
-    as on AVX2 CPUs) is a payload of one trace: hashed once per trace. A path is read with
-    its weights detached (graph.load_detached), a proto detached here: the same results."""
+    """Both routes' templates hold the same two 16 KiB weights: the IR route's (lengths 5, 9
+    and 14) the symbolic import's constants, the traced route's (length 1, which breaks the
+    import's guard '(s0*s1) != s0') a new import of the same arrays. Bound as they are, they
+    are keyed by their shared payloads (dnnc.runtime.lowered.SharedPayloads), never hashed,
+    so the two traces' constants are one source each, packed once. A weight that
+    dnn-fold-constants packed into a new constant (an inner product's blocked weights, as on
+    AVX2 CPUs) is a payload of one trace: hashed once per trace. A path is read with its
+    weights detached (graph.load_detached), a proto detached by compile: the same results."""
     hidden = 64
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(hidden), path)
@@ -265,16 +264,17 @@ def test_no_weight_is_hashed_however_many_traces(tmp_path: Path) -> None:
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(7)
-    for length in (5, 9, 14):
+    for length in (5, 9, 1, 14):
         x = rng.standard_normal((2, length, hidden)).astype(np.float32)
         got = executable.run({"x": x})[0]
         np.testing.assert_allclose(got, session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-5)
         np.testing.assert_array_equal(from_proto.run({"x": x})[0], got)
-    kinds = [c.key[2] for c in executable._templates[0].program.constants]
-    folded = kinds.count("sha256")
-    assert len(kinds) == 2 and kinds.count("shared") + folded == 2
-    if isa_includes("avx512_core"):  # brgemm matmuls take the weights as imported
-        assert folded == 0
+    for template in executable._templates:
+        kinds = [c.key[2] for c in template.program.constants]
+        folded = kinds.count("sha256")
+        assert len(kinds) == 2 and kinds.count("shared") + folded == 2
+        if isa_includes("avx512_core"):  # brgemm matmuls take the weights as imported
+            assert folded == 0
     for stats in (executable.stats(), from_proto.stats()):  # type: ignore[attr-defined]
         assert (stats.traces, stats.hashed, stats.constant_entries) == (2, 2 * folded, 2)
 
@@ -364,8 +364,9 @@ def positions_model() -> onnx.ModelProto:
 
 def test_positions_from_range_of_shape_are_computed_per_signature() -> None:
     """Position ids Range(0, Shape(x)[1]) feed a Gather of an embedding table: data that
-    follows the sequence length. It becomes an input computed once per signature, so one
-    template serves every length, each equal to ONNX Runtime."""
+    follows the sequence length. It becomes an input computed once per signature (a shape
+    function of the symbolic import), so one template, one trace, serves every length, each
+    equal to ONNX Runtime."""
     made = positions_model()
     rng = np.random.default_rng(10)
     executable = dnnc.compile(made)
@@ -375,7 +376,7 @@ def test_positions_from_range_of_shape_are_computed_per_signature() -> None:
         x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
         want = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(executable.run([x])[0], want, rtol=1e-6, err_msg=f"{length}")
-    assert (executable.stats().traces, executable.mismatches) == (2, 0)
+    assert (executable.stats().traces, executable.mismatches) == (1, 0)
 
 
 def rotary_model() -> onnx.ModelProto:
@@ -423,7 +424,9 @@ def test_rotary_positions_from_the_past_length_are_computed_per_signature() -> N
     """cos/sin of positions Range(P, P + T) are data that follow the past length (Cos and
     Sin have a shape rule: dnnc.frontend.onnx.sized): one template serves every past length
     of a one-token step, as a decoder's steady generation needs, each equal to ONNX Runtime.
-    Without the rule, each P pinned its own trace."""
+    Without the rule, each P pinned its own trace. A one-token step breaks the symbolic
+    import's guard 's0 != 1', so its template is the traced route's: a trace, then one
+    check trace at its first reuse."""
     made = rotary_model()
     rng = np.random.default_rng(11)
     executable = dnnc.compile(made)
@@ -437,6 +440,62 @@ def test_rotary_positions_from_the_past_length_are_computed_per_signature() -> N
         want = session.run(None, feeds)[0]
         np.testing.assert_allclose(executable.run(feeds)[0], want, rtol=1e-5, atol=1e-6)
     assert (executable.stats().traces, executable.mismatches) == (2, 0)
+
+
+def cache_model() -> onnx.ModelProto:
+    """present = Concat(past, x) along the sequence, flattened per batch row by a Reshape to
+    Shape(present)[0], -1: a KV cache's append, whose past is empty at a decoder's first
+    step."""
+    n = helper.make_node
+    nodes = [
+        n("Concat", ["past", "x"], ["present"], axis=1),
+        n("Shape", ["present"], ["shape"]),
+        n("Gather", ["shape", "zero"], ["batch"], axis=0),
+        n("Concat", ["batch", "minus_one"], ["flat"], axis=0),
+        n("Reshape", ["present", "flat"], ["rows"]),
+        n("Mul", ["rows", "two"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "cache",
+        [
+            helper.make_tensor_value_info("past", onnx.TensorProto.FLOAT, [2, "past", HIDDEN]),
+            helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, "seq", HIDDEN]),
+        ],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, "all"])],
+        [
+            numpy_helper.from_array(np.array([0], np.int64), "zero"),
+            numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+            numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+        ],
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+def test_an_empty_past_takes_the_traced_route(counted: dict[str, int]) -> None:
+    """The symbolic import's sizes are >= 1: an empty past (P = 0) is traced from the ONNX
+    model instead (a remark says so), whose import takes the size 0, and that template
+    admits no past of another size, nor does the IR route's admit P = 0: every call agrees
+    with ONNX Runtime, and the pipeline runs once per route (no check trace of the IR
+    route's template, none of the traced route's, never reused with another size)."""
+    made = cache_model()
+    with collect_remarks() as remarks:
+        executable = dnnc.compile(made)
+        assert isinstance(executable, OnnxDynamicExecutable)
+        session = ort.InferenceSession(made.SerializeToString(), providers=["CPUExecutionProvider"])
+        rng = np.random.default_rng(12)
+        for past, length in ((0, 4), (4, 1), (5, 1), (0, 4), (9, 2)):
+            feeds = {"past": draw(rng, 2, past, HIDDEN), "x": draw(rng, 2, length, HIDDEN)}
+            np.testing.assert_array_equal(executable.run(feeds)[0], session.run(None, feeds)[0])
+    assert [r.message for r in remarks if r.pass_name is None] == [
+        "input shapes 2x0x16, 2x4x16 traced from the ONNX model: a size is 0, and the "
+        "symbolic import's sizes are >= 1"
+    ]
+    stats = executable.stats()
+    assert (stats.misses, stats.hits, stats.traces, executable.mismatches) == (4, 1, 2, 0)
+    assert counted == {"pipelines": 2, "imports": 4}  # plain, symbolic twice, traced
 
 
 def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
@@ -474,8 +533,9 @@ def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
 def test_a_transformers_bert_export_is_traced_once(tmp_path: Path) -> None:
     """BertModel from a config (eager attention, an attention mask), exported with dynamic
     batch and sequence: its Shape-driven reshapes, position ids sliced up to the length and
-    the mask built from Range and Expand follow the sizes, so one template (and its check)
-    serves every length of a batch class; each run agrees with ONNX Runtime."""
+    the mask built from Range and Expand follow the sizes, written into the IR by the
+    symbolic import, so one trace serves every length of a batch class; each run agrees
+    with ONNX Runtime."""
     torch = pytest.importorskip("torch")
     from dnnc_testing.torchvision_models import transformers
 
@@ -522,7 +582,7 @@ def test_a_transformers_bert_export_is_traced_once(tmp_path: Path) -> None:
         np.testing.assert_allclose(
             executable.run(feeds)[0], want, rtol=1e-4, atol=1e-4, err_msg=f"{length}"
         )
-    assert (executable.stats().traces, executable.mismatches) == (2, 0)
+    assert (executable.stats().traces, executable.mismatches) == (1, 0)
 
 
 def test_dnnc_run_gives_the_plan_its_computed_inputs(
