@@ -22,7 +22,10 @@ exported models served at many input shapes, each shape once, then all again:
 Each engine runs in its own worker process (this script with ``--worker``), which times the
 engine's import and compile; ready = that + the first call. Per engine: ready, each round's
 total and mean per call, and the time of each first call of a new shape (median, max, then
-every one in order); dnnc's plan cache counters last.
+every one in order); the CPU seconds of the process (every thread's, so an engine whose
+threads spin while waiting, as ONNX Runtime's do, counts that too) for import + compile and
+each round: on a machine others load, the CPU of import + compile is the steadier figure;
+dnnc's plan cache counters last.
 
 Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
 the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
@@ -31,6 +34,7 @@ the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -174,11 +178,21 @@ def serve_worker(engine: str, path: Path, feeds_path: Path, threads: int) -> dic
     if engine != "dnnc":
         import dnnc_testing.engines  # noqa: F401  (imports dnnc, not the engine: not timed)
     holder: list[tuple[Callable[[Feeds], object], object]] = []
+    cpu = [time.process_time()]
     compile_seconds = seconds(lambda: holder.append(engine_runner(engine, path, threads)))
     run, compiled = holder[0]
-    rounds = [[seconds(lambda: run(f)) for f in feeds] for _ in range(2)]
+    cpu.append(time.process_time())
+    rounds = []
+    for _ in range(2):
+        rounds.append([seconds(lambda: run(f)) for f in feeds])
+        cpu.append(time.process_time())
     stats = compiled.stats() if engine == "dnnc" else None  # type: ignore[attr-defined]
-    return {"compile": compile_seconds, "rounds": rounds, "stats": str(stats or "")}
+    return {
+        "compile": compile_seconds,
+        "rounds": rounds,
+        "cpu": [b - a for a, b in itertools.pairwise(cpu)],
+        "stats": str(stats or ""),
+    }
 
 
 def serve(name: str, path: Path, feeds: list[Feeds], threads: int) -> None:
@@ -210,6 +224,11 @@ def serve(name: str, path: Path, feeds: list[Feeds], threads: int) -> None:
         )
         print(
             f"{'':>12}   first call of each shape ms: {' '.join(f'{t * 1e3:.0f}' for t in first)}"
+        )
+        compiling, *rounds = result["cpu"]
+        print(
+            f"{'':>12}   CPU s (every thread's): import + compile {compiling:.2f}, "
+            f"round 1 {rounds[0]:.2f}, round 2 {rounds[1]:.2f}"
         )
         if result["stats"]:
             print(f"{'':>12}   dnnc plan cache: {result['stats']}")

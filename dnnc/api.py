@@ -10,8 +10,12 @@ of one function. A function with ``?``
 dimensions is optimized once and becomes a ``DynamicExecutable`` (dnnc.driver.dynamic) that
 specializes, lowers and caches a plan per input signature, within ``dynamic`` (its
 ``DynamicOptions``); one whose sizes are expressions (``dnn.symbols``, docs/dialect.md
-"Symbolic dimensions") is optimized by its traces only. Primitives come from ``cache``
-(default: the process-wide one).
+"Symbolic dimensions") is optimized by its traces only. An ONNX model whose shape arithmetic
+reads ``?`` dimensions (the plain import's RunTimeShapeError) is imported symbolically and
+becomes an ``OnnxDynamicExecutable`` (dnnc.driver.onnx_shapes), which traces that function
+once per template and re-imports the model only for what the symbolic function cannot serve;
+one whose shape arithmetic reads input *values* a ``ShapeSpecializedExecutable``. Primitives
+come from ``cache`` (default: the process-wide one).
 ``dnn.weight`` files are resolved relative to the source file's directory (or
 ``weights_dir`` when given: the paths are then made absolute in the compiled copy, so that
 constant folding reads the same files as the executor).
@@ -102,7 +106,7 @@ def load_module(source: Loadable) -> tuple[ModuleOp, str | None]:
         return module, None
     if isinstance(source, onnx.ModelProto) or str(source).endswith(".onnx"):
         # weights inline: nothing is written; a model whose shape arithmetic reads `?` is
-        # traced per input shape by compile (_per_input_shape), not imported symbolically
+        # imported symbolically by compile (_per_input_shape), its weights detached once
         return import_onnx(source, symbolic=False), None
     if not _is_path(source):
         module = parse_module(str(source), "<string>", make_context())
@@ -178,11 +182,11 @@ def _per_input_shape(
     cache: PrimitiveCache | None,
     error: RunTimeValueError,
 ) -> OnnxDynamicExecutable | ShapeSpecializedExecutable:
-    """An ONNX model whose shape arithmetic reads `?` dimensions: traced into program
-    templates (OnnxDynamicExecutable); or one whose shape arithmetic reads input values:
-    imported and compiled again per input-shape signature and value
-    (ShapeSpecializedExecutable). ``error``, the import's, is raised again when no graph
-    input explains it."""
+    """An ONNX model whose shape arithmetic reads `?` dimensions: imported symbolically and
+    traced into program templates, re-imported only where that function cannot serve
+    (OnnxDynamicExecutable); or one whose shape arithmetic reads input values: imported and
+    compiled again per input-shape signature and value (ShapeSpecializedExecutable).
+    ``error``, the import's, is raised again when no graph input explains it."""
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
     model, weights = (
         (source, None) if isinstance(source, onnx.ModelProto) else load_detached(source)

@@ -1,21 +1,29 @@
-"""ONNX models whose shape arithmetic runs on `?` dimensions or on input values: a compiled
-model per input shape (and per value of the inputs that shape arithmetic reads).
+"""ONNX models whose shape arithmetic runs on `?` dimensions or on input values: the two
+executables dnnc.compile makes of an ONNX model the plain import refuses.
 
 Exporters compute reshape targets from ``Shape`` of the input (``x.view(batch, seq, heads,
 -1)``: Shape -> Gather -> Unsqueeze -> Concat -> Reshape). With a dynamic batch those values
-exist only at run time, and dnn imports them as constants only. ``ShapeSpecializedExecutable``
-imports the model again for each input-shape signature with those dimensions fixed — the shape
-subgraphs then fold at import — and compiles it (``dnnc.compile``), as a DynamicExecutable
-keeps a plan per signature; at most ``max_models`` are kept (least recently used dropped).
-The same holds for graph inputs whose *values* feed an operand dnn takes only as a constant
-(a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales ...:
-``value_inputs``): each distinct value set is compiled with those inputs turned into
-initializers, so their subgraphs fold at import, as an int64 `shape` input becomes a plan per
-value (the static models of that kind keep their value inputs' nodes as ``dnn.deferred``
-instead: dnnc.driver.values). It has the Executable interface (dnnc.driver.values'
-SpecializedExecutable): ``inputs`` / ``outputs`` with -1 for the dynamic dimensions, ``run`` by
-name or in order, ``as_dict``, ``output_names``. Safe from any number of threads: one lock
-guards the cache, runs go on concurrently.
+exist only at run time, and the plain import takes them as constants only.
+
+``OnnxDynamicExecutable`` (a DynamicExecutable) serves a model whose shape arithmetic reads
+``?`` dimensions. Where the symbolic import takes the model (dnnc.frontend.onnx.symbolic: the
+sizes as expressions in the IR), it traces that function once per program template, as any
+dynamic dnn function (the IR route); it re-imports the ONNX model with the signature's sizes
+as symbols only for what the IR route cannot serve (the traced route: a size 0, a signature
+that breaks a guard of the symbolic import, or a model that import refuses), each template
+of that route checked by a second trace at its first reuse. The class docstring says why.
+
+``ShapeSpecializedExecutable`` serves graph inputs whose *values* feed an operand dnn takes
+only as a constant (a Reshape's shape, Slice's starts, Tile's repeats, Resize's scales ...:
+``value_inputs``): it imports the model again for each input-shape signature and distinct
+value set, those inputs turned into initializers so their subgraphs fold at import, and
+compiles it (``dnnc.compile``), as a DynamicExecutable keeps a plan per signature; at most
+``max_models`` are kept (least recently used dropped). The static models of that kind keep
+their value inputs' nodes as ``dnn.deferred`` instead (dnnc.driver.values). It has the
+Executable interface (dnnc.driver.values' SpecializedExecutable): ``inputs`` / ``outputs``
+with -1 for the dynamic dimensions, ``run`` by name or in order, ``as_dict``,
+``output_names``. Safe from any number of threads: one lock guards the cache, runs go on
+concurrently.
 """
 
 from __future__ import annotations
@@ -215,7 +223,7 @@ class OnnxDynamicExecutable(DynamicExecutable):
             (p for p in map(payload_of, self._weights.values()) if p is not None),
         )
 
-    def traced_because(self, values: Values) -> str | None:
+    def _traced_because(self, values: Values) -> str | None:
         """Why the signature of these symbol values takes the traced route (class
         docstring); None when the IR route serves it."""
         if self._symbolic is None:
@@ -233,15 +241,15 @@ class OnnxDynamicExecutable(DynamicExecutable):
         template = super()._trace(signature)
         if self._symbolic is None:
             return template
-        if self.traced_because(template.values(signature)) is None:
+        if self._traced_because(template.values(signature)) is None:
             return dataclasses.replace(template, checked=True)
-        route = Guard("traced route", lambda v: self.traced_because(v) is not None, True)
+        route = Guard("traced route", lambda v: self._traced_because(v) is not None, True)
         return dataclasses.replace(template, guards=(*template.guards, route))
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
         values = [hints[arg][dim] for arg, dim in self._symbols()]
-        reason = self.traced_because(values)
+        reason = self._traced_because(values)
         if reason is None:
             return super()._lower(sizes)
         if self._symbolic is not None:

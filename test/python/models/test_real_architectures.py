@@ -263,7 +263,7 @@ CASES = [
     if a.name in ("resnet18", "bert")
 ]
 """BERT with a dynamic batch computes its reshapes from Shape: dnnc.compile gives an
-OnnxDynamicExecutable, which traces it with the batch as a symbol (dnnc.driver.onnx_shapes)."""
+OnnxDynamicExecutable, which imports it with the batch as a symbol (dnnc.driver.onnx_shapes)."""
 
 DEFAULT_EXPORTER_CASES = [
     pytest.param(
