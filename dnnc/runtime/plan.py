@@ -131,7 +131,8 @@ class Plan:
     planned_bytes: int
     """The arena size the lowering planned (``onednn.arena_bytes``)."""
     steps: list[Step] = field(default_factory=list)
-    step_infos: list[StepInfo] = field(default_factory=list)
+    calls: tuple[Call, ...] = ()
+    """The Program's kernel calls, one per step."""
     scratchpad_bytes: int = 0
     lower_bound_bytes: int = 0
     poison_ranges: list[list[tuple[int, int]]] = field(default_factory=list)
@@ -143,6 +144,15 @@ class Plan:
     """Output index -> input index of each cache a run may append to in place: an
     AppendStep writes that output directly from that input, which no other step reads, so
     a caller may bind the output over the input (dnnc.runtime.io_binding.aliased_inputs)."""
+
+    @functools.cached_property
+    def step_infos(self) -> list[StepInfo]:
+        """What each step runs, for profiles and reports: made on first use, so a plan built
+        for a new input signature does not pay for queries no run needs."""
+        return [
+            _step_info(call, s.primitive if isinstance(s, PrimitiveStep) else None)
+            for call, s in zip(self.calls, self.steps, strict=True)
+        ]
 
 
 def desc_of(memory: MemorySpec) -> MemoryDesc:
@@ -181,7 +191,9 @@ class _PlanBuilder:
         self.engine = engine
         self.cache = cache
         self.constants = constants
-        self.plan = Plan(program.name, program.inputs, program.outputs, program.arena_bytes)
+        self.plan = Plan(
+            program.name, program.inputs, program.outputs, program.arena_bytes, calls=program.calls
+        )
 
     def build(self) -> Plan:
         for call in self.program.calls:
@@ -191,10 +203,6 @@ class _PlanBuilder:
             (_scratchpad_bytes(s) for s in self.plan.steps if isinstance(s, PrimitiveStep)),
             default=0,
         )
-        self.plan.step_infos = [
-            _step_info(call, s.primitive if isinstance(s, PrimitiveStep) else None)
-            for call, s in zip(self.program.calls, self.plan.steps, strict=True)
-        ]
         self._plan_poison()
         self.plan.appends = self._appends()
         return self.plan
