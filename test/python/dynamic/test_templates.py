@@ -293,7 +293,8 @@ def test_a_payload_not_shared_is_keyed_by_its_digest() -> None:
 
 def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
     """Shape of a ? dimension cast to float and through an op without a shape rule here
-    (Sqrt: dnnc.frontend.onnx.sized) has no expression: the template holds for that size
+    (Sqrt: dnnc.frontend.onnx.sized) has no expression: the symbolic import refuses the
+    model (a remark says why), and on the traced route the template holds for that size
     only, so another length is traced again and the results stay right."""
     n = helper.make_node
     nodes = [
@@ -318,8 +319,14 @@ def test_a_size_used_as_data_pins_the_template(tmp_path: Path) -> None:
     )
     made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     made.ir_version = 8
-    executable = dnnc.compile(made)
+    with collect_remarks() as remarks:
+        executable = dnnc.compile(made)
     assert isinstance(executable, OnnxDynamicExecutable)
+    (refused,) = [r.message for r in remarks if r.pass_name is None]
+    assert refused.startswith(
+        "traced per input shape from the ONNX model: the symbolic import refuses it: "
+        "'func.func' op a size follows the input dimensions in a way the IR cannot write"
+    )
     rng = np.random.default_rng(7)
     for length in (4, 9, 4, 13):
         x = rng.standard_normal((2, length, 3)).astype(np.float32)
