@@ -172,9 +172,7 @@ class OnnxDynamicExecutable(DynamicExecutable):
     time such a template admits another signature, that signature is traced too and the
     two Programs must agree (after that the template serves every signature its guards
     admit); a template that disagrees serves only its own sizes (``mismatches``). A
-    template of this route admits only the signatures the IR route cannot serve, and one
-    of the IR route only those it can (its trace compared the sizes with the import's
-    guards and with 1).
+    template of either route has a guard that admits only the signatures of its route.
     """
 
     smallest_size = 0
@@ -236,15 +234,16 @@ class OnnxDynamicExecutable(DynamicExecutable):
         return None
 
     def _trace(self, signature: Signature) -> ProgramTemplate:
-        """A template of the signature's route (class docstring): the IR route's needs no
-        check; the traced route's admits no signature the IR route serves."""
+        """A template of the signature's route (class docstring), admitting no signature of
+        the other route; the IR route's needs no check."""
         template = super()._trace(signature)
         if self._symbolic is None:
             return template
-        if self._traced_because(template.values(signature)) is None:
-            return dataclasses.replace(template, checked=True)
-        route = Guard("traced route", lambda v: self._traced_because(v) is not None, True)
-        return dataclasses.replace(template, guards=(*template.guards, route))
+        traced = self._traced_because(template.values(signature)) is not None
+        route = Guard("route", lambda v: (self._traced_because(v) is not None) == traced, True)
+        return dataclasses.replace(
+            template, guards=(*template.guards, route), checked=template.checked or not traced
+        )
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)

@@ -487,25 +487,26 @@ def cache_model() -> onnx.ModelProto:
 def test_an_empty_past_takes_the_traced_route(counted: dict[str, int]) -> None:
     """The symbolic import's sizes are >= 1: an empty past (P = 0) is traced from the ONNX
     model instead (a remark says so), whose import takes the size 0, and that template
-    admits no past of another size, nor does the IR route's admit P = 0: every call agrees
-    with ONNX Runtime, and the pipeline runs once per route (no check trace of the IR
-    route's template, none of the traced route's, never reused with another size)."""
+    admits no past of another size, nor does the IR route's admit P = 0 (a prompt of 3
+    after it): every call agrees with ONNX Runtime; the IR route's template is not checked
+    by a second trace, the traced route's is at its first reuse (the prompt of 3)."""
     made = cache_model()
     with collect_remarks() as remarks:
         executable = dnnc.compile(made)
         assert isinstance(executable, OnnxDynamicExecutable)
         session = ort.InferenceSession(made.SerializeToString(), providers=["CPUExecutionProvider"])
         rng = np.random.default_rng(12)
-        for past, length in ((0, 4), (4, 1), (5, 1), (0, 4), (9, 2)):
+        for past, length in ((0, 4), (4, 1), (5, 1), (0, 4), (9, 2), (0, 3)):
             feeds = {"past": draw(rng, 2, past, HIDDEN), "x": draw(rng, 2, length, HIDDEN)}
             np.testing.assert_array_equal(executable.run(feeds)[0], session.run(None, feeds)[0])
     assert [r.message for r in remarks if r.pass_name is None] == [
-        "input shapes 2x0x16, 2x4x16 traced from the ONNX model: a size is 0, and the "
-        "symbolic import's sizes are >= 1"
+        f"input shapes 2x0x16, 2x{length}x16 traced from the ONNX model: a size is 0, and "
+        "the symbolic import's sizes are >= 1"
+        for length in (4, 3)
     ]
     stats = executable.stats()
-    assert (stats.misses, stats.hits, stats.traces, executable.mismatches) == (4, 1, 2, 0)
-    assert counted == {"pipelines": 2, "imports": 4}  # plain, symbolic twice, traced
+    assert (stats.misses, stats.hits, stats.traces, executable.mismatches) == (5, 1, 3, 0)
+    assert counted == {"pipelines": 3, "imports": 5}  # plain, symbolic twice, traced twice
 
 
 def test_a_reshape_target_from_tensor_data_stays_a_refusal() -> None:
