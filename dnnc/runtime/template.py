@@ -79,7 +79,8 @@ class ProgramTemplate:
     sized: tuple[Sized, ...] = ()
     """How to compute each input after the declared ones, in order."""
     checked: bool = False
-    """Whether a trace of another signature agreed with it (dnnc.driver.onnx_shapes)."""
+    """Whether its reuse needs no check trace (dnnc.driver.onnx_shapes): a trace of another
+    signature agreed with it, or it is a trace of a function the symbolic import checked."""
 
     @staticmethod
     def of(
