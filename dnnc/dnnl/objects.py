@@ -237,6 +237,13 @@ def _release(destroy: Callable[[int], object], handle: int, pins: tuple[_Owned, 
         pinned._pins -= 1
 
 
+def _borrowed_ndims(handle: int) -> int:
+    """The rank of a memory descriptor owned elsewhere (0: the empty descriptor)."""
+    result = ctypes.c_int()
+    _C.dnnl_memory_desc_query(handle, Query.dnnl_query_ndims_s32, ctypes.byref(result))
+    return result.value
+
+
 def _new_handle(function: Callable[..., object], *args: object) -> int:
     """Call a ``create(&handle, args...)`` function and return the handle."""
     handle = ctypes.c_void_p()
@@ -964,8 +971,10 @@ class PrimitiveDesc(_Owned):
         key = (what, index)
         if key not in self._queried:
             handle = _C.dnnl_primitive_desc_query_md(self.handle, what, index)
-            desc = MemoryDesc.copy_of(handle) if handle else None
-            self._queried[key] = desc if desc is not None and desc.ndims else None
+            # most queries (expected_args' candidates) find oneDNN's empty descriptor: read
+            # its rank in place, and copy only a descriptor that is there
+            present = handle and _borrowed_ndims(handle)
+            self._queried[key] = MemoryDesc.copy_of(handle) if present else None
         return self._queried[key]
 
     def query_s32(self, what: Query) -> int:

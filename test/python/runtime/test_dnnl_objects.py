@@ -637,3 +637,23 @@ def test_missing_library_names_the_variable_and_the_package() -> None:
     assert result.returncode != 0
     assert "OneDnnLibraryError" in result.stderr
     assert capi.LIBRARY_VARIABLE in result.stderr and capi.PINNED_PACKAGE in result.stderr
+
+
+def test_expected_args_copies_only_the_descriptors_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reorder has a source and a destination: of the ~20 arguments expected_args asks for,
+    only those two descriptors are copied (each a memory-desc clone: binding a new shape's
+    primitives made one per candidate before)."""
+    desc = MemoryDesc.of_layout((4,), F32)
+    pd = PrimitiveDesc.create("reorder", desc, desc)
+    copies = []
+    copy_of = MemoryDesc.copy_of.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[MemoryDesc], handle: int) -> MemoryDesc:
+        copies.append(handle)
+        return copy_of(cls, handle)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(MemoryDesc, "copy_of", classmethod(counted))
+    expected = pd.expected_args()
+    assert sorted(expected) == [SRC, DST] and all(d == desc for d in expected.values())
+    assert len(copies) == 2
+    assert pd.weights_desc() is None and len(copies) == 2  # absent: nothing to copy
