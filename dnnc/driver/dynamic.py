@@ -142,6 +142,9 @@ class DynamicStats:
     constant_entries: int
     constant_bytes: int
     constant_packs: int
+    constant_memories: int
+    """oneDNN memory objects over the constants, shared by every plan (PackedConstants.memory):
+    a new signature makes one only for a constant in a descriptor no plan bound before."""
     hashed: int
     """SHA-256 digests of large constants computed: none for the weights every trace shares
     (dnnc.runtime.lowered.SharedPayloads), one per trace for a large constant it folded."""
@@ -476,6 +479,7 @@ class DynamicExecutable(ShippedByRecipe):
             constant_entries=self._constants.entries,
             constant_bytes=self._constants.bytes,
             constant_packs=self._constants.packs,
+            constant_memories=self._constants.memories,
             hashed=self._shared.hashed,
         )
 

@@ -3,7 +3,9 @@
 A source (a `dnn.weight`'s resolved file and key, or a `dnn.constant`'s value) is keyed by
 `dnnc.runtime.lowered.constant_key` (a saved model's by its directory and name);
 `PackedConstants` holds its arrays by that key and the memory, so several Executables built
-with one store (a DynamicExecutable's plans, a saved model's preloaded arrays) share them.
+with one store (a DynamicExecutable's plans, a saved model's preloaded arrays) share them,
+and the oneDNN memory objects over them (``memory``): a DynamicExecutable's new shape binds
+its weights to the Memories the plans before it made.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from dnnc.dnnl.objects import Engine, Memory, MemoryDesc
 from dnnc.runtime.program import MemorySpec
 
 
@@ -26,8 +29,11 @@ class PackedConstants:
 
     def __init__(self) -> None:
         self._arrays: dict[tuple[object, ...], np.ndarray] = {}
+        self._memories: dict[tuple[object, ...], Memory] = {}
         self._lock = threading.Lock()
         self.packs = 0
+        self.memories = 0
+        """Memory objects made (``memory``)."""
 
     @property
     def entries(self) -> int:
@@ -55,3 +61,15 @@ class PackedConstants:
                 self._arrays[key] = made
                 self.packs += 1
             return self._arrays[key]
+
+    def memory(self, desc: MemoryDesc, array: np.ndarray, offset: int, engine: Engine) -> Memory:
+        """The Memory of ``desc`` over a constant's ``array`` from ``offset``: one per array,
+        offset, descriptor and engine, shared by every context that binds it (read only,
+        never rebound; each Memory keeps its array alive, so its id keys nothing else)."""
+        key = (id(array), offset, desc.key(), engine.handle)
+        with self._lock:
+            found = self._memories.get(key)
+            if found is None:
+                found = self._memories[key] = Memory(desc, array, offset, engine=engine)
+                self.memories += 1
+            return found

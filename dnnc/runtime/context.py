@@ -12,6 +12,7 @@ then write only the new slots).
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from dnnc.core.diagnostics import InputError
 from dnnc.dnnl.objects import Engine, Memory, Stream
+from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.plan import (
     AppendStep,
@@ -42,7 +44,13 @@ _Slot = np.ndarray | tuple[Storage, MemorySpec]
 class ExecutionContext:
     """What one run owns (module docstring): arena, scratchpad, stream, bound steps."""
 
-    def __init__(self, plan: Plan, engine: Engine, arena: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        plan: Plan,
+        engine: Engine,
+        constants: PackedConstants,
+        arena: np.ndarray | None = None,
+    ) -> None:
         signature = f"@{plan.name}({', '.join(map(str, plan.inputs))})"
         check_fits(
             f"a run of {signature}",
@@ -54,6 +62,8 @@ class ExecutionContext:
             },
         )
         self.engine = engine
+        self.constants = constants
+        """Where the Memories over constants come from (shared with other contexts)."""
         self.arena = aligned_bytes(plan.planned_bytes) if arena is None else arena
         self.scratchpad = aligned_bytes(plan.scratchpad_bytes)
         self.stream = Stream(self.engine)
@@ -87,10 +97,11 @@ class ExecutionContext:
             if storage.base == "argument":  # bound to the caller's array per run
                 memory = Memory(desc, aligned_bytes(binding.nbytes), engine=self.engine)
                 self.argument_memories[storage.index].append(memory)
+            elif storage.base == "arena":
+                memory = Memory(desc, self.arena, storage.offset, engine=self.engine)
             else:
-                base = self.arena if storage.base == "arena" else storage.array
-                assert base is not None  # a constant's storage holds its array
-                memory = Memory(desc, base, storage.offset, engine=self.engine)
+                assert storage.array is not None  # a constant's storage holds its array
+                memory = self.constants.memory(desc, storage.array, storage.offset, self.engine)
             self._memories[key] = memory
         return self._memories[key]
 
@@ -171,10 +182,8 @@ class _BoundReferenceStep:
         the others, in order, fill the kernel's ``*args`` (post_args, inputs)."""
         by_role = {role: (storage, memory) for role, storage, memory in ins}
         positional: list[tuple[Storage, MemorySpec] | None] = []
-        for parameter in inspect.signature(kernel).parameters.values():
-            if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
-                break
-            positional.append(by_role.pop(parameter.name, None))
+        for name in _positional_names(kernel):
+            positional.append(by_role.pop(name, None))
         variadic = list(by_role.values())
         while positional and positional[-1] is None and not variadic:
             positional.pop()
@@ -191,6 +200,18 @@ class _BoundReferenceStep:
         results = results if isinstance(results, tuple) else (results,)
         for slot, result in zip(self.outs, results, strict=True):
             np.copyto(self._array(slot), result)
+
+
+@functools.cache
+def _positional_names(kernel: Callable[..., object]) -> tuple[str, ...]:
+    """The names of a reference kernel's leading positional parameters, read once per kernel
+    (not by inspect.signature per reference step of every new shape's plan)."""
+    names = []
+    for parameter in inspect.signature(kernel).parameters.values():
+        if parameter.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            break
+        names.append(parameter.name)
+    return tuple(names)
 
 
 class _BoundAppendStep:

@@ -124,7 +124,7 @@ class Executable(ShippedByRecipe):
     def _new_context(self, arena: np.ndarray | None = None) -> ExecutionContext:
         """A context for one run at a time."""
         try:
-            return ExecutionContext(self.plan, self.engine, arena)
+            return ExecutionContext(self.plan, self.engine, self.constants, arena)
         except ValueError as error:
             raise DnncError(f"@{self.name}: cannot bind its memories: {error}") from error
 

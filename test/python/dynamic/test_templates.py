@@ -137,6 +137,28 @@ def draw(rng: np.random.Generator, *shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
+def test_a_new_length_binds_the_memories_over_weights_made_before(tmp_path: Path) -> None:
+    """The weights' oneDNN memories are made by the first plan and bound by every later one
+    (PackedConstants.memory): a new length makes none, and still agrees with ONNX Runtime."""
+    path = tmp_path / "attention.onnx"
+    onnx.save(attention_model(), path)
+    executable = dnnc.compile(path)
+    assert isinstance(executable, DynamicExecutable)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(2)
+    made = []
+    for length in LENGTHS[:3]:
+        x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
+        mask = np.zeros((2, 1, length), np.float32)
+        got = executable.run({"x": x, "mask": mask})[0]
+        np.testing.assert_allclose(
+            got, session.run(None, {"x": x, "mask": mask})[0], rtol=1e-4, atol=1e-4
+        )
+        made.append(executable.stats().constant_memories)
+    assert made[0] >= executable.stats().constant_entries > 0
+    assert made == [made[0]] * 3
+
+
 def test_a_broken_guard_traces_again(bert_path: Path, counted: dict[str, int]) -> None:
     """Batch 1 makes the mask's batch dimension broadcast in another class than batch 2
     does (a guard `s == 1` of the trace): each batch class gets its own template, every
