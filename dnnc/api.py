@@ -60,7 +60,7 @@ from dnnc.driver.onnx_shapes import (
 )
 from dnnc.driver.pipelines import parse_pipeline, run_passes, verify_each_pass
 from dnnc.driver.values import ValueSpecializedExecutable
-from dnnc.frontend.onnx import import_onnx, read_model, release_failed_import
+from dnnc.frontend.onnx import convert, import_onnx, read_model, release_failed_import
 from dnnc.frontend.onnx.deferred import convert_deferred
 from dnnc.frontend.onnx.graph import detach_weights, load_detached
 from dnnc.frontend.onnx.symbolic import import_symbolic
@@ -97,13 +97,20 @@ def _is_path(source: str | os.PathLike[str]) -> bool:
     )
 
 
-def load_module(source: Loadable) -> tuple[ModuleOp, str | None]:
+Detached = tuple[onnx.ModelProto, dict[str, np.ndarray]]
+"""An ONNX file read once with its large initializers apart (graph.load_detached)."""
+
+
+def load_module(source: Loadable, detached: Detached | None = None) -> tuple[ModuleOp, str | None]:
     """The verified module of ``source`` (a copy if it is a ModuleOp) and the directory its
-    weights are relative to (the file's; None for text and modules: the ops' locations)."""
+    weights are relative to (the file's; None for text and modules: the ops' locations).
+    ``detached``: an ONNX file ``source`` as compile read it (imported from that instead)."""
     if isinstance(source, ModuleOp):
         module = source.clone()
         verify_module(module)
         return module, None
+    if detached is not None:
+        return convert(detached[0], weights=detached[1])[0], None
     if isinstance(source, onnx.ModelProto) or str(source).endswith(".onnx"):
         # weights inline: nothing is written; a model whose shape arithmetic reads `?` is
         # imported symbolically by compile (_per_input_shape), its weights detached once
@@ -175,6 +182,7 @@ def _symbolic_function(
 
 def _per_input_shape(
     source: Loadable,
+    detached: Detached | None,
     pipeline: str,
     function: str | None,
     weights_dir: str | os.PathLike[str] | None,
@@ -186,11 +194,14 @@ def _per_input_shape(
     traced into program templates, re-imported only where that function cannot serve
     (OnnxDynamicExecutable); or one whose shape arithmetic reads input values: imported and
     compiled again per input-shape signature and value (ShapeSpecializedExecutable).
-    ``error``, the import's, is raised again when no graph input explains it."""
+    ``error``, the import's, is raised again when no graph input explains it; ``detached``:
+    the file ``source`` as compile read it (None for a proto)."""
     assert not isinstance(source, ModuleOp)  # an ONNX source (_is_onnx)
-    model, weights = (
-        (source, None) if isinstance(source, onnx.ModelProto) else load_detached(source)
-    )
+    if isinstance(source, onnx.ModelProto):
+        model, weights = source, None
+    else:
+        assert detached is not None  # compile read the file
+        model, weights = detached
     if not value_inputs(model):
         if not isinstance(error, RunTimeShapeError):
             raise error  # an operand computed at run time, but from no graph input
@@ -377,8 +388,15 @@ def compile(
                 )
                 return executable
         save_to = entry
+    # an ONNX file is read once, its weights apart: the plain import reads that, and so do
+    # the symbolic imports after it when its shape arithmetic reads `?` (_per_input_shape)
+    detached = (
+        load_detached(loaded)
+        if isinstance(loaded, str | os.PathLike) and str(loaded).endswith(".onnx")
+        else None
+    )
     try:
-        module, source_dir = load_module(loaded)
+        module, source_dir = load_module(loaded, detached)
     except RunTimeValueError as error:  # what the import needs is computed at run time
         if not _is_onnx(loaded) or isinstance(loaded, ModuleOp):
             raise
@@ -389,7 +407,10 @@ def compile(
                 error.location,
             ) from None
         release_failed_import(error, loaded)
-        return _per_input_shape(loaded, pipeline, function, weights_dir, dynamic, cache, error)
+        return _per_input_shape(
+            loaded, detached, pipeline, function, weights_dir, dynamic, cache, error
+        )
+    del detached  # as the plain import of a path dropped its read before
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir
     weights = None if directory is None else os.fspath(directory)

@@ -82,12 +82,15 @@ def _imported(
 
 
 def convert(
-    model: ModelSource, weights_file: str | None = None
+    model: ModelSource,
+    weights_file: str | None = None,
+    weights: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[ModuleOp, dict[str, np.ndarray]]:
     """The verified dnn module of ``model`` and the arrays its dnn.weight ops read from
     ``weights_file`` (empty when ``weights_file`` is None: every array is inline). A node
-    that waits for graph inputs' values is kept as ``dnn.deferred`` (deferred.py)."""
-    module, importer = _imported(model, weights_file, defers_values=True)
+    that waits for graph inputs' values is kept as ``dnn.deferred`` (deferred.py).
+    ``weights`` as for ``graph.load_graph`` (a model from ``graph.load_detached``)."""
+    module, importer = _imported(model, weights_file, weights=weights, defers_values=True)
     return module, importer.weights
 
 

@@ -18,6 +18,7 @@ import dnnc
 import dnnc.api
 import dnnc.driver.dynamic
 import dnnc.driver.onnx_shapes
+import dnnc.frontend.onnx.graph
 from dnnc.core.diagnostics import collect_remarks
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable, ShapeSpecializedExecutable
@@ -247,16 +248,23 @@ def heads_model(hidden: int = HIDDEN) -> onnx.ModelProto:
 
 
 def test_shape_driven_reshapes_run_the_pipeline_once(
-    tmp_path: Path, counted: dict[str, int]
+    tmp_path: Path, counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Shape -> Gather -> Concat -> Reshape becomes reshape sizes that are expressions of the
-    input dimensions, written into the IR by the symbolic import: dnnc.compile(path) imports
-    the model three times (the plain import, which stops at the first such size, then the
-    symbolic import's two with other stand-in sizes) and runs the pipeline once; every
-    length is then an instantiation, with no check trace, and agrees with ONNX Runtime."""
+    input dimensions, written into the IR by the symbolic import: dnnc.compile(path) reads
+    the file once and imports the model three times (the plain import, which stops at the
+    first such size, then the symbolic import's two with other stand-in sizes) and runs the
+    pipeline once; every length is then an instantiation, with no check trace, and agrees
+    with ONNX Runtime."""
     path = tmp_path / "heads.onnx"
     onnx.save(heads_model(), path)
+    reads = []
+    read = dnnc.frontend.onnx.graph._read_detached
+    monkeypatch.setattr(
+        dnnc.frontend.onnx.graph, "_read_detached", lambda p: reads.append(p) or read(p)
+    )
     executable = dnnc.compile(path)
+    assert reads == [path]
     assert isinstance(executable, OnnxDynamicExecutable)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(6)
