@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from dnnc.core.kinds import PostOp, SumPostOp, takes_argument
-from dnnc.core.symbols import SymbolicInt
+from dnnc.core.symbols import same_value
 
 DYNAMIC = -1
 """A dimension whose size is known only at run time (``?`` in a tensor type)."""
@@ -198,14 +198,18 @@ def _expect_conv_operands(src: Shape, wei: Shape, bias: Shape | None, groups: in
 
 def same_size(a: int, b: int) -> bool:
     """Whether ``a`` and ``b`` are the same size for every signature: equal plain ints or the
-    same expression (a comparison that records no guard, dnnc.core.symbols)."""
-    if isinstance(a, SymbolicInt) or isinstance(b, SymbolicInt):
-        return isinstance(a, SymbolicInt) and isinstance(b, SymbolicInt) and a.text == b.text
-    return a == b
+    same polynomial (dnnc.core.symbols.same_value: a comparison that records no guard)."""
+    return same_value(a, b)
 
 
 def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:
-    """numpy broadcasting: align from the right, each pair equal or one of them 1."""
+    """numpy broadcasting: align from the right, each pair equal or one of them 1.
+
+    Two sizes that are equal are compared with each other before either is compared with 1:
+    for a pair of symbolic sizes equal in the traced signature (batch against batch) the
+    guard is only ``a == b``, under which the result is ``a`` whether or not they are 1 (two
+    sizes of 1 broadcast to 1, as two equal sizes keep theirs), so batch 1 keeps the
+    decision; a pair that differs is then compared with 1 as before."""
     rank = max(len(lhs), len(rhs))
     padded_lhs = (1,) * (rank - len(lhs)) + lhs
     padded_rhs = (1,) * (rank - len(rhs)) + rhs
@@ -215,9 +219,11 @@ def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:
             out.append(a)  # whatever a is: no guard on it (dnnc.core.symbols)
         elif same_size(a, 1):
             out.append(b)
+        elif a == b:
+            out.append(a)
         elif a == 1 or b == 1:
             out.append(b if a == 1 else a)
-        elif a == b or DYNAMIC in (a, b):
+        elif DYNAMIC in (a, b):
             out.append(a if a != DYNAMIC else b)
         else:
             raise ShapeError(

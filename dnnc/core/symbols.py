@@ -7,6 +7,12 @@ Python code (dnnc.core.shapes, the passes, the lowering) stay expressions withou
 knowing. Comparisons answer for the hint and, inside ``tracing``, record a ``Guard``: the
 decision taken holds for another signature only if every guard evaluates as it did.
 
+Each expression built of ``+ - *``, negation and exact division by a constant also keeps its
+*polynomial* (``Polynomial``: coefficient per product of symbols). Two expressions with the
+same polynomial are equal for every signature whatever their texts (``((s0*s1)*64)//64`` and
+``s0*s1``), so comparing them records no guard; an expression whose polynomial is one symbol
+or a constant is that symbol or constant (``(s1+s0)-s1`` is ``s0``).
+
 This is how a dynamic function is compiled once (dnnc.driver.dynamic): its input dimensions
 become symbols, the pipeline runs once on those sizes, and the lowered program keeps
 expressions that give each size for any signature its guards admit.
@@ -30,6 +36,57 @@ Values = Sequence[int]
 
 Evaluate = Callable[[Values], int]
 
+Polynomial = dict[tuple[int, ...], int]
+"""An expression's normal form: the coefficient (never 0) of each monomial, a monomial being
+the sorted indices of the symbols it multiplies (``()`` for the constant term)."""
+
+
+def _constant(value: int) -> Polynomial:
+    return {(): value} if value else {}
+
+
+def _added(a: Polynomial, b: Polynomial, sign: int = 1) -> Polynomial:
+    total = dict(a)
+    for monomial, coefficient in b.items():
+        total[monomial] = total.get(monomial, 0) + sign * coefficient
+    return {m: c for m, c in total.items() if c}
+
+
+def _multiplied(a: Polynomial, b: Polynomial) -> Polynomial:
+    product: Polynomial = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            monomial = tuple(sorted(ma + mb))
+            product[monomial] = product.get(monomial, 0) + ca * cb
+    return {m: c for m, c in product.items() if c}
+
+
+def _divided(a: Polynomial, divisor: int) -> Polynomial | None:
+    """``a // divisor`` when every coefficient is a multiple of ``divisor``: then the value is
+    a multiple of it for any integer symbols, the division exact (None otherwise)."""
+    if divisor == 0 or any(c % divisor for c in a.values()):
+        return None
+    return {m: c // divisor for m, c in a.items()}
+
+
+def _polynomial(symbol: str, lhs: Polynomial | None, rhs: Polynomial | None) -> Polynomial | None:
+    """The polynomial of ``lhs <symbol> rhs`` (None: not a polynomial, or not known)."""
+    if lhs is None or rhs is None:
+        return None
+    if symbol == "+":
+        return _added(lhs, rhs)
+    if symbol == "-":
+        return _added(lhs, rhs, -1)
+    if symbol == "*":
+        return _multiplied(lhs, rhs)
+    constant = set(rhs) <= {()}
+    divisor = rhs.get((), 0)
+    if symbol == "//" and constant:
+        return _divided(lhs, divisor)
+    if symbol == "%" and constant and _divided(lhs, divisor) is not None:
+        return {}  # a multiple of the divisor for every signature
+    return None
+
 
 class SymbolicInt(int):
     """An int with the expression that computes it from the symbols (module docstring)."""
@@ -38,18 +95,23 @@ class SymbolicInt(int):
     evaluate: Evaluate
     negated: SymbolicInt | None
     """The expression this one is the negation of (``-x`` keeps ``x``), if it is one."""
+    polynomial: Polynomial | None
+    """Its normal form (module docstring); None when it is not a polynomial (``s0 // s1``)."""
 
-    def __new__(cls, value: int, text: str, evaluate: Evaluate) -> SymbolicInt:
+    def __new__(
+        cls, value: int, text: str, evaluate: Evaluate, polynomial: Polynomial | None = None
+    ) -> SymbolicInt:
         new = super().__new__(cls, value)
         new.text = text
         new.evaluate = evaluate
         new.negated = None
+        new.polynomial = polynomial
         return new
 
     @staticmethod
     def symbol(index: int, value: int) -> SymbolicInt:
         """Symbol ``s<index>``, whose value for the traced signature is ``value``."""
-        return SymbolicInt(value, f"s{index}", operator.itemgetter(index))
+        return SymbolicInt(value, f"s{index}", operator.itemgetter(index), {(index,): 1})
 
     def __repr__(self) -> str:
         return int.__repr__(self)
@@ -93,7 +155,8 @@ class SymbolicInt(int):
         if self.negated is not None:
             return self.negated  # -(-x): x
         evaluate = self.evaluate
-        result = SymbolicInt(-int(self), f"(-{self.text})", lambda v: -evaluate(v))
+        polynomial = None if self.polynomial is None else _added({}, self.polynomial, -1)
+        result = SymbolicInt(-int(self), f"(-{self.text})", lambda v: -evaluate(v), polynomial)
         result.negated = self
         return result
 
@@ -126,6 +189,33 @@ def _parts(value: int) -> tuple[str, Evaluate]:
     return str(constant), lambda _: constant
 
 
+def polynomial_of(value: int) -> Polynomial | None:
+    """``value``'s normal form (a plain int: a constant)."""
+    return value.polynomial if isinstance(value, SymbolicInt) else _constant(int(value))
+
+
+def same_value(a: int, b: int) -> bool:
+    """Whether ``a`` and ``b`` are equal for every signature: equal plain ints, the same
+    expression or the same polynomial (no guard recorded)."""
+    if not isinstance(a, SymbolicInt) and not isinstance(b, SymbolicInt):
+        return int(a) == int(b)
+    if isinstance(a, SymbolicInt) and isinstance(b, SymbolicInt) and a.text == b.text:
+        return True
+    polynomial = polynomial_of(a)
+    return polynomial is not None and polynomial == polynomial_of(b)
+
+
+def _simplest(value: int, polynomial: Polynomial) -> int | None:
+    """The constant or the symbol ``polynomial`` is, if it is one (``value``: the hint)."""
+    if set(polynomial) <= {()}:
+        return polynomial.get((), 0)
+    if len(polynomial) == 1:
+        [(monomial, coefficient)] = polynomial.items()
+        if coefficient == 1 and len(monomial) == 1:
+            return SymbolicInt.symbol(monomial[0], value)
+    return None
+
+
 def _combine(symbol: str, function: Callable[[int, int], int], lhs: object, rhs: object) -> int:
     """``lhs <symbol> rhs`` with the expression kept (NotImplemented for non-ints)."""
     if not isinstance(lhs, int) or not isinstance(rhs, int):
@@ -144,11 +234,16 @@ def _combine(symbol: str, function: Callable[[int, int], int], lhs: object, rhs:
         return rhs
     if symbol == "//" and not isinstance(rhs, SymbolicInt) and int(rhs) == 1:
         return lhs
+    polynomial = _polynomial(symbol, polynomial_of(lhs), polynomial_of(rhs))
+    simplest = None if polynomial is None else _simplest(value, polynomial)
+    if simplest is not None:
+        return simplest  # (s1+s0)-s1: s0, for every signature
     (left, eval_left), (right, eval_right) = _parts(lhs), _parts(rhs)
     return SymbolicInt(
         value,
         f"({left}{symbol}{right})",
         lambda v: function(eval_left(v), eval_right(v)),
+        polynomial,
     )
 
 
@@ -187,9 +282,9 @@ def _compare(symbol: str, function: Callable[[int, int], bool], lhs: object, rhs
     guards = _guards.get()
     if guards is None:
         return outcome
+    if same_value(lhs, rhs):  # type: ignore[arg-type]
+        return outcome  # the same polynomial: equal for every signature
     (left, eval_left), (right, eval_right) = _parts(lhs), _parts(rhs)  # type: ignore[arg-type]
-    if left == right:
-        return outcome  # the same expression: equal for every signature
     text = f"{left} {symbol} {right}"
     if text not in guards:
         guards[text] = Guard(text, lambda v: function(eval_left(v), eval_right(v)), outcome)
@@ -431,6 +526,7 @@ def holding(guard: Guard) -> str:
 __all__ = [
     "ExpressionError",
     "Guard",
+    "Polynomial",
     "SymbolicInt",
     "always_holds",
     "check_text",
@@ -439,6 +535,8 @@ __all__ = [
     "parse_condition",
     "parse_expression",
     "pinned",
+    "polynomial_of",
+    "same_value",
     "tracing",
     "untraced",
 ]

@@ -157,7 +157,8 @@ class OnnxDynamicExecutable(DynamicExecutable):
       expressions and guards hold for sizes >= 1 only (it leaves out conditions provable
       for those), and dnn functions have no zero-sized tensors;
     * a signature that breaks one of the import's guards (``dnn.guards``: a broadcast the
-      import decided with its stand-in sizes, e.g. ``s0 != 1`` for batch 1);
+      import decided with its stand-in sizes, e.g. ``s0 == s4`` for two inputs' batches;
+      sizes equal in the trace guard no ``!= 1``, dnnc.core.shapes._broadcast);
     * every signature when the symbolic import refused the model (``function`` None: a size
       pinned to its value, as T5's relative position buckets pin the sequence).
     A trace of this route imports the model with its inputs fixed to the signature's sizes

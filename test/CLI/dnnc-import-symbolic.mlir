@@ -27,3 +27,15 @@
 // RUN: %python %S/Inputs/symbolic_models.py data_target %t.data.onnx
 // RUN: not dnnc-import --symbolic %t.data.onnx 2>&1 | filecheck %s --check-prefix=DATA
 // DATA: error: ONNX Reshape (node '#0 (unnamed)', opset 17): input 1 (shape) must be a constant: it is computed at run time
+
+/// Broadcasting two symbolic sizes that are equal guards only their equality (batch 1 keeps
+/// the decision: 1 broadcast against 1 is 1), no "!= 1"; (batch + seq) - seq is batch, and
+/// (s1*8) against s1 is not compared for a no-op reshape. Before: "s0 != 1", "s2 != 1",
+/// "((s0+s1)-s1) == s0", "(s1*8) != s1" and more, which batch 1 or seq 1 broke.
+// RUN: %python %S/Inputs/symbolic_models.py broadcast %t.broadcast.onnx
+// RUN: dnnc-import --symbolic %t.broadcast.onnx | filecheck %s --check-prefix=BCAST
+// BCAST-LABEL: func.func @broadcast(%x: tensor<?x?x8xf32>, %y: tensor<?x?x8xf32>)
+// BCAST-SAME:    dnn.guards = ["s0 == s2", "s1 == s3"]}
+// BCAST:         %sum = dnn.binary add %x, %y
+// BCAST-NEXT:    %z = dnn.reshape %sum {dnn.dims = ["s0", "(s1*8)"]}
+// BCAST-NEXT:    func.return %z

@@ -475,8 +475,14 @@ class Importer:
         )
 
     def reshape(self, src: SSAValue, shape: Sequence[int]) -> SSAValue:
-        """``dnn.reshape`` to ``shape`` (no op when the shape is already that)."""
-        if tuple(shape) == shape_of(src):
+        """``dnn.reshape`` to ``shape`` (no op when the shape is already that for every
+        signature). Sizes are compared with ``same_size``, which records no guard: a reshape
+        whose target equals its source in some signatures only (``s0*s1`` against ``s0``,
+        equal at ``s1 = 1``) is kept, and a reshape to the source's own shape is right for
+        every size, where the guard ``(s0*s1) != s0`` would send batch 1 or one-token steps
+        away from the symbolic import."""
+        source = shape_of(src)
+        if len(shape) == len(source) and all(map(shapes.same_size, shape, source)):
             return src
         return self.emit(ReshapeOp(src, shape))
 

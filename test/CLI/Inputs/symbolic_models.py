@@ -5,6 +5,8 @@ reshape_chain  x[batch, seq, 8] reshaped to [batch, seq, 2, 4] through Shape -> 
 range          ids[batch, seq] and past[batch, past_len, 4]: position ids
                Range(past_len, past_len + seq) from Shape, gathered from a position table.
 data_target    x[batch, 8] reshaped to a target read from the *values* of an int64 input.
+broadcast      x[batch, seq, 8] + y[batch, seq, 8] (each dimension its own symbol), then
+               reshaped to [(batch + seq) - seq, seq * 8] computed from Shape.
 """
 
 import sys
@@ -63,7 +65,33 @@ def data_target() -> onnx.GraphProto:
     return helper.make_graph(nodes, "data_target", inputs, [y])
 
 
-MODELS = {"reshape_chain": reshape_chain, "range": range_positions, "data_target": data_target}
+def broadcast() -> onnx.GraphProto:
+    nodes = [
+        helper.make_node("Add", ["x", "y"], ["sum"]),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        helper.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+        helper.make_node("Add", ["batch", "seq"], ["both"]),
+        helper.make_node("Sub", ["both", "seq"], ["rows"]),
+        helper.make_node("Mul", ["seq", "eight"], ["columns"]),
+        helper.make_node("Unsqueeze", ["rows", "axis0"], ["rows1"]),
+        helper.make_node("Unsqueeze", ["columns", "axis0"], ["columns1"]),
+        helper.make_node("Concat", ["rows1", "columns1"], ["target"], axis=0),
+        helper.make_node("Reshape", ["sum", "target"], ["z"]),
+    ]
+    constants = [_ints("zero", 0), _ints("one", 1), _ints("eight", 8), _ints("axis0", [0])]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", 8])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, ["batch", None])
+    return helper.make_graph(nodes, "broadcast", [x, y], [z], constants)
+
+
+MODELS = {
+    "reshape_chain": reshape_chain,
+    "range": range_positions,
+    "data_target": data_target,
+    "broadcast": broadcast,
+}
 
 if __name__ == "__main__":
     graph = MODELS[sys.argv[1]]()

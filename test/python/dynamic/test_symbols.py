@@ -45,12 +45,32 @@ def test_comparisons_are_guards_only_while_tracing() -> None:
     with tracing() as guards:
         assert seq != 1
         assert not seq == 8
-        assert seq * 2 == seq + seq  # different texts: a guard
+        assert seq * 2 != seq + 1  # different polynomials: a guard
+        assert seq * 2 == seq + seq  # different texts, the same polynomial: no guard
         assert seq == seq  # the same expression: no guard
-    assert {"s0 != 1", "s0 == 8"} <= set(guards)
+    assert set(guards) == {"s0 != 1", "s0 == 8", "(s0*2) != (s0+1)"}
     assert all(guard.admits([5]) for guard in guards.values())
     assert not guards["s0 != 1"].admits([1])
     assert not guards["s0 == 8"].admits([8])
+
+
+def test_linear_terms_collect() -> None:
+    """An expression whose polynomial is one symbol or a constant is that symbol or constant
+    (rotary positions compute (past + seq) - past); an exact division by a constant keeps the
+    polynomial, an inexact one does not."""
+    past, seq = SymbolicInt.symbol(0, 5), SymbolicInt.symbol(1, 7)
+    length = (seq + past) - seq
+    assert isinstance(length, SymbolicInt) and length.text == "s0" and length == 5
+    assert evaluate(length, [9, 1]) == 9
+    assert type((past + seq) - seq - past) is int
+    rows = (past * seq * 64) // 64
+    half = (past * seq) // 2
+    with tracing() as guards:
+        assert rows == seq * past  # exact division: the same polynomial, no guard
+        assert (past * 4) % 4 == 0  # a multiple of 4 for every signature, no guard
+        assert half != seq * past  # s0*s1 odd here: floor division is no polynomial
+    assert list(guards) == ["((s0*s1)//2) != (s1*s0)"]
+    assert evaluate(half, [3, 3]) == 4
 
 
 def test_expressions_parse_back_to_what_they_compute() -> None:
@@ -84,3 +104,17 @@ def test_conditions_state_their_guards_outcome() -> None:
     assert not always_holds("(s1-s0) >= 0", 2)  # not provable from lower bounds
     with pytest.raises(ExpressionError, match="is not a comparison"):
         check_text("s0 + 1", 1, condition=True)
+
+
+def test_equal_symbolic_sizes_broadcast_without_comparing_with_one() -> None:
+    """Batch against batch guards only their equality, under which the result is right at
+    batch 1 too; sizes that differ in the trace are still compared with 1."""
+    batch, other, seq = (SymbolicInt.symbol(i, h) for i, h in enumerate((3, 3, 5)))
+    with tracing() as guards:
+        result = shapes.binary((batch, seq, 8), (other, 1, 8))
+    assert list(guards) == ["s0 == s1"]
+    assert result[0] is batch and result[1] is seq
+    one = SymbolicInt.symbol(3, 1)
+    with tracing() as guards:
+        assert shapes.binary((one, 8), (seq, 8))[0] is seq
+    assert [holding(g) for g in guards.values()] == ["s3 != s2", "s3 == 1"]
