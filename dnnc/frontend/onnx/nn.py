@@ -473,15 +473,17 @@ def reduce(
 
 
 def convert_global_pool(imp: Importer, node: Node) -> Value:
-    """GlobalAveragePool / GlobalMaxPool -> dnn.reduce mean / max over every spatial axis; a
-    GlobalAveragePool of a static image -> dnn.pool average with the image as its window,
-    which runs in the layout its producer writes (a reduction reads plain: a reorder first)."""
+    """GlobalAveragePool / GlobalMaxPool -> dnn.reduce mean / max over every spatial axis; of
+    a static image (whatever the batch and channels) -> dnn.pool average / max with the image
+    as its window, which runs in the layout its producer writes (a reduction reads plain: a
+    reorder first) and takes a 1x1 image, which oneDNN's reduction refuses (nothing reduced)."""
     src = imp.tensor(node, 0)
     shape = shape_of(src)
-    if node.op_type == "GlobalAveragePool" and len(shape) == 4 and shapes.DYNAMIC not in shape:
+    if len(shape) == 4 and shapes.DYNAMIC not in shape[2:]:
         height, width = shape[2:]
         whole = (_Window(height, height), _Window(width, width))
-        return _pool2d(imp, node, src, PoolKind.AVG_INCLUDE_PAD, *whole)
+        pool = PoolKind.AVG_INCLUDE_PAD if node.op_type == "GlobalAveragePool" else PoolKind.MAX
+        return _pool2d(imp, node, src, pool, *whole)
     kind = ReduceKind.MEAN if node.op_type == "GlobalAveragePool" else ReduceKind.MAX
     return reduce(imp, node, src, kind, list(range(2, len(shape))), keep_dims=True)
 
