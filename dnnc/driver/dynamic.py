@@ -77,6 +77,7 @@ from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.executor import Executable, ShippedByRecipe
 from dnnc.runtime.io_binding import (
     TensorSpec,
+    call_signature,
     check_special,
     chosen_outputs,
     input_error,
@@ -264,7 +265,7 @@ class DynamicExecutable(ShippedByRecipe):
 
     def signature(self) -> str:
         """``@name(x: float32[?, 3, ?, ?])``: the inputs as declared."""
-        return f"@{self.name}({', '.join(map(str, self.inputs))})"
+        return call_signature(self.name, self.inputs)
 
     def run(
         self,

@@ -53,7 +53,7 @@ from dnnc.ir.names import input_name, input_names, output_names
 from dnnc.ir.text import verify_module
 from dnnc.passes.fold_constants import EvaluateConstantOp, Sources
 from dnnc.runtime.executor import Executable, ShippedByRecipe
-from dnnc.runtime.io_binding import TensorSpec, chosen_outputs, ordered_inputs
+from dnnc.runtime.io_binding import TensorSpec, call_signature, chosen_outputs, ordered_inputs
 from dnnc.runtime.report import MemoryReport, StepTime
 
 Convert = Callable[[DeferredOp], None]
@@ -170,7 +170,7 @@ class SpecializedExecutable(ShippedByRecipe):
         """Executables compiled so far: one per key seen (again after an eviction)."""
 
     def signature(self) -> str:
-        return f"@{self.name}({', '.join(map(str, self.inputs))})"
+        return call_signature(self.name, self.inputs)
 
     def run(
         self,

@@ -21,7 +21,7 @@ import numpy as np
 from dnnc.core.diagnostics import InputError
 from dnnc.dnnl.objects import Engine, Memory, Stream
 from dnnc.runtime.constants import PackedConstants
-from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.io_binding import TensorSpec, call_signature
 from dnnc.runtime.plan import (
     AppendStep,
     Binding,
@@ -51,7 +51,7 @@ class ExecutionContext:
         constants: PackedConstants,
         arena: np.ndarray | None = None,
     ) -> None:
-        signature = f"@{plan.name}({', '.join(map(str, plan.inputs))})"
+        signature = call_signature(plan.name, plan.inputs)
         check_fits(
             f"a run of {signature}",
             {

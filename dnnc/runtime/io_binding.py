@@ -39,6 +39,12 @@ class TensorSpec:
         return math.prod(self.shape) * np.dtype(self.dtype).itemsize
 
 
+def call_signature(name: str, inputs: Sequence[TensorSpec]) -> str:
+    """``@name(x: float32[?, 3, ?, ?])``: a function and its inputs as declared, as errors
+    and ``signature()`` name them."""
+    return f"@{name}({', '.join(map(str, inputs))})"
+
+
 def ordered_inputs(
     inputs: Inputs, names: Sequence[str], signature: Callable[[], str]
 ) -> list[np.ndarray]:
