@@ -27,13 +27,18 @@ the performance issue counts it) and dnnc's and the best peer's latency over it.
 quantized by ONNX Runtime's own tools (dnnc_testing.quantized: QDQ S8S8, ORT's default, and
 U8S8 with per-channel weights, calibrated on 8 random inputs; bert_layer also dynamically)
 and run from the same file by dnnc, ONNX Runtime and OpenVINO (f32 hint: f32 where they
-compute in floating point). A second table gives each engine's error on one input: the
-largest difference from ONNX Runtime's output on the same file and the RMS difference from
-the f32 model's output (ONNX Runtime), both over the RMS of the f32 output. The limit uses
+compute in floating point). A second table gives each engine's error over
+``--error-inputs`` seeded inputs (the timed one first): the largest difference from ONNX
+Runtime's output on the same file, and the mean over the inputs of the RMS difference from
+the f32 model's output (ONNX Runtime), both over the RMS of the f32 output; for dnnc and
+OpenVINO also the mean of their error minus ONNX Runtime's, input by input, with its standard
+error. One input is not enough to rank engines whose roundings differ only near ties: their
+errors differ by a few tenths of a percent either way from input to input. The limit uses
 four times the f32 FMA peak (VNNI's four 8-bit products per 32-bit lane).
 
     .venv/bin/python bench/models.py [--models resnet50 bert_layer] [--threads 2]
-        [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16|int8] [--plot latency.png]
+        [--repeats 20] [--warmup 3] [--rounds 3] [--precision bf16|int8] [--error-inputs 32]
+        [--plot latency.png]
 """
 
 from __future__ import annotations
@@ -76,17 +81,19 @@ def worker(path: Path, name: str, engine: str, options: argparse.Namespace) -> d
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run = RUNNERS[engine](path, name, options.threads, options.precision)
-    x = _input(tuple(int(d) for d in options.shape.split("x")))
+    shape = tuple(int(d) for d in options.shape.split("x"))
+    x = _inputs(shape, 1)[0]
     repeats, warmup = options.repeats, options.warmup
     for _ in range(warmup):
         run(x)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        result = run(x)
+        run(x)
         times.append(time.perf_counter() - start)
     if options.output:
-        np.save(options.output, first_output(result))
+        inputs = _inputs(shape, options.error_inputs)
+        np.save(options.output, np.stack([first_output(run(i)) for i in inputs]))
     return {"ms": statistics.median(times) * 1e3, "rss_mib": status_kib("VmHWM") / 1024}
 
 
@@ -112,9 +119,10 @@ def measure(
         str(options.warmup),
         "--precision",
         options.precision,
-        "--output",
-        str(_output_path(path, engine)),
     ]
+    if options.precision == "int8":  # the error table's outputs
+        command += ["--output", str(_output_path(path, engine))]
+        command += ["--error-inputs", str(options.error_inputs)]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         lines = (done.stderr.strip() or "failed").splitlines()
@@ -127,9 +135,12 @@ def _output_path(path: Path, engine: str) -> Path:
     return path.with_suffix(f".{engine}.npy")
 
 
-def _input(shape: tuple[int, ...]) -> np.ndarray:
-    """The one input every worker runs (and the error table compares on)."""
-    return np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+def _inputs(shape: tuple[int, ...], count: int) -> list[np.ndarray]:
+    """The inputs every worker runs: the first is timed, all are compared (error table)."""
+    return [
+        np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+        for seed in range(count)
+    ]
 
 
 def quantized_models(
@@ -151,19 +162,25 @@ def quantized_models(
     return variants
 
 
-def error_table(variants: list[tuple[str, Path, tuple[int, ...], Path]]) -> str:
-    """Each engine's largest difference from ONNX Runtime on the same file and RMS
-    difference from the f32 model, both over the f32 output's RMS (module docstring)."""
+def error_table(variants: list[tuple[str, Path, tuple[int, ...], Path]], count: int) -> str:
+    """Each engine's largest difference from ONNX Runtime on the same file and mean RMS
+    difference from the f32 model over ``count`` inputs, both over the f32 output's RMS
+    (module docstring)."""
     import onnxruntime as ort
 
     def run(path: Path, shape: tuple[int, ...]) -> np.ndarray:
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        return session.run(None, {"input": _input(shape)})[0]
+        return np.stack([session.run(None, {"input": x})[0] for x in _inputs(shape, count)])
 
     lines = []
     for name, path, shape, f32 in variants:
-        theirs, reference = run(path, shape), run(f32, shape)
-        scale = float(np.sqrt(np.mean(reference.astype(np.float64) ** 2)))
+        theirs, reference = run(path, shape), run(f32, shape).astype(np.float64)
+        axes = tuple(range(1, reference.ndim))
+        scale = np.sqrt(np.mean(reference**2, axis=axes))
+
+        def to_f32(outputs: np.ndarray) -> np.ndarray:
+            return np.sqrt(np.mean((outputs - reference) ** 2, axis=axes)) / scale
+
         cells = []
         for engine in INT8_ENGINES:
             saved = _output_path(path, engine)
@@ -171,9 +188,13 @@ def error_table(variants: list[tuple[str, Path, tuple[int, ...], Path]]) -> str:
                 cells.append(f"{engine}: -")
                 continue
             ours = np.load(saved).reshape(theirs.shape).astype(np.float64)
-            to_ort = np.abs(ours - theirs).max() / scale
-            to_f32 = np.sqrt(np.mean((ours - reference) ** 2)) / scale
-            cells.append(f"{engine}: {to_ort:.4f} / {to_f32:.4f}")
+            to_ort = (np.abs(ours - theirs).max(axis=axes) / scale).max()
+            errors = to_f32(ours)
+            cell = f"{engine}: {to_ort:.4f} / {errors.mean():.5f}"
+            if engine != "onnxruntime" and count > 1:
+                paired = errors - to_f32(theirs.astype(np.float64))
+                cell += f" (vs ORT {paired.mean():+.5f} +- {paired.std(ddof=1) / count**0.5:.5f})"
+            cells.append(cell)
         lines.append(f"{name}: " + "; ".join(cells))
     return "\n".join(lines)
 
@@ -287,6 +308,12 @@ def main() -> None:
         help="bf16: dnnc's dnn-optimize{precision=bf16} against OpenVINO's bf16 (the others "
         "have no bf16 CPU mode)",
     )
+    parser.add_argument(
+        "--error-inputs",
+        type=int,
+        default=32,
+        help="int8: inputs the error table averages over (module docstring)",
+    )
     parser.add_argument("--plot", metavar="PNG", help="write a bar chart (needs matplotlib)")
     parser.add_argument(
         "--worker", nargs=3, metavar=("ONNX", "MODEL", "ENGINE"), help=argparse.SUPPRESS
@@ -344,7 +371,7 @@ def main() -> None:
                 }
             )
         after = measure_peak(options.threads)
-        errors = error_table(variants) if variants else ""
+        errors = error_table(variants, options.error_inputs) if variants else ""
     results = {
         name: {e: combine_rounds(r[name][e] for r in rounds) for e in engines} for name in rounds[0]
     }
@@ -358,7 +385,8 @@ def main() -> None:
     if errors:
         print(
             "error per engine: max |engine - ORT| / RMS(f32) over ORT on the same file, "
-            "RMS(engine - f32 model) / RMS(f32)"
+            f"mean RMS(engine - f32 model) / RMS(f32) over {options.error_inputs} inputs "
+            "(the engine's minus ORT's, paired: mean +- standard error)"
         )
         print(errors)
     if options.plot:
