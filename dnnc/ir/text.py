@@ -14,15 +14,19 @@ from io import StringIO
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
+    AnyFloat,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
+    IndexType,
     IntAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Block, Operation
-from xdsl.parser import Parser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Location
@@ -47,6 +51,25 @@ def make_context(*, allow_unregistered: bool = False) -> Context:
     for name, factory in get_all_dialects().items():
         ctx.register_dialect(name, factory)
     return ctx
+
+
+class _FloatBits(AttrParser._TensorLiteralElement):
+    """A hexadecimal integer in a dense literal: in a float tensor, MLIR reads it as the
+    element's bit pattern (`dense<0xFF800000> : tensor<f32>` is -inf), the form in which
+    xDSL prints NaN, infinities and values without a short decimal; xDSL 0.74 reads it as
+    the integer's value (4.28e9), so a text round trip changed every such constant."""
+
+    def to_type(
+        self, parser: AttrParser, type: AnyFloat | IntegerType | IndexType | ComplexType
+    ) -> object:
+        if not isinstance(type, AnyFloat):
+            return super().to_type(parser, type)
+        size = type.compile_time_size
+        bits = self.value
+        assert isinstance(bits, int)  # a hexadecimal INTEGER_LIT (_parse_tensor_literal_element)
+        if self.is_negative or bits >= 1 << (8 * size):
+            parser.raise_error(f"{self.span.text} is not the bit pattern of a {type}", self.span)
+        return type.unpack(bits.to_bytes(size, "little"), 1)[0]
 
 
 class _LocatingParser(Parser):
@@ -79,6 +102,13 @@ class _LocatingParser(Parser):
                 self._filename, IntAttr(location.line), IntAttr(location.col)
             )
         return op
+
+    def _parse_tensor_literal_element(self) -> AttrParser._TensorLiteralElement:
+        """A literal of a dense attribute, hexadecimal integers kept apart (`_FloatBits`)."""
+        element = super()._parse_tensor_literal_element()
+        if element.span.text.lstrip("-").startswith(("0x", "0X")):
+            return _FloatBits(element.is_negative, element.value, element.span)
+        return element
 
     def error(self, message: str, location: Location, length: int = 1) -> DnncError:
         """A `DnncError` at `location` in this text, with its source line."""

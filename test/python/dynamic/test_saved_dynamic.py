@@ -116,6 +116,33 @@ def test_a_loaded_dynamic_executable_computes_what_the_saved_one_does(
     assert (tmp_path / FUNCTION).read_text().count(f'dnn.weight "{CONSTANTS}"') == count
 
 
+def test_constants_printed_as_bit_patterns_survive_save_and_load(tmp_path: Path) -> None:
+    """-inf (a causal mask's fill) and 123456792 print as hexadecimal bit patterns in the saved
+    function.mlir; read back as integers (xDSL's reading), the mask let every position through
+    and a LLaMA-style decoder's logits were 9.9 off."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq"])
+    nodes = [
+        helper.make_node("Greater", ["x", "zero"], ["positive"]),
+        helper.make_node("Where", ["positive", "x", "fill"], ["masked"]),
+        helper.make_node("Softmax", ["masked"], ["weights"], axis=-1),
+        helper.make_node("Mul", ["weights", "large"], ["y"]),
+    ]
+    initializers = [
+        numpy_helper.from_array(np.array(0, np.float32), "zero"),
+        numpy_helper.from_array(np.array(-np.inf, np.float32), "fill"),
+        numpy_helper.from_array(np.array(123456792, np.float32), "large"),
+    ]
+    graph = helper.make_graph(nodes, "masked", [x], [y], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    dnnc.compile(dnnc.import_onnx(model), save_to=tmp_path)
+    assert "0xff800000" in (tmp_path / FUNCTION).read_text()
+    loaded = dnnc.load(tmp_path)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {"x": np.random.default_rng(2).standard_normal((2, 7)).astype(np.float32)}
+    np.testing.assert_allclose(loaded.run(feeds)[0], session.run(None, feeds)[0], rtol=1e-5)
+
+
 SIZES = [(1, 8, 8), (2, 12, 6), (3, 4, 10)]
 
 
