@@ -400,16 +400,21 @@ def compile(
     except RunTimeValueError as error:  # what the import needs is computed at run time
         if not _is_onnx(loaded) or isinstance(loaded, ModuleOp):
             raise
-        if save_to is not None and cache_dir is None:
-            raise DnncError(
-                f"{error.message}: a model traced per input shape cannot be saved; save the "
-                "module of dnnc.import_onnx (sizes as expressions), or fix the input shapes",
-                error.location,
-            ) from None
         release_failed_import(error, loaded)
-        return _per_input_shape(
+        per_shape = _per_input_shape(
             loaded, detached, pipeline, function, weights_dir, dynamic, cache, error
         )
+        if save_to is None:
+            return per_shape
+        if isinstance(per_shape, OnnxDynamicExecutable):
+            saved.save_dynamic(per_shape, (pipeline, LOWERING), save_to)
+        elif cache_dir is None:
+            raise DnncError(
+                f"{error.message}: a model compiled per value of its inputs cannot be "
+                "saved; make the inputs whose values shape it initializers to save it",
+                error.location,
+            ) from None
+        return per_shape
     del detached  # as the plain import of a path dropped its read before
     chosen = find_function(module, function).sym_name.data
     directory = weights_dir if weights_dir is not None else source_dir

@@ -222,6 +222,18 @@ class OnnxDynamicExecutable(DynamicExecutable):
             (p for p in map(payload_of, self._weights.values()) if p is not None),
         )
 
+    @property
+    def onnx_model(self) -> tuple[onnx.ModelProto, Mapping[str, np.ndarray]]:
+        """The model without its large weights' data, and that data by initializer name: what
+        a trace of the traced route imports (dnnc.driver.saved_dynamic saves both)."""
+        return self._model, self._weights
+
+    @property
+    def symbolic_function(self) -> func.FuncOp | None:
+        """The symbolic import's function the IR route traces; None when it refused the
+        model (class docstring)."""
+        return self._symbolic
+
     def _traced_because(self, values: Values) -> str | None:
         """Why the signature of these symbol values takes the traced route (class
         docstring); None when the IR route serves it."""

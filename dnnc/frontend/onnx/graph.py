@@ -270,7 +270,7 @@ def _detach_weights(
     for tensor in detached:
         raw = tensor.raw_data
         tensor.ClearField("raw_data")
-        weights[tensor.name] = _weight(tensor, raw)
+        weights[tensor.name] = initializer_array(tensor, raw)
     # upb frees a proto's memory with the proto only: a re-parsed copy lets the original go
     return onnx.ModelProto.FromString(model.SerializeToString()), weights
 
@@ -290,7 +290,7 @@ def _copy_without(
             copy.graph.initializer.add().CopyFrom(tensor)
             continue
         _copy_fields(tensor, copy.graph.initializer.add(), skip="raw_data")
-        weights[tensor.name] = _weight(tensor, tensor.raw_data)
+        weights[tensor.name] = initializer_array(tensor, tensor.raw_data)
     return copy, weights
 
 
@@ -335,7 +335,7 @@ def detached_model(model: ModelSource) -> tuple[onnx.ModelProto, dict[str, np.nd
     return load_detached(model)
 
 
-def _weight(tensor: onnx.TensorProto, raw: bytes) -> np.ndarray:
+def initializer_array(tensor: onnx.TensorProto, raw: bytes) -> np.ndarray:
     """An initializer's raw data as a read-only array viewing those bytes."""
     dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type))
     shape = tuple(tensor.dims)
@@ -366,7 +366,7 @@ def _read_detached(path: str | os.PathLike[str]) -> tuple[onnx.ModelProto, dict[
     for tensor in model.graph.initializer:
         data = raw.pop(tensor.name, None)
         if data is not None and tensor.data_type in _RAW_TYPES:
-            weights[tensor.name] = _weight(tensor, data)
+            weights[tensor.name] = initializer_array(tensor, data)
         elif data is not None:
             tensor.raw_data = data  # bit-packed or 16-bit types: tensor_value reads them
     return model, weights

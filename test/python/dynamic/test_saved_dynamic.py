@@ -6,6 +6,7 @@ weight once on disk, and refuse what they cannot read with a DnncError naming th
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from dnnc.core.diagnostics import DnncError
 from dnnc.dialects.dnn import symbolic
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
-from dnnc.driver.saved_dynamic import CONSTANTS, FUNCTION, WEIGHTS
+from dnnc.driver.saved import MANIFEST
+from dnnc.driver.saved_dynamic import CONSTANTS, FUNCTION, INITIALIZERS, MODEL, WEIGHTS
 from dnnc_testing.dynamic_graphs import conv, write_weights
 
 ort = pytest.importorskip("onnxruntime")
@@ -164,13 +166,36 @@ def test_a_dynamic_function_s_weight_files_are_saved_with_it(tmp_path: Path) -> 
         np.testing.assert_array_equal(loaded.run([x])[0], want)
 
 
+def test_an_onnx_file_s_dynamic_executable_is_saved_with_its_model(tmp_path: Path) -> None:
+    """``dnnc.compile(path, save_to=...)`` of a model whose shape arithmetic reads ? sizes
+    saves what OnnxDynamicExecutable serves signatures from: the symbolic function and the
+    ONNX model (its initializers' data once: in the function's constants); ``cache_dir``
+    caches it the same way. Loaded, it computes what the compiled one does."""
+    path = tmp_path / "encoder.onnx"
+    model = _model(True)
+    onnx.save(model, path)
+    compiled = dnnc.compile(path, save_to=tmp_path / "saved")
+    cached = dnnc.compile(path, cache_dir=tmp_path / "cache")
+    again = dnnc.compile(path, cache_dir=tmp_path / "cache")  # from the cache this time
+    loaded = dnnc.load(tmp_path / "saved")
+    for executable in (compiled, cached, again, loaded):
+        assert isinstance(executable, OnnxDynamicExecutable)
+        assert executable.symbolic_function is not None
+    assert again.stats().traces == loaded.stats().traces == 0
+    assert not (tmp_path / "saved" / INITIALIZERS).exists()
+    with np.load(tmp_path / "saved" / CONSTANTS) as arrays:
+        count = len(arrays.files)
+    assert count == len([t for t in model.graph.initializer if len(t.raw_data) > 4096])
+    rng = np.random.default_rng(3)
+    for batch, length in SHAPES:
+        feeds = {"x": rng.standard_normal((batch, length, WIDTH)).astype(np.float32)}
+        np.testing.assert_array_equal(loaded.run(feeds)[0], compiled.run(feeds)[0])
+        np.testing.assert_array_equal(again.run(feeds)[0], compiled.run(feeds)[0])
+
+
 def test_what_cannot_be_saved_or_read_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "encoder.onnx"
     onnx.save(_model(True), path)
-    with pytest.raises(DnncError, match="a model traced per input shape cannot be saved"):
-        dnnc.compile(path, save_to=tmp_path / "traced")  # compile's own door traces it
-    traced = dnnc.compile(path, cache_dir=tmp_path / "cache")  # the cache leaves it unsaved
-    assert isinstance(traced, OnnxDynamicExecutable) and not (tmp_path / "cache").exists()
     saved = tmp_path / "saved"
     dnnc.compile(dnnc.import_onnx(path), save_to=saved)
     text = (saved / FUNCTION).read_text()
@@ -183,3 +208,24 @@ def test_what_cannot_be_saved_or_read_is_a_clear_error(tmp_path: Path) -> None:
     (saved / FUNCTION).unlink()
     with pytest.raises(DnncError, match=f"'{saved}' holds no dynamic function"):
         dnnc.load(saved)
+    with_model = tmp_path / "with_model"
+    dnnc.compile(path, save_to=with_model)
+    manifest = json.loads((with_model / MANIFEST).read_text())
+    manifest["onnx"]["w1"] = "i7"
+    (with_model / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(DnncError, match=f"cannot read the initializers of '{with_model}'"):
+        dnnc.load(with_model)
+    (with_model / MODEL).write_bytes(b"not a model")
+    with pytest.raises(DnncError, match=f"cannot read the ONNX model of '{with_model}'"):
+        dnnc.load(with_model)
+    # a Reshape to an input's values under a ? batch: compiled per value, not saved
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", WIDTH])
+    shape = helper.make_tensor_value_info("shape", TensorProto.INT64, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"])], "g", [x, shape], [y]
+    )
+    reshaping = tmp_path / "reshaping.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), reshaping)
+    with pytest.raises(DnncError, match="compiled per value of its inputs cannot be saved"):
+        dnnc.compile(reshaping, save_to=tmp_path / "per_value")

@@ -25,6 +25,8 @@ import torch
 
 import dnnc
 from dnnc.driver.generation import CacheSession, Generated
+from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
+from dnnc.driver.saved_dynamic import CONSTANTS, INITIALIZERS
 from dnnc.runtime.cache import default_cache
 from dnnc.tools.run import run
 from dnnc_testing import decoders, engines
@@ -103,6 +105,30 @@ def _check_greedy(
 def test_dnnc_generates_onnxruntime_tokens(exported, executable, length: int, padded: bool) -> None:
     """A 16-token prompt in capacity buffers: test_dnnc_generates_64_onnxruntime_tokens."""
     _check_greedy(executable, exported[1], _prompt(length), STEPS, padded)
+
+
+def test_a_decoder_saved_from_its_file_loads_with_both_routes(exported, tmp_path: Path) -> None:
+    """``dnnc.compile(path, save_to=...)`` of a decoder (its shape arithmetic reads the ?
+    sizes) saves the symbolic function and the ONNX model, each array once; the loaded
+    executable generates ONNX Runtime's tokens plainly from an empty past: the first step
+    has a size 0 (the traced route: the symbolic function alone refused it), the next ones
+    take the symbolic function's route."""
+    path = exported[1]
+    compiled = dnnc.compile(path, save_to=tmp_path)
+    loaded = dnnc.load(tmp_path)
+    assert type(loaded) is type(compiled) is OnnxDynamicExecutable
+    assert loaded.symbolic_function is not None
+    # each array once on disk: an initializer is saved apart only when the function holds
+    # no constant of its data (GPT-2's Gemm weights, which the import transposes)
+    with np.load(tmp_path / CONSTANTS) as arrays:
+        constants = [arrays[k] for k in arrays.files]
+    apart = []
+    if (tmp_path / INITIALIZERS).exists():
+        with np.load(tmp_path / INITIALIZERS) as arrays:
+            apart = [arrays[k] for k in arrays.files]
+    assert len(constants) + len(apart) >= len(loaded.onnx_model[1])
+    assert not any(np.array_equal(a, c) for a in apart for c in constants if a.shape == c.shape)
+    _check_greedy(loaded, path, _prompt(1), STEPS, padded=False)
 
 
 @pytest.mark.parametrize(
