@@ -400,3 +400,14 @@ func.func @qmatmul(%x: tensor<4x16xui8>, %w: tensor<16x8xi8>, %s: tensor<f32>, %
   %f = dnn.qmatmul %x, %w, %s, %z, %s wei_zero_point(%zd : tensor<i8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
   func.return %y, %f : tensor<4x8xi8>, tensor<4x8xf32>
 }
+
+// -----
+
+/// A post-op's unbounded clip (ONNX Clip without a min imports as clip(-inf, max)) prints its
+/// bounds as inf / -inf and parses them back.
+// CHECK-LABEL: func.func @post_op_infinite_bounds
+// CHECK-NEXT:    %y = dnn.matmul %x, %w {post_ops = [#dnn.eltwise<clip, -inf, 1.0>, #dnn.eltwise<clip, 0.0, inf>]} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+func.func @post_op_infinite_bounds(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf32> {
+  %y = dnn.matmul %x, %w {post_ops = [#dnn.eltwise<clip, -inf, 1.0>, #dnn.eltwise<clip, 0.0, inf>]} : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  func.return %y : tensor<2x4xf32>
+}

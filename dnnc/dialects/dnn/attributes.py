@@ -156,7 +156,12 @@ class LayoutAttr(ParametrizedAttribute):
 
 
 def _parse_number(parser: AttrParser) -> FloatData:
-    return FloatData(float(parser.parse_number()))
+    """A post-op's number as it prints (``repr``): a literal, or ``inf``, ``-inf``, ``nan``
+    (a Clip without a lower bound imports as clip(-inf, max))."""
+    negative = parser.parse_optional_punctuation("-") is not None
+    word = parser.parse_optional_keyword_in(("inf", "nan"))
+    value = float(word) if word is not None else float(parser.parse_number())
+    return FloatData(-value if negative else value)
 
 
 class PostOpAttr(ParametrizedAttribute, ABC):
