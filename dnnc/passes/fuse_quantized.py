@@ -53,19 +53,9 @@ constant or is per axis, %a or %af has another reader, %a already has a sum, the
 differ, %r's type is not the result's, or an op between is not a relu or clip. An add none
 of whose operands dequantizes an int8 convolution is left alone silently.
 
-Rule (zero point after rounding, last, on every int8 convolution):
-      %yq = dnn.qconv2d ..., %sy, %zy {post_ops: P}   [constant %sy, constant %zy != 0]
-      ==> %yq = dnn.qconv2d ..., 1.0, 0 {post_ops: P, linear(1/%sy), round, linear(1, %zy)}
-ONNX rounds ``x / sy`` half to even and then adds the zero point; oneDNN adds its
-destination zero point in f32 before it rounds. At an exact tie an odd zero point turns
-the rounding the other way (measured: a 1x1 convolution whose values are half-integers, zero
-point 3, half of its outputs one step from ONNX Runtime, which is exact), and next to a tie
-the sum ``x / sy + zy``, rounded to f32 at the magnitude of the integer range, can round it
-the other way too. So the requantization moves into the post-ops, where the rounding comes
-before the zero point (the scale as oneDNN applies it, a multiplication by the f32
-reciprocal); the final conversion saturates. A zero point of 0 (what dnn-shift-to-u8 leaves
-after a ReLU) needs nothing: oneDNN then runs without one. Not rewritten (remark) when the
-scale is not a constant (known at run time only: the post-op needs a number).
+Rule (zero point after rounding, last, on every int8 convolution): a constant nonzero
+zero point of the result moves after the rounding, into the post-ops, as ONNX adds it
+(dnnc.passes.requantization, shared with dnn-fuse-quantized-matmul).
 
 Pre:  the IR verifies; dequantize ops not yet folded.
 Post: no matching chain is left; every quantize of a convolution's result, and of a residual
@@ -83,7 +73,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    InsertPoint,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -107,9 +96,9 @@ from dnnc.dialects.dnn.base import int_of, tensor_type, window_of
 from dnnc.dialects.dnn.quant import QUANTIZED_TYPES
 from dnnc.dialects.types import data_type_of
 from dnnc.ir.weights import constant_value
-from dnnc.passes.constants import constant_op
 from dnnc.passes.int8_exactness import check_exact_without_vnni
 from dnnc.passes.matching import NoMatch, constant_number, need, only_use
+from dnnc.passes.requantization import RoundBeforeZeroPoint
 from dnnc.target.host import Vnni, vnni_enabled
 
 _POST_OP_ALGS = (EltwiseAlg.RELU, EltwiseAlg.CLIP)
@@ -314,39 +303,6 @@ class FuseResidualIntoQConv(RewritePattern):
         remark(fused, "fused the residual add into the int8 convolution (a sum post-op)")
 
 
-class RoundBeforeZeroPoint(RewritePattern):
-    """The zero-point rule of the module docstring."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: QConv2DOp, rewriter: PatternRewriter, /) -> None:
-        zero = op.dst_zero_point.owner
-        if not isinstance(zero, ConstantOp) or not np.any(constant_value(zero)):
-            return  # no zero point, or one known at run time: nothing to move
-        try:
-            scale = constant_number(op.dst_scale, "the result's scale")
-        except NoMatch as refusal:
-            remark(op, f"zero point added before rounding (oneDNN's): {refusal}")
-            return
-        one = constant_op(np.ones((), np.float32), tensor_type(op.dst_scale), op)
-        nought = constant_op(np.zeros((), np.int64), tensor_type(op.dst_zero_point), op)
-        requantization = [
-            EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0),
-            EltwisePostOp(EltwiseAlg.ROUND),
-            EltwisePostOp(EltwiseAlg.LINEAR, 1.0, float(constant_value(zero))),
-        ]
-        rewriter.insert_op([one, nought], InsertPoint.before(op))
-        fused = op.requantized(
-            one.result,
-            nought.result,
-            tensor_type(op.result),
-            [*op.post_op_chain, *requantization],
-            list(op.post_args),
-        )
-        fused.location = op.location
-        fused.result.name_hint = op.result.name_hint
-        rewriter.replace_op(op, fused)
-
-
 @dataclass(frozen=True)
 class FuseQuantizedPass(ModulePass):
     """dnn-fuse-quantized (module docstring)."""
@@ -367,6 +323,6 @@ class FuseQuantizedPass(ModulePass):
             FuseResidualIntoQConv(),
         ]
         if self.round_first:
-            patterns.append(RoundBeforeZeroPoint())
+            patterns.append(RoundBeforeZeroPoint(QConv2DOp))
         for pattern in patterns:
             PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

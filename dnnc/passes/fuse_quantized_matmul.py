@@ -1,6 +1,6 @@
 """dnn-fuse-quantized-matmul: dequantized matmuls become oneDNN int8 matmuls.
 
-Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
+Rules (1-5 one pattern each, in one forward walk, 2-5 growing what 1 made; then 6):
   1. %xf = dnn.dequantize %xq, %sx, %zx     [per tensor, %xq i8 or ui8]
      %wf = dnn.dequantize %wq, %sw, %zw     [%wq i8: a dnn.constant or dnn.weight with %zw
                                              all 0, per tensor or per column (the last
@@ -22,6 +22,9 @@ Rules (one pattern each, in one forward walk; 2-5 grow what 1 made):
       rank-0 value and a per-column [N] one]
      ==> %r = dnn.qmatmul %xq, %wq, %s, %zx, 1   (or the product's two factors as src and
          weights scales)
+  6. (last, on every int8 matmul) a constant nonzero zero point of the result moves after
+     the rounding, into the post-ops, as ONNX adds it (dnnc.passes.requantization, shared
+     with dnn-fuse-quantized).
 In rules 2-5 %y is an f32 dnn.qmatmul read only there, with nothing yet after what the rule
 adds (no bias for 2, no post-ops for 2 and 5, no dst scale for all). oneDNN then runs each
 matmul as one int8 primitive (s32 accumulation; scales, bias and post-ops in f32; one
@@ -58,7 +61,8 @@ does), for at most that gain; the GELU between the FFN's
 matmuls (DQ -> GELU -> Q, 134 us, 5%) is the larger such f32 island.
 
 Pre:  the IR verifies; dequantize ops not yet folded.
-Post: no matching chain is left; every refusal got a remark.
+Post: no matching chain is left; every refusal got a remark; no int8 matmul has a constant
+      nonzero destination zero point beside a constant scale.
 """
 
 from __future__ import annotations
@@ -101,6 +105,7 @@ from dnnc.passes.quantized_matmul_operands import (
     matmul_source,
     matmul_weights,
 )
+from dnnc.passes.requantization import RoundBeforeZeroPoint
 from dnnc.target.host import Vnni, vnni_enabled
 from dnnc.target.implementations import quantized_matmul
 
@@ -360,6 +365,10 @@ class FuseQuantizedMatmulPass(ModulePass):
     vnni: Vnni = "auto"
     """Whether to take the CPU as having VNNI (dnnc.target.host.Vnni)."""
 
+    round_first: bool = True
+    """Whether to move a constant nonzero zero point after the rounding (rule 6; ``false``
+    leaves it to oneDNN, for tests)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         vnni = vnni_enabled(self.vnni)
         patterns: list[RewritePattern] = [
@@ -375,3 +384,6 @@ class FuseQuantizedMatmulPass(ModulePass):
             GreedyRewritePatternApplier(patterns), apply_recursively=False
         )
         walker.rewrite_module(op)
+        if self.round_first:
+            rounding = RoundBeforeZeroPoint(QMatmulOp)
+            PatternRewriteWalker(rounding, apply_recursively=False).rewrite_module(op)

@@ -1,6 +1,7 @@
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file | filecheck %s
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
-// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=no}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=NOVNNI
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes round-first=false}' --split-input-file | filecheck %s
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes round-first=false}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=no round-first=false}' --split-input-file --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=NOVNNI
+// RUN: dnnc-opt %s -p 'dnn-fuse-quantized-matmul{vnni=yes}' --split-input-file --remarks 2>&1 | filecheck %s --check-prefix=ROUND
 
 /// ONNX QDQ Gemm: DQ(x), DQ(w per column), DQ(int32 bias) added as a row, Q. One qmatmul
 /// with the bias and the result's scale; the bias's dequantize stays for dnn-fold-constants.
@@ -9,9 +10,17 @@
 // CHECK-NEXT:    %[[Y:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<i8>) bias(%[[B]] : tensor<1x8xf32>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<8xf32>) -> tensor<4x8xi8>
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     dnn.matmul
-// REMARK: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 17]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+// REMARK: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 25]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
 /// Without VNNI too: a u8 source and 7-bit weights (3) keep vpmaddubsw's s16 pair sums exact.
-// NOVNNI: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 15]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+// NOVNNI: dnn-fuse-quantized-matmul.mlir:[[# @LINE + 23]]:3: remark: [dnn-fuse-quantized-matmul] fused into one int8 matmul
+/// The zero point after the rounding (rule 6): the result's zero point -3 moves into the
+/// post-ops after the scale (1/0.05 = 20) and the rounding; the op keeps scale 1 and zero
+/// point 0. (The remark of @negative_round_first_scale_not_constant comes first.)
+// ROUND: remark: [dnn-fuse-quantized-matmul] zero point added before rounding (oneDNN's): the result's scale is not a constant
+// ROUND-LABEL: func.func @qdq_gemm_bias
+// ROUND:         %[[ONE:.*]] = dnn.constant dense<1.000000e+00> : tensor<f32>
+// ROUND-NEXT:    %[[NOUGHT:.*]] = dnn.constant dense<0> : tensor<i8>
+// ROUND-NEXT:    %y = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%[[ONE]], %[[NOUGHT]] : tensor<f32>, tensor<i8>) bias(%b : tensor<1x8xf32>) {post_ops = [#dnn.eltwise<linear, 19.99999970197678>, #dnn.eltwise<round>, #dnn.eltwise<linear, 1.0, -3.0>]}
 func.func @qdq_gemm_bias(%xq: tensor<4x16xui8>) -> tensor<4x8xi8> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<128> : tensor<ui8>
@@ -351,4 +360,36 @@ func.func @negative_without_vnni_eight_bits_or_s8_source(%xq: tensor<4x16xui8>, 
   %v = dnn.dequantize %vq, %s, %sz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
   %n = dnn.matmul %y, %v : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
   func.return %m, %n : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+/// Must not fire: the zero point is 0 (oneDNN then runs without one) or the result is f32
+/// (no zero point).
+// ROUND-LABEL: func.func @negative_round_first_zero_point_zero_or_f32
+// ROUND:         dnn.qmatmul %xq, %wq, %s, %xz, %s dst(%s, %yz : tensor<f32>, tensor<ui8>) :
+// ROUND:         dnn.qmatmul %xq, %wq, %s, %xz, %s :
+func.func @negative_round_first_zero_point_zero_or_f32(%xq: tensor<4x16xui8>) -> (tensor<4x8xui8>, tensor<4x8xf32>) {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %yz = dnn.constant dense<0> : tensor<ui8>
+  %y = dnn.qmatmul %xq, %wq, %s, %xz, %s dst(%s, %yz : tensor<f32>, tensor<ui8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xui8>
+  %f = dnn.qmatmul %xq, %wq, %s, %xz, %s : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xf32>
+  func.return %y, %f : tensor<4x8xui8>, tensor<4x8xf32>
+}
+
+// -----
+
+/// Must not fire: the result's scale is known at run time only (the post-op needs a
+/// number); oneDNN adds the zero point, with a remark (checked before @qdq_gemm_bias).
+// ROUND-LABEL: func.func @negative_round_first_scale_not_constant
+// ROUND:         dnn.qmatmul %xq, %wq, %s, %xz, %s dst(%ys, %yz : tensor<f32>, tensor<ui8>) :
+func.func @negative_round_first_scale_not_constant(%xq: tensor<4x16xui8>, %ys: tensor<f32>) -> tensor<4x8xui8> {
+  %s = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<128> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %yz = dnn.constant dense<3> : tensor<ui8>
+  %y = dnn.qmatmul %xq, %wq, %s, %xz, %s dst(%ys, %yz : tensor<f32>, tensor<ui8>) : (tensor<4x16xui8>, tensor<16x8xi8>, tensor<f32>, tensor<ui8>, tensor<f32>) -> tensor<4x8xui8>
+  func.return %y : tensor<4x8xui8>
 }
