@@ -6,8 +6,9 @@ Rule: %yq = dnn.qconv2d|qmatmul ..., %sy, %zy {post_ops: P}  [constant %sy, cons
           linear(1, %zy)}
 ONNX rounds ``x / sy`` half to even and then adds the zero point; oneDNN adds its
 destination zero point in f32 before it rounds. At an exact tie an odd zero point turns the
-rounding the other way (measured: a 1x1 convolution whose values are half-integers, zero
-point 3, half of its outputs one step from ONNX Runtime, which is exact; a matmul the same),
+rounding the other way (measured with values that are half-integers and zero point 3: a 1x1
+convolution had half of its outputs one step from ONNX Runtime, which is exact, a matmul a
+third),
 and next to a tie the sum ``x / sy + zy``, rounded to f32 at the magnitude of the integer
 range, can round it the other way too. So the requantization moves into the post-ops, where
 the rounding comes before the zero point (the scale as oneDNN applies it, a multiplication
