@@ -11,6 +11,10 @@ a status: the object layer wraps every function of SIGNATURES so that a failure 
   and fails on any missing, extra or different value.
 - SIGNATURES is the one table of prototypes, written as the header declares them;
   ``prototype(name)`` turns an entry into a ctypes function with restype and argtypes set.
+- The OpenMP runtime oneDNN runs on (the GNU OpenMP build takes its thread count from the
+  calling thread's ``omp_set_num_threads``): ``openmp_function(name)`` finds the functions of
+  OPENMP_SIGNATURES through libdnnl's own handle, so they are those of the very libgomp
+  oneDNN is linked with, whatever other copy the process holds (torch bundles one).
 """
 
 from __future__ import annotations
@@ -97,6 +101,31 @@ def prototype(name: str) -> ctypes._NamedFuncPointer:
     function.restype = C_TYPES[result]
     argtypes = [C_TYPES[parameter_type(p)] for p in params]
     function.argtypes = [t for t in argtypes if t is not None]  # a parameter is never void
+    return function
+
+
+OPENMP_SIGNATURES: dict[str, tuple[type | None, list[type]]] = {
+    "omp_get_max_threads": (ctypes.c_int, []),  # int omp_get_max_threads(void)
+    "omp_set_num_threads": (None, [ctypes.c_int]),  # void omp_set_num_threads(int)
+}
+"""The OpenMP functions dnnc calls (omp.h): restype and argtypes."""
+
+
+@cache
+def openmp_function(name: str) -> ctypes._NamedFuncPointer:
+    """A function of OPENMP_SIGNATURES, looked up through libdnnl's handle (dlsym searches a
+    library's dependencies too: module docstring); an OneDnnLibraryError when the library
+    runs on no OpenMP runtime."""
+    result, params = OPENMP_SIGNATURES[name]
+    try:
+        function = library()[name]
+    except AttributeError as error:
+        raise OneDnnLibraryError(
+            f"{library_path()} links no OpenMP runtime ({name} not found): dnnc needs the GNU "
+            f"OpenMP build of oneDNN ({PINNED_PACKAGE})"
+        ) from error
+    function.restype = result
+    function.argtypes = params
     return function
 
 

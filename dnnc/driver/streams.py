@@ -11,12 +11,11 @@ busy where one inference alone cannot (small layers, reference kernels, the Pyth
 primitives).
 
 oneDNN's OpenMP runtime (libgomp) takes its thread count per calling thread
-(``omp_set_num_threads``), so each worker sets its own once, at start.
+(``omp_set_num_threads``, dnnc.dnnl.threads), so each worker sets its own once, at start.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,23 +24,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from dnnc.core.diagnostics import DnncError
+from dnnc.dnnl.threads import set_thread_count
 from dnnc.driver.executables import AnyExecutable
 
 Inputs = Mapping[str, object] | Sequence[object]
 Outputs = list[np.ndarray] | dict[str, np.ndarray]
 
-OPENMP_LIBRARY = "libgomp.so.1"
-"""The OpenMP runtime the pinned onednn-cpu-gomp build of oneDNN runs on."""
-
 
 def cores() -> int:
     """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def set_thread_count(threads: int) -> None:
-    """The OpenMP threads oneDNN uses for primitives the calling thread executes."""
-    ctypes.CDLL(OPENMP_LIBRARY).omp_set_num_threads(ctypes.c_int(threads))
 
 
 class Streams:

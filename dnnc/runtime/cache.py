@@ -1,7 +1,9 @@
 """The primitive cache: primitives created once per structure, reused, evicted LRU.
 
-Keyed structurally by ``handler.key()`` (kind, descriptor keys, parameters) and the engine,
-never by op names or addresses, so equal ops anywhere share one primitive. Bounded by the
+Keyed structurally by ``handler.key()`` (kind, descriptor keys, parameters), the engine and
+the calling thread's OpenMP thread count (dnnc.dnnl.threads: a primitive runs under the count
+it was created with), never by op names or addresses, so equal ops anywhere share one
+primitive. Bounded by the
 number of entries and by bytes; an entry's bytes are oneDNN's estimate of what the
 primitive holds (``dnnl_query_memory_consumption_s64``) plus its scratchpad size.
 
@@ -20,6 +22,7 @@ from typing import Any
 
 from dnnc.dnnl.objects import Engine, Primitive
 from dnnc.dnnl.primitives import PrimitiveHandler
+from dnnc.dnnl.threads import thread_count
 
 CAPACITY_VARIABLE = "DNNC_PRIMITIVE_CACHE_CAPACITY"
 BYTES_VARIABLE = "DNNC_PRIMITIVE_CACHE_BYTES"
@@ -80,9 +83,14 @@ class PrimitiveCache:
 
     def acquire(self, handler: PrimitiveHandler, engine: Engine | None = None) -> Primitive:
         """The primitive for the handler's structure on ``engine`` (default engine when
-        None): the cached one (a hit), else a new one (a miss) that is cached."""
+        None) for the calling thread's thread count: the cached one (a hit), else a new one
+        (a miss) that is cached."""
         engine = engine or Engine.default()
-        key = (engine, handler.key())  # the engine object: a primitive runs on its own
+        key = (
+            engine,
+            thread_count(),
+            handler.key(),
+        )  # the engine object: a primitive runs on its own
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None:

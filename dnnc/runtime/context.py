@@ -8,6 +8,13 @@ waiting for the stream). The caller's arrays are bound per run (``bind``: zero c
 ``Memory.set_data_handle``; an array that is not C-contiguous is copied to one that is, except
 a past bound over its present, which no step reads: ``kv_append`` steps, ``_BoundAppendStep``,
 then write only the new slots).
+
+``execute`` runs the steps in segments (``Segment``): the primitive steps the plan runs on
+one OpenMP thread (``PrimitiveStep.alone``, dnnc.runtime.step_threads) under a count of one,
+the others under the caller's count, which is read at the start of each run and set back
+at its end; reference steps join the segment before them (they use no OpenMP), so that a
+count changes only where a primitive step needs another. OpenMP's count is the calling
+thread's own: runs on other threads keep theirs.
 """
 
 from __future__ import annotations
@@ -15,17 +22,20 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from dnnc.core.diagnostics import InputError
 from dnnc.dnnl.objects import Engine, Memory, Stream
+from dnnc.dnnl.threads import set_thread_count, thread_count
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec, call_signature
 from dnnc.runtime.plan import (
     AppendStep,
     Binding,
     Plan,
+    PrimitiveStep,
     ReferenceStep,
     Step,
     Storage,
@@ -75,6 +85,7 @@ class ExecutionContext:
         self._memories: dict[tuple[object, ...], Memory] = {}
         self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
         self.poison = [[self.arena[lo:hi] for lo, hi in ranges] for ranges in plan.poison_ranges]
+        self.segments = _segments(plan.steps)
 
     def _step(self, step: Step) -> Callable[[], object]:
         if isinstance(step, AppendStep):
@@ -138,18 +149,70 @@ class ExecutionContext:
         return results
 
     def execute(self, poison_freed: bool) -> None:
-        """Every step in order, then wait; with poison_freed, freed bytes get POISON."""
+        """Every step in order, each segment under its thread count (module docstring),
+        then wait; with poison_freed, freed bytes get POISON."""
         if poison_freed:
             self.arena.fill(POISON)
-            for step, poison in zip(self.steps, self.poison, strict=True):
+        caller = thread_count()
+        current = caller
+        try:
+            for segment in self.segments:
+                wanted = min(segment.threads or caller, caller)
+                if wanted != current:
+                    set_thread_count(wanted)
+                    current = wanted
+                self._run(segment.start, segment.stop, poison_freed)
+        finally:
+            if current != caller:
+                set_thread_count(caller)
+        self.stream.wait()
+
+    def _run(self, start: int, stop: int, poison_freed: bool) -> None:
+        """Steps ``start`` to ``stop``; with poison_freed, each one's freed bytes poisoned."""
+        if poison_freed:
+            for step, poison in zip(self.steps[start:stop], self.poison[start:stop], strict=True):
                 step()
                 self.stream.wait()
                 for view in poison:
                     view.fill(POISON)
         else:
-            for step in self.steps:
+            for step in self.steps[start:stop]:
                 step()
-        self.stream.wait()
+
+    def thread_counts(self, caller: int) -> list[int]:
+        """The thread count each step runs under for a caller running with ``caller``."""
+        return [
+            min(segment.threads or caller, caller)
+            for segment in self.segments
+            for _ in range(segment.start, segment.stop)
+        ]
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Steps ``start`` to ``stop`` (excluded), run under ``threads`` OpenMP threads, or the
+    caller's count when None."""
+
+    start: int
+    stop: int
+    threads: int | None
+
+
+def _segments(steps: Sequence[Step]) -> tuple[Segment, ...]:
+    """The plan's steps cut where a primitive step needs another thread count than the one
+    before (module docstring)."""
+    segments: list[Segment] = []
+    start, threads, seen = 0, None, False
+    for index, step in enumerate(steps):
+        if not isinstance(step, PrimitiveStep):
+            continue  # no OpenMP: any count will do
+        wanted = 1 if step.alone else None
+        if seen and wanted != threads:
+            segments.append(Segment(start, index, threads))
+            start = index
+        threads, seen = wanted, True
+    segments.append(Segment(start, len(steps), threads))
+    return tuple(segments)
 
 
 class _BoundReferenceStep:

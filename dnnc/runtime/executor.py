@@ -19,7 +19,8 @@ arrays zero copy, allocates and binds the output arrays, calls the steps in orde
 context's stream, waits, and returns the outputs. Inputs are never written (the lowering
 guarantees it and onednn-verify-buffers checks it). Options: ``poison_freed`` fills the bytes
 of every arena value with 0xFF (NaN in every float type) once its last use is over, so that a
-wrong reuse shows; ``profile`` times each step.
+wrong reuse shows; ``profile`` times each step (under the thread count a run gives it:
+dnnc.runtime.context).
 
 Sharing (dnnc.driver.dynamic builds one Executable per input shape): ``arena`` runs the
 first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of a new one,
@@ -41,6 +42,7 @@ import numpy as np
 
 from dnnc.core.diagnostics import DnncError
 from dnnc.dnnl.objects import Engine
+from dnnc.dnnl.threads import running_on, thread_count
 from dnnc.runtime.cache import PrimitiveCache, default_cache
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.context import ExecutionContext
@@ -239,13 +241,14 @@ class Executable(ShippedByRecipe):
         context = self._take_context()
         try:
             context.bind(arrays, self.outputs)
+            steps = list(zip(context.steps, context.thread_counts(thread_count()), times))
             if alone:
-                for step, samples in zip(context.steps, times, strict=True):
-                    samples += _timed(step, context, repeats + 1)
+                for step, threads, samples in steps:
+                    samples += _timed(step, threads, context, repeats + 1)
             else:
                 for _ in range(repeats + 1):
-                    for step, samples in zip(context.steps, times, strict=True):
-                        samples += _timed(step, context, 1)
+                    for step, threads, samples in steps:
+                        samples += _timed(step, threads, context, 1)
         finally:
             self._return_context(context)
         infos = self.plan.step_infos
@@ -263,12 +266,16 @@ class Executable(ShippedByRecipe):
         )
 
 
-def _timed(step: Callable[[], object], context: ExecutionContext, runs: int) -> list[float]:
-    """The seconds of each of `runs` runs of `step`, up to the end of its work."""
+def _timed(
+    step: Callable[[], object], threads: int, context: ExecutionContext, runs: int
+) -> list[float]:
+    """The seconds of each of `runs` runs of `step` under `threads` OpenMP threads (as a run
+    executes it), up to the end of its work."""
     seconds = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        step()
-        context.stream.wait()
-        seconds.append(time.perf_counter() - start)
+    with running_on(threads):
+        for _ in range(runs):
+            start = time.perf_counter()
+            step()
+            context.stream.wait()
+            seconds.append(time.perf_counter() - start)
     return seconds

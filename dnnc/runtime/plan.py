@@ -5,7 +5,9 @@
   layout by the reorder primitive (dnnc.runtime.constants keeps it);
 * each step's primitive from the primitive cache (or its numpy reference kernel) with, per
   argument, its descriptor and where its bytes are (`Storage`: an offset of the arena, an
-  argument, a constant);
+  argument, a constant); a step too small to gain from several threads (``alone``:
+  dnnc.runtime.step_threads) gets a primitive created under one OpenMP thread, which the
+  executor runs under one;
 * what the reports need: each step's `StepInfo`, the scratchpad size, the arena's lower
   bound, and the arena ranges `poison_freed` fills after each step;
 
@@ -27,11 +29,13 @@ from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
+from dnnc.dnnl.threads import running_on
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import ARENA, ARGUMENT, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
+from dnnc.runtime.step_threads import runs_alone
 from dnnc.target.host import memory_bytes
 
 
@@ -94,6 +98,8 @@ class PrimitiveStep:
     primitive: Primitive
     bindings: tuple[Binding, ...]
     scratchpad_arg: int | None
+    alone: bool = False
+    """Runs on one OpenMP thread (dnnc.runtime.step_threads), its primitive created so."""
 
 
 @dataclass(frozen=True)
@@ -306,8 +312,12 @@ class _PlanBuilder:
         stream.wait()
         return buffer
 
-    def _acquire(self, call: Call, handler: PrimitiveHandler) -> Primitive:
+    def _acquire(self, call: Call, handler: PrimitiveHandler, *, alone: bool = False) -> Primitive:
+        """The handler's primitive from the cache, created under one thread if ``alone``."""
         try:
+            if alone:
+                with running_on(1):
+                    return self.cache.acquire(handler, self.engine)
             return self.cache.acquire(handler, self.engine)
         except DnnlError as error:
             raise call.error(f"oneDNN cannot create this primitive: {error}") from error
@@ -318,10 +328,15 @@ class _PlanBuilder:
         owns_weights = call.packs_own_weights()
         if owns_weights:
             descs["weights"] = MemoryDesc.any(descs["weights"].dims, descs["weights"].data_type)
+        alone = runs_alone(
+            call.kind,
+            {o.role: tuple(map(int, o.memory.shape)) for o in operands},
+            [o.memory.nbytes for o in operands],
+        )
         try:
             handler = handler_for(call.kind, descs, call.params)
             owner = handler if owns_weights else None
-            primitive = self._acquire(call, handler)
+            primitive = self._acquire(call, handler, alone=alone)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
@@ -331,7 +346,7 @@ class _PlanBuilder:
             for o in operands
             if o.role in ids  # a sum post-op's argument is the destination itself
         )
-        return PrimitiveStep(primitive, bindings, ids.get("scratchpad"))
+        return PrimitiveStep(primitive, bindings, ids.get("scratchpad"), alone)
 
     def _binding(
         self,

@@ -60,10 +60,10 @@ import numpy as np
 from dnnc.api import compile, find_function, load_module
 from dnnc.core.diagnostics import DnncError, show_warnings_plainly
 from dnnc.core.kinds import DataType
+from dnnc.dnnl.threads import set_thread_count
 from dnnc.driver.dynamic import DynamicExecutable
 from dnnc.driver.executables import AnyExecutable
 from dnnc.driver.generation import generate
-from dnnc.driver.streams import set_thread_count
 from dnnc.driver.values import SpecializedExecutable, with_values
 from dnnc.frontend.onnx.deferred import convert_deferred
 from dnnc.reference.interpreter import compare, interpret

@@ -24,10 +24,13 @@ import pytest
 import torch
 
 import dnnc
+import dnnc.runtime.plan as plan_module
+from dnnc.dnnl.threads import running_on
 from dnnc.driver.generation import CacheSession, Generated
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
 from dnnc.driver.saved_dynamic import CONSTANTS, INITIALIZERS
 from dnnc.runtime.cache import default_cache
+from dnnc.runtime.plan import PrimitiveStep
 from dnnc.tools.run import run
 from dnnc_testing import decoders, engines
 from dnnc_testing.differential import optimize_without
@@ -150,6 +153,30 @@ def test_dnnc_generates_64_onnxruntime_tokens(
     plainly in test_dnnc_generates_onnxruntime_tokens."""
     capacity = 32 if length == PROMPT and padded else None
     _check_greedy(executable, exported[1], _prompt(length), LONG, padded, capacity)
+
+
+@pytest.mark.parametrize("exported", ["gpt2"], indirect=True)
+def test_small_steps_on_one_thread_change_no_token(
+    exported, executable, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dnnc.runtime.step_threads: at 2 threads, a token step of this tiny decoder runs its
+    small primitives on one thread; compiled with every step on the caller's count instead,
+    generate gives the same tokens and logits within 1e-5 of their largest (GPT-2 only:
+    LLaMA's steps differ in no way that matters here, and each compile costs seconds)."""
+    with running_on(2):
+        ours = dnnc.generate(executable, _prompt(), STEPS)
+        session = CacheSession(executable, capacity=32)
+        session.step(_prompt())
+        session.step(ours.tokens[:, :1])
+        assert session._out is not None  # the steady step's signature and output arrays
+        steady = executable.plan_for(session._out[0])
+        assert any(isinstance(s, PrimitiveStep) and s.alone for s in steady.plan.steps)
+        monkeypatch.setattr(plan_module, "runs_alone", lambda *_: False)
+        without = dnnc.compile(exported[1])
+        theirs = dnnc.generate(without, _prompt(), STEPS)
+    assert ours.tokens.tolist() == theirs.tokens.tolist()
+    for got, want in zip(ours.logits, theirs.logits, strict=True):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-5 * np.abs(want).max())
 
 
 @pytest.mark.parametrize("exported", ["llama"], indirect=True)
