@@ -10,17 +10,25 @@ dnnc passing it plainly): the prompt's step (prefill), the median ms per new tok
 the first and over the last ``WINDOW`` new tokens and over all of them (``all``: the
 steadiest figure on a shared machine), the fastest new token, and the growth of the
 resident anonymous memory (RssAnon) from before the engine was built to after its run.
-With ``--interleaved`` the engines run in one loop, each step of each engine in turn, so
-that a shared machine's load falls on all of them alike (no RSS figure: they share the
-process). The tokens of every engine are compared with ONNX Runtime's.
+With ``--interleaved`` the engines run in one loop, in turn, ``BLOCK`` new tokens each after
+an untimed pause of ``SETTLE_SECONDS``, so that a shared machine's load falls on all of them
+alike (no RSS figure: they share the process) and no engine's step starts while another's
+threads still spin: after a step, ONNX Runtime's pool spins some 10 ms (process CPU time 10
+ms over 10 ms idle, 13 ms over 100 ms, measured on the 2-core Zen 5 VM), and GNU OpenMP's
+threads spin too, so taking every engine's step in turn at 2 threads on 2 cores measured
+each engine's steps with the other's thread on the second core (same VM, GPT-2 prompt 32,
+dnnc's 2-thread steps in one process, ABAB: median 9.6 ms alone, 60 ms right after a
+spinning ONNX Runtime step, 12.9 ms after one with spinning off). The tokens of every engine
+are compared with ONNX Runtime's.
 
     .venv/bin/python bench/generate.py [--families gpt2 llama] [--prompts 32 512]
                                        [--new-tokens 128] [--threads 2]
                                        [--engines dnnc onnxruntime openvino]
                                        [--dnnc-plain] [--interleaved]
 
-Thread count: oneDNN (GNU OpenMP build) follows OMP_NUM_THREADS; on a busy machine set it to
-the free cores, or OpenMP's spin-waiting turns microseconds into milliseconds.
+Thread count: ``--threads`` for every engine (dnnc: the OpenMP count of the thread that runs
+it, dnnc.dnnl.threads; its small steps run on one thread, dnnc.runtime.step_threads); on a
+busy machine give the free cores, or OpenMP's barriers wait for time slices.
 """
 
 from __future__ import annotations
@@ -35,12 +43,17 @@ from pathlib import Path
 import numpy as np
 
 import dnnc
+from dnnc.dnnl.threads import set_thread_count
 from dnnc.driver.generation import CacheSession, PlainSession, capacity_for
 from dnnc_testing import decoders, engines
 from dnnc_testing.engines import status_kib
 
 WINDOW = 8
 """New tokens per start / end median."""
+BLOCK = 8
+"""New tokens per engine per turn with ``--interleaved``."""
+SETTLE_SECONDS = 0.05
+"""The untimed pause before each engine's turn with ``--interleaved`` (module docstring)."""
 
 
 def measure(
@@ -82,13 +95,15 @@ def interleaved(
     ids = [prompt] * len(runs)
     tokens: list[list[int]] = [[] for _ in runs]
     seconds: list[list[float]] = [[] for _ in runs]
-    for _ in range(new_tokens):
+    for first in range(0, new_tokens, BLOCK):
         for index, step in enumerate(steppers):
-            start = time.perf_counter()
-            logits = step(ids[index])
-            seconds[index].append(time.perf_counter() - start)
-            ids[index] = np.argmax(logits[:, -1:], axis=-1)
-            tokens[index].append(int(ids[index][0, 0]))
+            time.sleep(SETTLE_SECONDS)
+            for _ in range(first, min(first + BLOCK, new_tokens)):
+                start = time.perf_counter()
+                logits = step(ids[index])
+                seconds[index].append(time.perf_counter() - start)
+                ids[index] = np.argmax(logits[:, -1:], axis=-1)
+                tokens[index].append(int(ids[index][0, 0]))
     return [
         (t, _figures(r, [x * 1e3 for x in s], float("nan")))
         for t, r, s in zip(tokens, ready, seconds, strict=True)
@@ -128,9 +143,10 @@ def main() -> None:
     parser.add_argument(
         "--interleaved",
         action="store_true",
-        help="all engines in one loop, each step of each engine in turn (no RSS figure)",
+        help=f"all engines in one loop, in turn, {BLOCK} tokens each (no RSS figure)",
     )
     args = parser.parse_args()
+    set_thread_count(args.threads)
     print(f"{dnnc.target_info().summary()}\n{args.threads} threads, f32, greedy")
     with tempfile.TemporaryDirectory() as directory:
         for family in args.families:

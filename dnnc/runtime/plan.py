@@ -156,7 +156,7 @@ class Plan:
         """What each step runs, for profiles and reports: made on first use, so a plan built
         for a new input signature does not pay for queries no run needs."""
         return [
-            _step_info(call, s.primitive if isinstance(s, PrimitiveStep) else None)
+            _step_info(call, s if isinstance(s, PrimitiveStep) else None)
             for call, s in zip(self.calls, self.steps, strict=True)
         ]
 
@@ -407,15 +407,16 @@ def _scratchpad_bytes(step: PrimitiveStep) -> int:
     return 0 if desc is None or step.scratchpad_arg is None else desc.size_bytes
 
 
-def _step_info(call: Call, primitive: Primitive | None) -> StepInfo:
+def _step_info(call: Call, step: PrimitiveStep | None) -> StepInfo:
     operands = (*call.ins, *call.outs)
     return StepInfo(
         library=call.library,
         kind=call.kind,
         location=call.where,
         operands=tuple(f"{o.role}={o.memory}" for o in operands),
-        implementation="numpy" if primitive is None else primitive.desc.impl_info,
+        implementation="numpy" if step is None else step.primitive.desc.impl_info,
         bytes=sum(o.memory.nbytes for o in operands),
+        alone=step is not None and step.alone,
     )
 
 

@@ -10,7 +10,7 @@ class StepInfo:
     """What a step runs: library (onednn / reference), kind, IR location, each role's
     memory as ``role=1x16x8x8xf32[,layout]``, the implementation: oneDNN's
     ``impl_info`` (``brg:avx512_core``, ``ref:any``), or ``numpy`` for a reference kernel,
-    and the bytes of all the memories it reads and writes."""
+    the bytes of all the memories it reads and writes, and whether it runs on one thread."""
 
     library: str
     kind: str
@@ -18,6 +18,8 @@ class StepInfo:
     operands: tuple[str, ...]
     implementation: str
     bytes: int
+    alone: bool = False
+    """Runs on one OpenMP thread whatever the caller's count (dnnc.runtime.step_threads)."""
 
 
 @dataclass(frozen=True)

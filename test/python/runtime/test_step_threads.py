@@ -4,9 +4,11 @@ and without the rule."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from dnnc.runtime.step_threads import (
     multiply_adds,
     runs_alone,
 )
+from dnnc.tools.run import run
 
 GRAPH = """
 func.func @f(%x: tensor<1x512xf32>, %w: tensor<512x1024xf32>) -> (tensor<1x1024xf32>, tensor<1x3xf32>) {
@@ -200,3 +203,14 @@ def test_two_threads_with_their_own_counts_run_one_executable(executable: Execut
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(worker, (1, 3)))
     assert results == [(0, 1), (0, 3)]
+
+
+def test_the_profile_names_the_steps_on_one_thread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "f.mlir"
+    path.write_text(GRAPH)
+    with running_on(2):
+        assert run([str(path), "--profile", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["profile"]["steps"]
+    assert {row["kind"]: row["one_thread"] for row in rows} == {**ALONE, "top_k": False}
