@@ -106,6 +106,28 @@ def test_integer_results_of_nan_are_zero() -> None:
     np.testing.assert_array_equal(reference.to_dtype(np.array([np.nan]), "s8"), [0])
 
 
+@pytest.mark.parametrize("dtype", ["s8", "u8", "s32", "s64"])
+def test_integer_results_as_clip_of_nan_to_num(dtype: str) -> None:
+    """to_dtype's saturation (maximum/minimum, NaN then 0) gives what the formula it replaced
+    gives, np.rint(np.clip(np.nan_to_num(v, nan=0), low, high)), on halves, extremes,
+    infinities and NaN: differential."""
+    numpy_type = DataType(dtype).numpy
+    info = np.iinfo(numpy_type)
+    low, high = (np.nextafter(float(b), 0.0) for b in (info.min, info.max))
+    edges = [info.min, info.max, float(info.min) - 0.5, float(info.max) + 0.5, 2.0**63, -(2.0**64)]
+    special = [np.nan, np.inf, -np.inf, -0.0, 0.5, 1.5, -2.5, 1e300, -1e300]
+    rng = np.random.default_rng(0)
+    values = np.concatenate(
+        [np.array(edges + special, np.float64), rng.normal(0, float(info.max), 200).round(1)]
+    ).reshape(1, -1)
+    wanted = np.rint(np.clip(np.nan_to_num(values, nan=0.0), low, high)).astype(numpy_type)
+    got = reference.to_dtype(values, dtype)
+    assert got.dtype == numpy_type and got.shape == values.shape
+    np.testing.assert_array_equal(got, wanted)
+    for value in (np.nan, -2.5, -1e300):  # rank 0
+        assert reference.to_dtype(np.array(value), dtype) == wanted[0, special.index(value) + 6]
+
+
 def test_cast_truncates_and_wraps_as_onnx_runtime() -> None:
     """The values ONNX Runtime gives on x86-64 (test_onnx_ops compares them live)."""
     x = np.array([-2.7, 2.7, 300.0, -300.0, np.nan, 1e10], np.float32)
