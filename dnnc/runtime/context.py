@@ -9,12 +9,16 @@ waiting for the stream). The caller's arrays are bound per run (``bind``: zero c
 a past bound over its present, which no step reads: ``kv_append`` steps, ``_BoundAppendStep``,
 then write only the new slots).
 
-``execute`` runs the steps in segments (``Segment``): the primitive steps the plan runs on
-one OpenMP thread (``PrimitiveStep.alone``, dnnc.runtime.step_threads) under a count of one,
-the others under the caller's count, which is read at the start of each run and set back
-at its end; reference steps join the segment before them (they use no OpenMP), so that a
-count changes only where a primitive step needs another. OpenMP's count is the calling
-thread's own: runs on other threads keep theirs.
+``execute`` runs the steps in segments (``Segment``) of primitive steps created under one
+OpenMP thread count (``PrimitiveStep.threads``: one for a small step,
+dnnc.runtime.step_threads), each under that count or the caller's if fewer, never more
+than a primitive was created for (oneDNN's brgemm kernels divide their work at creation,
+others, like the AVX2 matmul gemm:jit, when they run: on 3 threads instead of 2 it summed in
+another order); the caller's count is read at the start of each run and set back at its
+end. Reference steps join the
+segment before them (they use no OpenMP), so that the count changes only where a primitive
+step needs another. OpenMP's count is the calling thread's own: runs on other threads keep
+theirs.
 """
 
 from __future__ import annotations
@@ -157,7 +161,7 @@ class ExecutionContext:
         current = caller
         try:
             for segment in self.segments:
-                wanted = min(segment.threads or caller, caller)
+                wanted = min(segment.threads, caller)
                 if wanted != current:
                     set_thread_count(wanted)
                     current = wanted
@@ -182,7 +186,7 @@ class ExecutionContext:
     def thread_counts(self, caller: int) -> list[int]:
         """The thread count each step runs under for a caller running with ``caller``."""
         return [
-            min(segment.threads or caller, caller)
+            min(segment.threads, caller)
             for segment in self.segments
             for _ in range(segment.start, segment.stop)
         ]
@@ -190,28 +194,27 @@ class ExecutionContext:
 
 @dataclass(frozen=True)
 class Segment:
-    """Steps ``start`` to ``stop`` (excluded), run under ``threads`` OpenMP threads, or the
-    caller's count when None."""
+    """Steps ``start`` to ``stop`` (excluded), run under at most ``threads`` OpenMP threads
+    (the caller's count if fewer)."""
 
     start: int
     stop: int
-    threads: int | None
+    threads: int
 
 
 def _segments(steps: Sequence[Step]) -> tuple[Segment, ...]:
     """The plan's steps cut where a primitive step needs another thread count than the one
     before (module docstring)."""
     segments: list[Segment] = []
-    start, threads, seen = 0, None, False
+    start, threads = 0, 0  # 0: no primitive step yet
     for index, step in enumerate(steps):
         if not isinstance(step, PrimitiveStep):
             continue  # no OpenMP: any count will do
-        wanted = 1 if step.alone else None
-        if seen and wanted != threads:
+        if threads and step.threads != threads:
             segments.append(Segment(start, index, threads))
             start = index
-        threads, seen = wanted, True
-    segments.append(Segment(start, len(steps), threads))
+        threads = step.threads
+    segments.append(Segment(start, len(steps), threads or 1))
     return tuple(segments)
 
 

@@ -5,9 +5,9 @@
   layout by the reorder primitive (dnnc.runtime.constants keeps it);
 * each step's primitive from the primitive cache (or its numpy reference kernel) with, per
   argument, its descriptor and where its bytes are (`Storage`: an offset of the arena, an
-  argument, a constant); a step too small to gain from several threads (``alone``:
-  dnnc.runtime.step_threads) gets a primitive created under one OpenMP thread, which the
-  executor runs under one;
+  argument, a constant), and the OpenMP thread count its primitive is created under and
+  runs under at most (``threads``): one for a step too small to gain from more
+  (dnnc.runtime.step_threads), else the count of the thread building the plan;
 * what the reports need: each step's `StepInfo`, the scratchpad size, the arena's lower
   bound, and the arena ranges `poison_freed` fills after each step;
 
@@ -29,7 +29,7 @@ from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout
 from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
-from dnnc.dnnl.threads import running_on
+from dnnc.dnnl.threads import running_on, thread_count
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.constants import PackedConstants
 from dnnc.runtime.io_binding import TensorSpec
@@ -98,8 +98,10 @@ class PrimitiveStep:
     primitive: Primitive
     bindings: tuple[Binding, ...]
     scratchpad_arg: int | None
-    alone: bool = False
-    """Runs on one OpenMP thread (dnnc.runtime.step_threads), its primitive created so."""
+    threads: int
+    """The OpenMP count its primitive was created under: it runs under this many threads or
+    the caller's count if fewer (dnnc.runtime.context), never more than it was created for.
+    1 for a small step (dnnc.runtime.step_threads)."""
 
 
 @dataclass(frozen=True)
@@ -312,13 +314,14 @@ class _PlanBuilder:
         stream.wait()
         return buffer
 
-    def _acquire(self, call: Call, handler: PrimitiveHandler, *, alone: bool = False) -> Primitive:
-        """The handler's primitive from the cache, created under one thread if ``alone``."""
+    def _acquire(
+        self, call: Call, handler: PrimitiveHandler, *, threads: int | None = None
+    ) -> Primitive:
+        """The handler's primitive from the cache, created under ``threads`` threads (the
+        calling thread's count when None)."""
         try:
-            if alone:
-                with running_on(1):
-                    return self.cache.acquire(handler, self.engine)
-            return self.cache.acquire(handler, self.engine)
+            with running_on(threads or thread_count()):
+                return self.cache.acquire(handler, self.engine)
         except DnnlError as error:
             raise call.error(f"oneDNN cannot create this primitive: {error}") from error
 
@@ -333,10 +336,11 @@ class _PlanBuilder:
             {o.role: tuple(map(int, o.memory.shape)) for o in operands},
             [o.memory.nbytes for o in operands],
         )
+        threads = 1 if alone else thread_count()
         try:
             handler = handler_for(call.kind, descs, call.params)
             owner = handler if owns_weights else None
-            primitive = self._acquire(call, handler, alone=alone)
+            primitive = self._acquire(call, handler, threads=threads)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
@@ -346,7 +350,7 @@ class _PlanBuilder:
             for o in operands
             if o.role in ids  # a sum post-op's argument is the destination itself
         )
-        return PrimitiveStep(primitive, bindings, ids.get("scratchpad"), alone)
+        return PrimitiveStep(primitive, bindings, ids.get("scratchpad"), threads)
 
     def _binding(
         self,
@@ -416,7 +420,7 @@ def _step_info(call: Call, step: PrimitiveStep | None) -> StepInfo:
         operands=tuple(f"{o.role}={o.memory}" for o in operands),
         implementation="numpy" if step is None else step.primitive.desc.impl_info,
         bytes=sum(o.memory.nbytes for o in operands),
-        alone=step is not None and step.alone,
+        threads=None if step is None else step.threads,
     )
 
 

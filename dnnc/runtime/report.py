@@ -10,7 +10,7 @@ class StepInfo:
     """What a step runs: library (onednn / reference), kind, IR location, each role's
     memory as ``role=1x16x8x8xf32[,layout]``, the implementation: oneDNN's
     ``impl_info`` (``brg:avx512_core``, ``ref:any``), or ``numpy`` for a reference kernel,
-    the bytes of all the memories it reads and writes, and whether it runs on one thread."""
+    the bytes of all the memories it reads and writes, and its thread count."""
 
     library: str
     kind: str
@@ -18,8 +18,9 @@ class StepInfo:
     operands: tuple[str, ...]
     implementation: str
     bytes: int
-    alone: bool = False
-    """Runs on one OpenMP thread whatever the caller's count (dnnc.runtime.step_threads)."""
+    threads: int | None = None
+    """The most OpenMP threads a primitive step runs on (1: a small step,
+    dnnc.runtime.step_threads); None for a reference step."""
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ of GPT-2's 39 primitives run on one thread by this rule, 117 of LLaMA's 138).
 Rule, taken once per plan (dnnc.runtime.plan): a oneDNN step runs on one thread when its
 operands span fewer than SMALL_STEP_BYTES bytes and it does fewer than SMALL_STEP_MACS
 multiply-adds (``multiply_adds``: matmul, inner product, convolutions; 0 for the others,
-whose work their bytes measure); every other step runs with the caller's count. The
+whose work their bytes measure); every other step's primitive is created under the count
+of the thread building the plan and runs under it, or the caller's count if fewer. The
 executor (dnnc.runtime.context) sets the count around runs of such steps and gives the
-caller's back after them; their primitives are created under one thread too (a primitive
-runs under the count it was created with). Reference (numpy) steps use no OpenMP.
+caller's back after them. Reference (numpy) steps use no OpenMP.
 
 Measured on the 2-core Zen 5 VM (AVX-512), least time of 200-300 runs of each step, its
 plan created and run at 1 and at 2 threads: in the BENCH decoders' token step

@@ -23,8 +23,8 @@ range, then what the options ask for:
 * ``--benchmark N``: N timed runs after 3 warm-up runs: median (p50), p90, p99, min and max
   latency;
 * ``--profile``: median time of every step (primitive kind, location, operand shapes and
-  layouts, oneDNN's implementation and ``1 thread`` for a step too small for the caller's
-  threads: dnnc.runtime.step_threads, share of the total), each step waited for, then the
+  layouts, oneDNN's implementation and the most threads it runs on: 1 for a step too small
+  for more, dnnc.runtime.step_threads; share of the total), each step waited for, then the
   count, bytes and time of the reorder steps (the data transforms);
 * ``--report-memory``: planned arena vs its lower bound vs the bytes allocated;
 * ``--json``: all of it as one JSON object on stdout instead of text;
@@ -307,7 +307,7 @@ def _profile(executable: Executable, inputs: dict[str, np.ndarray]) -> dict[str,
             "operands": list(t.step.operands),
             "implementation": t.step.implementation,
             "bytes": t.step.bytes,
-            "one_thread": t.step.alone,
+            "threads": t.step.threads,
             "us": t.seconds * 1e6,
             "share": t.seconds / total,
         }
@@ -352,10 +352,11 @@ def _print_text(result: dict[str, Any]) -> None:
         print(f"{'#':>3}  {'kind':<28} {'us':>10} {'share':>6}  location / operands")
         for row in result["profile"]["steps"]:
             kind = f"{row['library']}:{row['kind']}"
+            threads = row["threads"]
+            on = "" if threads is None else f", {threads} thread{'s' if threads > 1 else ''}"
             print(
                 f"{row['step']:>3}  {kind:<28} {row['us']:>10.1f} {row['share']:>6.1%}  "
-                f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}"
-                f"{', 1 thread' if row['one_thread'] else ''}]"
+                f"{row['location']}  {' '.join(row['operands'])}  [{row['implementation']}{on}]"
             )
         r = result["profile"]["reorders"]
         print(

@@ -30,7 +30,6 @@ from dnnc.driver.generation import CacheSession, Generated
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
 from dnnc.driver.saved_dynamic import CONSTANTS, INITIALIZERS
 from dnnc.runtime.cache import default_cache
-from dnnc.runtime.plan import PrimitiveStep
 from dnnc.tools.run import run
 from dnnc_testing import decoders, engines
 from dnnc_testing.differential import optimize_without
@@ -170,7 +169,7 @@ def test_small_steps_on_one_thread_change_no_token(
         session.step(ours.tokens[:, :1])
         assert session._out is not None  # the steady step's signature and output arrays
         steady = executable.plan_for(session._out[0])
-        assert any(isinstance(s, PrimitiveStep) and s.alone for s in steady.plan.steps)
+        assert 1 in {info.threads for info in steady.plan.step_infos}
         monkeypatch.setattr(plan_module, "runs_alone", lambda *_: False)
         without = dnnc.compile(exported[1])
         theirs = dnnc.generate(without, _prompt(), STEPS)
