@@ -15,10 +15,9 @@ dnnc.runtime.step_threads), each under that count or the caller's if fewer, neve
 than a primitive was created for (oneDNN's brgemm kernels divide their work at creation,
 others, like the AVX2 matmul gemm:jit, when they run: on 3 threads instead of 2 it summed in
 another order); the caller's count is read at the start of each run and set back at its
-end. Reference steps join the
-segment before them (they use no OpenMP), so that the count changes only where a primitive
-step needs another. OpenMP's count is the calling thread's own: runs on other threads keep
-theirs.
+end. Reference steps join the segment before them (they use no OpenMP), so that the count
+changes only where a primitive step needs another. OpenMP's count is the calling thread's
+own: runs on other threads keep theirs.
 """
 
 from __future__ import annotations
