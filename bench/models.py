@@ -213,7 +213,8 @@ def _latency(result: dict | str) -> str:
     if isinstance(result, str):
         return "error"
     low, high = result["ms_range"]
-    return f"{result['ms']:.1f} [{low:.1f}-{high:.1f}]"
+    digits = 2 if result["ms"] < 10 else 1  # int8 models run in about 1 ms: 0.1 ms is 10%
+    return f"{result['ms']:.{digits}f} [{low:.{digits}f}-{high:.{digits}f}]"
 
 
 def table(results: dict[str, dict[str, dict | str]], limits: dict[str, float]) -> str:
