@@ -11,7 +11,7 @@ they reach the lower bound (the most bytes live at one position) on the test gra
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 ALIGNMENT = 64
@@ -58,36 +58,53 @@ def lower_bound(lifetimes: Sequence[Lifetime], alignment: int = ALIGNMENT) -> in
     return best
 
 
-def plan_arena(lifetimes: Sequence[Lifetime], alignment: int = ALIGNMENT) -> ArenaPlan:
-    """Place every buffer; buffers whose lifetimes intersect never share a byte."""
+Conflicts = Mapping[Hashable, Sequence[Hashable]]
+"""Per buffer key, the keys of the buffers whose lifetimes intersect its own."""
+
+
+def conflicts(lifetimes: Sequence[Lifetime]) -> Conflicts:
+    """Which buffers may not share bytes: a function of the lifetimes alone, so a caller that
+    places the same buffers again with other sizes (a program template per input shape)
+    finds them once."""
+    return {
+        buffer.key: tuple(o.key for o in lifetimes if o is not buffer and o.overlaps(buffer))
+        for buffer in lifetimes
+    }
+
+
+def plan_arena(
+    lifetimes: Sequence[Lifetime], alignment: int = ALIGNMENT, clashes: Conflicts | None = None
+) -> ArenaPlan:
+    """Place every buffer; buffers whose lifetimes intersect never share a byte (``clashes``:
+    their ``conflicts``, when known)."""
+    clashes = conflicts(lifetimes) if clashes is None else clashes
     orders = (
         sorted(lifetimes, key=lambda b: (-align(b.size, alignment), b.start - b.end, b.start)),
         sorted(lifetimes, key=lambda b: (b.start, -align(b.size, alignment))),
     )
     offsets, peak = min(
-        (_place(order, alignment) for order in orders), key=lambda placement: placement[1]
+        (_place(order, alignment, clashes) for order in orders),
+        key=lambda placement: placement[1],
     )
     return ArenaPlan(offsets, peak, lower_bound(lifetimes, alignment))
 
 
-def _place(order: Sequence[Lifetime], alignment: int) -> tuple[dict[Hashable, int], int]:
+def _place(
+    order: Sequence[Lifetime], alignment: int, clashes: Conflicts
+) -> tuple[dict[Hashable, int], int]:
     """Offsets of the buffers placed first-fit in this order, and the arena size."""
-    placed: list[tuple[Lifetime, int]] = []
     offsets: dict[Hashable, int] = {}
+    ends: dict[Hashable, int] = {}
     peak = 0
     for buffer in order:
         size = align(buffer.size, alignment)
-        busy = sorted(
-            (offset, offset + align(other.size, alignment))
-            for other, offset in placed
-            if other.overlaps(buffer)
-        )
+        busy = sorted((offsets[k], ends[k]) for k in clashes[buffer.key] if k in offsets)
         offset = 0
         for begin, end in busy:
             if offset + size <= begin:
                 break  # the gap below this busy range fits
             offset = max(offset, end)
-        placed.append((buffer, offset))
         offsets[buffer.key] = offset
+        ends[buffer.key] = offset + size
         peak = max(peak, offset + size)
     return offsets, peak

@@ -150,6 +150,9 @@ class Layout:
 
     def num_elements(self, shape: tuple[int, ...]) -> int:
         """Elements the physical array holds, padding included."""
+        if not self.blocks:  # no padding: the logical size (a new input shape asks per memory)
+            self._check_rank(shape)
+            return math.prod(map(int, shape))
         return math.prod(map(int, self.physical_shape(shape)))  # plain: a size, not a symbol
 
     def to_physical(self, array: np.ndarray) -> np.ndarray:

@@ -568,7 +568,12 @@ class MemoryDesc(_Owned):
         """Inner blocks (logical dim, size), outermost first; () unless blocked."""
         if not self.is_blocked:
             return ()
-        count = self._query(Query.dnnl_query_inner_nblks_s32, ctypes.c_int())
+        return self._blocks(self._query(Query.dnnl_query_inner_nblks_s32, ctypes.c_int()))
+
+    def _blocks(self, count: int) -> tuple[tuple[int, int], ...]:
+        """The ``count`` inner blocks (``inner_blocks``) of a blocked descriptor."""
+        if not count:
+            return ()
         sizes = self._query_dims(Query.dnnl_query_inner_blks, count)
         indices = self._query_dims(Query.dnnl_query_inner_idxs, count)
         return tuple(zip(indices, sizes))
@@ -613,16 +618,20 @@ class MemoryDesc(_Owned):
     def key(self) -> tuple[Any, ...]:
         """Everything that identifies the descriptor, as plain values (for cache keys).
         The size is included because it also covers oneDNN's hidden extra buffers."""
-        if self._key is None:
+        if self._key is None:  # each query once (a new input shape keys its new descriptors)
+            ndims = self.ndims
+            format_kind = self.format_kind
+            blocked = format_kind == capi.dnnl_format_kind_t.dnnl_blocked
+            blocks = self._query(Query.dnnl_query_inner_nblks_s32, ctypes.c_int()) if blocked else 0
             self._key = (
-                self.dims,
+                self._query_dims(Query.dnnl_query_dims, ndims),
                 self.data_type.value,
-                self.format_kind.value,
-                self.padded_dims,
-                self.padded_offsets,
+                format_kind.value,
+                self._query_dims(Query.dnnl_query_padded_dims, ndims),
+                self._query_dims(Query.dnnl_query_padded_offsets, ndims),
                 self.submemory_offset,
-                self.strides,
-                self.inner_blocks,
+                self._query_dims(Query.dnnl_query_strides, ndims) if blocked else (),
+                self._blocks(blocks),
                 self.size_bytes,
             )
         return self._key
@@ -892,6 +901,9 @@ class PrimitiveDesc(_Owned):
         self._queried: dict[tuple[int, int], MemoryDesc | None] = {}
         """query_md's answers, kept until the implementation changes (next_impl): a cached
         primitive's descriptors are read again by every plan that binds it."""
+        self._expected: dict[int, MemoryDesc] | None = None
+        """expected_args' answer, kept as ``_queried`` is (every bind of the primitive
+        asks)."""
 
     @classmethod
     def create(
@@ -959,6 +971,7 @@ class PrimitiveDesc(_Owned):
                 return False
             raise
         self._queried.clear()
+        self._expected = None
         return True
 
     def clone(self) -> PrimitiveDesc:
@@ -1020,7 +1033,13 @@ class PrimitiveDesc(_Owned):
         return (result.value or b"").decode()
 
     def expected_args(self) -> dict[int, MemoryDesc]:
-        """Every exec argument this primitive reads or writes, with its descriptor."""
+        """Every exec argument this primitive reads or writes, with its descriptor (asked
+        once per implementation: ``Primitive.bind`` reads it for each step it binds)."""
+        if self._expected is None:
+            self._expected = self._expected_args()
+        return self._expected
+
+    def _expected_args(self) -> dict[int, MemoryDesc]:
         candidates = [
             capi.DNNL_ARG_SRC_0,
             capi.DNNL_ARG_SRC_1,
@@ -1107,7 +1126,7 @@ class Primitive(_Owned):
             want = expected.get(arg) or self.desc.exec_arg_desc(arg)
             if want is None:
                 raise ValueError(f"{self.desc.primitive} takes no argument {arg}")
-            if memory.desc != want:
+            if memory.desc is not want and memory.desc != want:  # a plan binds the pd's own
                 raise ValueError(
                     f"{self.desc.primitive} argument {arg}: memory is {memory.desc!r}, the "
                     f"primitive expects {want!r}"

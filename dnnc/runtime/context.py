@@ -87,8 +87,14 @@ class ExecutionContext:
         self.argument_memories: list[list[Memory]] = [[] for _ in range(arguments)]
         self._memories: dict[tuple[object, ...], Memory] = {}
         self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
-        self.poison = [[self.arena[lo:hi] for lo, hi in ranges] for ranges in plan.poison_ranges]
         self.segments = _segments(plan.steps)
+        self._plan = plan
+
+    @functools.cached_property
+    def poison(self) -> list[list[np.ndarray]]:
+        """Per step, the views of the arena poison_freed fills after it (made on first use:
+        most contexts never poison)."""
+        return [[self.arena[lo:hi] for lo, hi in ranges] for ranges in self._plan.poison_ranges]
 
     def _step(self, step: Step) -> Callable[[], object]:
         if isinstance(step, AppendStep):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -105,6 +105,47 @@ class PrimitiveStep:
 
 
 @dataclass(frozen=True)
+class _StepKind:
+    """What the primitive steps of equal calls share (``_PlanBuilder.kinds``)."""
+
+    primitive: Primitive
+    ids: dict[str, int]
+    """Role -> exec argument (``PrimitiveHandler.exec_args``)."""
+    descs: dict[str, MemoryDesc]
+    """Role -> the descriptor its memory is bound in."""
+    owner: PrimitiveHandler | None
+    """The handler of an int8 primitive that packs its own weights (``_binding``)."""
+    threads: int
+    """``PrimitiveStep.threads``."""
+
+
+def _kind_key(call: Call) -> Hashable | None:
+    """What a primitive step depends on besides where its bytes are: the kind, each
+    operand's role and memory, whether it packs its own weights, and the parameters; None
+    when a parameter is no hashable value (the step is then built alone)."""
+    key = (
+        call.kind,
+        tuple((o.role, o.memory) for o in (*call.ins, *call.outs)),
+        call.packs_own_weights(),
+        _hashable(call.params),
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _hashable(value: object) -> object:
+    """A parameter value with its lists as tuples and dicts as sorted items."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list | tuple):
+        return tuple(map(_hashable, value))
+    return value
+
+
+@dataclass(frozen=True)
 class ReferenceStep:
     """An onednn.reference step: the numpy kernel, its operands and parameters."""
 
@@ -141,10 +182,9 @@ class Plan:
     steps: list[Step] = field(default_factory=list)
     calls: tuple[Call, ...] = ()
     """The Program's kernel calls, one per step."""
+    arena_roots: tuple[tuple[int, int], ...] = ()
+    """The Program's (start, end) bytes of each arena root."""
     scratchpad_bytes: int = 0
-    lower_bound_bytes: int = 0
-    poison_ranges: list[list[tuple[int, int]]] = field(default_factory=list)
-    """Per step, the arena byte ranges poison_freed fills after it."""
     constant_sizes: dict[object, int] = field(default_factory=dict)
     """Bytes of each constant array the plan holds, by id (an array it binds) or source key
     (a loaded array, for a reordered constant): a shared one counts once."""
@@ -152,6 +192,40 @@ class Plan:
     """Output index -> input index of each cache a run may append to in place: an
     AppendStep writes that output directly from that input, which no other step reads, so
     a caller may bind the output over the input (dnnc.runtime.io_binding.aliased_inputs)."""
+
+    @functools.cached_property
+    def _lifetimes(self) -> dict[int, tuple[int, int]]:
+        """Each arena root's first and last step."""
+        lifetimes: dict[int, tuple[int, int]] = {}
+        for index, call in enumerate(self.calls):
+            for operand in (*call.ins, *call.outs):
+                if operand.place.base == ARENA:
+                    first, _ = lifetimes.get(operand.place.root, (index, index))
+                    lifetimes[operand.place.root] = (first, index)
+        return lifetimes
+
+    @functools.cached_property
+    def poison_ranges(self) -> list[list[tuple[int, int]]]:
+        """Per step, the arena byte ranges poison_freed fills after it (made on first use,
+        as ``step_infos``)."""
+        ranges, lifetimes = self.arena_roots, self._lifetimes
+        poison = []
+        for index in range(len(self.calls)):
+            live = [ranges[r] for r, (first, last) in lifetimes.items() if first <= index < last]
+            freed = [ranges[r] for r, (_, last) in lifetimes.items() if last == index]
+            poison.append(_subtract(freed, live))
+        return poison
+
+    @functools.cached_property
+    def lower_bound_bytes(self) -> int:
+        """No arena can hold the plan's buffers in fewer bytes (the memory report's)."""
+        ranges = self.arena_roots
+        return lower_bound(
+            [
+                Lifetime(root, ranges[root][1] - ranges[root][0], first, last)
+                for root, (first, last) in self._lifetimes.items()
+            ]
+        )
 
     @functools.cached_property
     def step_infos(self) -> list[StepInfo]:
@@ -200,8 +274,16 @@ class _PlanBuilder:
         self.cache = cache
         self.constants = constants
         self.plan = Plan(
-            program.name, program.inputs, program.outputs, program.arena_bytes, calls=program.calls
+            program.name,
+            program.inputs,
+            program.outputs,
+            program.arena_bytes,
+            calls=program.calls,
+            arena_roots=program.arena_roots,
         )
+        self.kinds: dict[Hashable, _StepKind] = {}
+        """The steps built so far by what they run (``_kind_key``): a call like one before
+        (the same layer again, with its own bytes) reuses its primitive and descriptors."""
 
     def build(self) -> Plan:
         for call in self.program.calls:
@@ -211,7 +293,6 @@ class _PlanBuilder:
             (_scratchpad_bytes(s) for s in self.plan.steps if isinstance(s, PrimitiveStep)),
             default=0,
         )
-        self._plan_poison()
         self.plan.appends = self._appends()
         return self.plan
 
@@ -327,6 +408,22 @@ class _PlanBuilder:
 
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
+        key = _kind_key(call)
+        kind = self.kinds.get(key) if key is not None else None
+        if kind is None:
+            kind = self._step_kind(call)
+            if key is not None:
+                self.kinds[key] = kind
+        bindings = tuple(
+            self._binding(call, o, kind.ids[o.role], kind.descs[o.role], kind.owner)
+            for o in operands
+            if o.role in kind.ids  # a sum post-op's argument is the destination itself
+        )
+        return PrimitiveStep(kind.primitive, bindings, kind.ids.get("scratchpad"), kind.threads)
+
+    def _step_kind(self, call: Call) -> _StepKind:
+        """The primitive of a call and the descriptor of each role it binds."""
+        operands = (*call.ins, *call.outs)
         descs = {o.role: desc_of(o.memory) for o in operands}
         owns_weights = call.packs_own_weights()
         if owns_weights:
@@ -339,18 +436,13 @@ class _PlanBuilder:
         threads = 1 if alone else thread_count()
         try:
             handler = handler_for(call.kind, descs, call.params)
-            owner = handler if owns_weights else None
             primitive = self._acquire(call, handler, threads=threads)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise call.error(f"({call.kind}) {error}") from error
-        bindings = tuple(
-            self._binding(call, o, ids[o.role], exec_descs.get(o.role) or descs[o.role], owner)
-            for o in operands
-            if o.role in ids  # a sum post-op's argument is the destination itself
-        )
-        return PrimitiveStep(primitive, bindings, ids.get("scratchpad"), threads)
+        bound = {role: exec_descs.get(role) or descs[role] for role in ids if role in descs}
+        return _StepKind(primitive, ids, bound, handler if owns_weights else None, threads)
 
     def _binding(
         self,
@@ -382,28 +474,6 @@ class _PlanBuilder:
         outs = tuple((self._storage(call, o), o.memory) for o in call.outs)
         step = AppendStep if call.kind == "kv_append" else ReferenceStep
         return step(kernel, ins, outs, dict(call.params))
-
-    def _plan_poison(self) -> None:
-        """Lifetimes of the arena roots, what poison_freed fills after each step, and the
-        lower bound of the memory report."""
-        first: dict[int, int] = {}
-        last: dict[int, int] = {}
-        for index, call in enumerate(self.program.calls):
-            for operand in (*call.ins, *call.outs):
-                if operand.place.base == ARENA:
-                    first.setdefault(operand.place.root, index)
-                    last[operand.place.root] = index
-        ranges = self.program.arena_roots
-        for index in range(len(self.program.calls)):
-            live = [ranges[r] for r in first if first[r] <= index < last[r]]
-            freed = [ranges[r] for r in first if last[r] == index]
-            self.plan.poison_ranges.append(_subtract(freed, live))
-        self.plan.lower_bound_bytes = lower_bound(
-            [
-                Lifetime(root, ranges[root][1] - ranges[root][0], first[root], last[root])
-                for root in first
-            ]
-        )
 
 
 def _scratchpad_bytes(step: PrimitiveStep) -> int:

@@ -23,12 +23,13 @@ of them; another value traces again).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from dnnc.core.arena import Lifetime, plan_arena
+from dnnc.core.arena import Conflicts, Lifetime, conflicts, plan_arena
 from dnnc.core.symbols import Guard, SymbolicInt, Values, evaluate
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Place, Program
@@ -127,20 +128,41 @@ class ProgramTemplate:
         values = self.values(signature)
         return all(guard.admits(values) for guard in self.guards)
 
+    @functools.cached_property
+    def _clashes(self) -> Conflicts:
+        """The arena roots whose lifetimes intersect (the same for every signature)."""
+        return conflicts([Lifetime(root, 0, start, end) for root, start, end in self.lifetimes])
+
+    @functools.cached_property
+    def _symbolic_memories(self) -> frozenset[int]:
+        """The ids of the Program's memories whose shape is an expression (the others are
+        the same in every instance)."""
+        program = self.program
+        operands = (o.memory for c in program.calls for o in (*c.ins, *c.outs))
+        return frozenset(id(m) for m in (*operands, *program.root_memories) if _symbolic(m.shape))
+
+    @functools.cached_property
+    def _symbolic_params(self) -> tuple[tuple[str, ...], ...]:
+        """Per call, the names of its parameters that hold a SymbolicInt."""
+        return tuple(
+            tuple(name for name, value in c.params.items() if _holds_symbol(value))
+            for c in self.program.calls
+        )
+
     def instantiate(self, signature: Signature) -> Program:
         """The Program of ``signature`` (module docstring); ``admits`` must hold."""
         values = self.values(signature)
         program = self.program
+        symbolic = self._symbolic_memories
         memories: dict[int, MemorySpec] = {}
 
         def concrete(memory: MemorySpec) -> MemorySpec:
+            if id(memory) not in symbolic:
+                return memory
             found = memories.get(id(memory))
             if found is None:
-                found = memory
-                if _symbolic(memory.shape):
-                    shape = tuple(evaluate(d, values) for d in memory.shape)
-                    found = MemorySpec(shape, memory.data_type, memory.layout)
-                memories[id(memory)] = found
+                shape = tuple(evaluate(d, values) for d in memory.shape)
+                found = memories[id(memory)] = MemorySpec(shape, memory.data_type, memory.layout)
             return found
 
         roots = program.arena_roots
@@ -148,7 +170,8 @@ class ProgramTemplate:
             [
                 Lifetime(root, concrete(program.root_memories[root]).nbytes, start, end)
                 for root, start, end in self.lifetimes
-            ]
+            ],
+            clashes=self._clashes,
         )
         sizes = {
             root: concrete(program.root_memories[root]).nbytes for root, _, _ in self.lifetimes
@@ -161,12 +184,12 @@ class ProgramTemplate:
                 place = Place(ARENA, 0, offset, place.root)
             return Operand(o.role, concrete(o.memory), place)
 
-        def call(c: Call) -> Call:
+        def call(c: Call, evaluated: tuple[str, ...]) -> Call:
+            params = c.params
+            if evaluated:
+                params = {**params, **{k: _evaluated(params[k], values) for k in evaluated}}
             return dataclasses.replace(
-                c,
-                ins=tuple(map(operand, c.ins)),
-                outs=tuple(map(operand, c.outs)),
-                params={k: _evaluated(v, values) for k, v in c.params.items()},
+                c, ins=tuple(map(operand, c.ins)), outs=tuple(map(operand, c.outs)), params=params
             )
 
         return dataclasses.replace(
@@ -174,7 +197,7 @@ class ProgramTemplate:
             inputs=tuple(_spec(s, values) for s in program.inputs),
             outputs=tuple(_spec(s, values) for s in program.outputs),
             arena_bytes=plan.peak_bytes,
-            calls=tuple(map(call, program.calls)),
+            calls=tuple(map(call, program.calls, self._symbolic_params)),
             arena_roots=tuple(
                 (plan.offsets[r], plan.offsets[r] + sizes[r]) if r in sizes else (0, 0)
                 for r in range(len(roots))
@@ -220,6 +243,13 @@ def _spec(spec: TensorSpec, values: Values) -> TensorSpec:
     if not _symbolic(spec.shape):
         return spec
     return TensorSpec(spec.name, tuple(evaluate(d, values) for d in spec.shape), spec.dtype)
+
+
+def _holds_symbol(value: object) -> bool:
+    """Whether a call parameter is or holds (in lists and tuples) a SymbolicInt."""
+    if isinstance(value, SymbolicInt):
+        return True
+    return isinstance(value, list | tuple) and any(map(_holds_symbol, value))
 
 
 def _evaluated(value: object, values: Values) -> object:
