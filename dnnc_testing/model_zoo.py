@@ -267,16 +267,16 @@ def build_all(
         yield name, path, MODELS[name].input_shape
 
 
-def export_bert_base(path: Path) -> None:
-    """BERT-base (BertConfig's defaults), random weights, exported to ``path`` with dynamic batch
-    and sequence axes (inputs ``input_ids`` and ``mask``, output ``hidden``): bench/dynamic.py's
-    and bench/doors.py's encoder."""
+def export_bert_base(path: Path, layers: int = 12) -> None:
+    """BERT-base (BertConfig's defaults; ``layers`` encoder layers), random weights, exported
+    to ``path`` with dynamic batch and sequence axes (inputs ``input_ids`` and ``mask``, output
+    ``hidden``): bench/dynamic.py's, bench/doors.py's and bench/new_shape.py's encoder."""
     import torch
 
     from dnnc_testing.torchvision_models import transformers
 
     torch.manual_seed(0)
-    config = transformers().BertConfig(attn_implementation="eager")
+    config = transformers().BertConfig(attn_implementation="eager", num_hidden_layers=layers)
     encoder = transformers().BertModel(config).eval()
 
     class Encoder(torch.nn.Module):

@@ -210,6 +210,8 @@ DNNL_ARG_ATTR_ZERO_POINTS: int = 8192
 DNNL_ARG_ATTR_POST_OP_DW: int = 16384
 DNNL_ARG_ATTR_MULTIPLE_POST_OP_BASE: int = 32768
 DNNL_MAX_NDIMS: int = 12
+DNNL_RUNTIME_DIM_VAL: int = -(2**63)
+"""INT64_MIN: a dimension (or stride) known only when the primitive runs (matmul)."""
 
 
 def DNNL_ARG_ATTR_MULTIPLE_POST_OP(idx: int) -> int:

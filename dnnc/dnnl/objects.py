@@ -304,13 +304,18 @@ def _dims_array(values: Sequence[int], what: str) -> ctypes.Array[ctypes.c_int64
     return _Dims(*(int(v) for v in values))
 
 
-def _checked_dims(dims: Sequence[int]) -> tuple[int, ...]:
+def _checked_dims(dims: Sequence[int], runtime: bool = False) -> tuple[int, ...]:
+    """``runtime``: a dimension may be DNNL_RUNTIME_DIM_VAL (``MemoryDesc.of_strides``)."""
     dims = tuple(int(d) for d in dims)
     if not 1 <= len(dims) <= capi.DNNL_MAX_NDIMS:
         raise ValueError(f"dims {dims}: a tensor has 1 to {capi.DNNL_MAX_NDIMS} dimensions")
-    if any(d < 0 for d in dims):
+    if any(d < 0 and not (runtime and d == RUNTIME) for d in dims):
         raise ValueError(f"dims {dims}: dimensions must be non-negative")
     return dims
+
+
+RUNTIME = capi.DNNL_RUNTIME_DIM_VAL
+"""A dimension given when the primitive runs (oneDNN 3.2: matmul's), not when it is created."""
 
 
 def format_tag(layout: Layout) -> capi.dnnl_format_tag_t | None:
@@ -452,8 +457,10 @@ class MemoryDesc(_Owned):
     def of_strides(
         cls, dims: Sequence[int], data_type: DataType, strides: Sequence[int]
     ) -> MemoryDesc:
-        """A plain (unblocked) descriptor with element strides per logical dimension."""
-        dims = _checked_dims(dims)
+        """A plain (unblocked) descriptor with element strides per logical dimension; a
+        dimension may be ``RUNTIME`` (a matmul's rows: the memory bound when it runs gives
+        them, ``admits``)."""
+        dims = _checked_dims(dims, runtime=True)
         if len(strides) != len(dims):
             raise ValueError(f"strides {tuple(strides)} do not match dims {dims}")
         return cls(
@@ -635,6 +642,22 @@ class MemoryDesc(_Owned):
                 self.size_bytes,
             )
         return self._key
+
+    def admits(self, other: MemoryDesc) -> bool:
+        """Whether a memory of ``other`` may be bound where this descriptor is expected: equal
+        descriptors, or this one with ``RUNTIME`` dimensions and ``other`` its instance (the
+        same element type and format, each ``RUNTIME`` dimension or stride any value, the
+        others equal)."""
+        if self is other or self == other:
+            return True
+        mine, theirs = self.key(), other.key()
+        dims, strides = mine[0], mine[6]
+        if RUNTIME not in dims or len(dims) != len(theirs[0]):
+            return False
+        fits = all(d in (RUNTIME, e) for d, e in zip(dims, theirs[0]))
+        fits &= all(s in (RUNTIME, t) for s, t in zip(strides, theirs[6]))
+        same_format = mine[1:3] == theirs[1:3] and len(strides) == len(theirs[6]) and not theirs[5]
+        return fits and same_format and not mine[7] and not theirs[7]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MemoryDesc):
@@ -1126,7 +1149,7 @@ class Primitive(_Owned):
             want = expected.get(arg) or self.desc.exec_arg_desc(arg)
             if want is None:
                 raise ValueError(f"{self.desc.primitive} takes no argument {arg}")
-            if memory.desc is not want and memory.desc != want:  # a plan binds the pd's own
+            if memory.desc is not want and not want.admits(memory.desc):
                 raise ValueError(
                     f"{self.desc.primitive} argument {arg}: memory is {memory.desc!r}, the "
                     f"primitive expects {want!r}"

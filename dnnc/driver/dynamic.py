@@ -29,8 +29,20 @@ once.
 Why the pipeline runs on a specialization instead of the dynamic graph directly: oneDNN
 cannot be asked for the preferred layout of a dynamic shape and a binary post-op's
 broadcast class is unknown, so the dynamic graph is plain and less fused; traced, each plan
-is the graph a static compile of those shapes makes (same primitives, same results bit for
-bit) as long as the guards hold.
+is the graph a static compile of those shapes makes as long as the guards hold (the same
+primitives, so the same results bit for bit, once its matmuls have primitives of their own
+rows: below).
+
+A new signature's plan runs each matmul whose rows vary with the input sizes, where oneDNN
+can, on one primitive for every row count (``DNNL_RUNTIME_DIM_VAL`` rows, plain weights: the
+reference-free implementation oneDNN 3.2 has for them is its jit gemm): a new length creates
+no primitive for them. oneDNN 3.2 takes run-time rows for matmul only, and refuses them in a
+binary post-op's argument, so a matmul with a residual post-op [M, N] keeps a primitive per
+row count; one with a bias [1, N] does not. The gemm runs such a matmul 0-9% slower than a
+primitive of its rows (BERT-base's 768x768 and 768x3072 projections at 24-200 rows, Zen 5):
+the ``fixed_rows_after``-th repeat of a signature rebuilds its plan (as a rebind does) on
+primitives of its own row counts, so a length served once pays no creation for them and a
+length served often runs at full speed.
 
 The arena grows only when the need of a new plan exceeds it, to that need or twice its
 size, whichever is more (within ``max_arena_bytes``): a growing series of shapes (batch 1,
@@ -105,6 +117,13 @@ class DynamicOptions:
     ShapeSpecializedExecutable, compiled models (each with its own weights)."""
     max_arena_bytes: int | None = None
     """The largest arena a signature may need (None: no cap)."""
+    runtime_rows: bool = True
+    """A new signature's plan runs the matmuls whose rows vary with the input sizes, where
+    oneDNN can, on one primitive for every row count (Executable's ``runtime_rows``): it
+    creates none for them. False: a primitive per row count, as a static compile has."""
+    fixed_rows_after: int = 8
+    """How many runs of a signature such a plan serves: the next rebuilds it (as after an
+    arena growth) on primitives of its own row counts, which run faster (module docstring)."""
 
     def __post_init__(self) -> None:
         if self.max_plans < 1 or self.max_templates < 1 or self.max_plan_bytes < 0:
@@ -112,6 +131,10 @@ class DynamicOptions:
                 f"dynamic options: max_plans and max_templates must be >= 1 and "
                 f"max_plan_bytes >= 0, got {self.max_plans}, {self.max_templates} and "
                 f"{self.max_plan_bytes}"
+            )
+        if self.fixed_rows_after < 1:
+            raise DnncError(
+                f"dynamic options: fixed_rows_after must be >= 1, got {self.fixed_rows_after}"
             )
         if self.max_arena_bytes is not None and self.max_arena_bytes < 0:
             raise DnncError(
@@ -137,6 +160,10 @@ class DynamicStats:
     """Executables rebuilt from a kept plan's Program after the arena grew."""
     unfused: int
     """Anchors whose post-op chain was split, over every plan built."""
+    fixed_rows: int
+    """Plans rebuilt on primitives of their own row counts (``fixed_rows_after``)."""
+    runtime_rows_steps: int
+    """Steps of the cached plans on primitives that take their rows when they run."""
     plans: int
     plan_bytes: int
     arena_bytes: int
@@ -174,6 +201,8 @@ class _Plan:
     sized: tuple[np.ndarray, ...] = ()
     """The arrays computed from the input sizes that the Program takes after the inputs
     (dnnc.frontend.onnx.sized: position ids, masks built from the sizes)."""
+    runs: int = 0
+    """Runs served since its Executable was built with run-time rows (``fixed_rows_after``)."""
 
 
 class DynamicExecutable(ShippedByRecipe):
@@ -239,6 +268,7 @@ class DynamicExecutable(ShippedByRecipe):
         """Most recently used first."""
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
+        self._fixed = 0
         self._traces = 0
         self._miss_seconds = self._trace_seconds = 0.0
         self._shared = SharedPayloads(p for p in payloads if len(p) > DIGEST_BYTES)
@@ -348,7 +378,16 @@ class DynamicExecutable(ShippedByRecipe):
             self._plans.move_to_end(signature)
             if plan.executable is None:
                 self._rebinds += 1
-                plan.executable = self._executable(plan.program)
+                plan.executable = self._executable(plan.program, fixed=plan.runs < 0)
+            elif plan.runs >= 0 and plan.executable.plan.runtime_rows_steps:
+                plan.runs += 1
+                if plan.runs >= self.options.fixed_rows_after:
+                    self._fixed += 1
+                    plan.executable = self._executable(plan.program, fixed=True)
+                    plan.runs = -1  # fixed for good
+                    held = _held_bytes(plan.executable)
+                    self._plan_bytes += held - plan.bytes
+                    plan.bytes = held
         executable = plan.executable
         assert executable is not None  # just built or rebuilt
         self._evict()
@@ -418,8 +457,9 @@ class DynamicExecutable(ShippedByRecipe):
         """The template to serve ``signature`` with (a subclass may check it first)."""
         return template
 
-    def _executable(self, program: Program) -> Executable:
-        """An Executable of a lowered plan in the shared arena, grown first if too small."""
+    def _executable(self, program: Program, fixed: bool = False) -> Executable:
+        """An Executable of a lowered plan in the shared arena, grown first if too small;
+        ``fixed``: every matmul on a primitive of its own rows (``fixed_rows_after``)."""
         size = program.arena_bytes
         cap = self.options.max_arena_bytes
         if cap is not None and size > cap:
@@ -439,6 +479,7 @@ class DynamicExecutable(ShippedByRecipe):
             arena=self._arena,
             arena_lock=self._arena_lock,
             constants=self._constants,
+            runtime_rows=self.options.runtime_rows and not fixed,
         )
 
     def _evict(self) -> None:
@@ -474,6 +515,10 @@ class DynamicExecutable(ShippedByRecipe):
             evictions=self._evictions,
             rebinds=self._rebinds,
             unfused=self._unfused,
+            fixed_rows=self._fixed,
+            runtime_rows_steps=sum(
+                p.executable.plan.runtime_rows_steps for p in self._plans.values() if p.executable
+            ),
             plans=len(self._plans),
             plan_bytes=self._plan_bytes,
             arena_bytes=self._arena.nbytes,

@@ -107,6 +107,12 @@ class PrimitiveCache:
                 self._evict()
         return primitive
 
+    def holds(self, handler: PrimitiveHandler, engine: Engine | None = None) -> bool:
+        """Whether ``acquire`` would find the primitive cached (no counter moves)."""
+        key = (engine or Engine.default(), thread_count(), handler.key())
+        with self._lock:
+            return key in self._entries
+
     def clear(self) -> None:
         """Drop every entry (counters are kept)."""
         with self._lock:

@@ -110,9 +110,10 @@ class ExecutionContext:
 
     def _memory(self, binding: Binding) -> Memory:
         """A Memory of the binding's descriptor over its bytes (one per place and
-        descriptor)."""
+        descriptor object: the plan's steps share theirs, and the Memory keeps it alive, so
+        its id keys it without the descriptor's queries)."""
         storage, desc = binding.storage, binding.desc
-        key = (*storage.place, desc.key())
+        key = (*storage.place, id(desc))
         if key not in self._memories:
             if storage.base == "argument":  # bound to the caller's array per run
                 memory = Memory(desc, aligned_bytes(binding.nbytes), engine=self.engine)

@@ -27,7 +27,9 @@ first context in a caller's buffer (at least ``onednn.arena_bytes``) instead of 
 shared with other Executables under ``arena_lock``: the first context is taken only when that
 lock is free (held until the run ends), any other run takes a context of its own, and
 ``constants`` is a ``PackedConstants`` store several Executables take their constants from,
-so each source array is loaded once and packed once per memory descriptor.
+so each source array is loaded once and packed once per memory descriptor; ``runtime_rows``
+runs the matmuls whose rows vary with the input shape on primitives shared by every row count
+(dnnc.runtime.plan.build_plan).
 """
 
 from __future__ import annotations
@@ -96,13 +98,18 @@ class Executable(ShippedByRecipe):
         arena: np.ndarray | None = None,
         arena_lock: threading.Lock | None = None,
         constants: PackedConstants | None = None,
+        runtime_rows: bool = False,
     ) -> None:
         self.engine = engine or Engine.default()
         self.constants = constants or PackedConstants()
         """The constants this Executable binds, by source and memory (dnnc.driver.saved
         writes them)."""
         self.plan = build_plan(
-            program, engine=self.engine, cache=cache or default_cache(), constants=self.constants
+            program,
+            engine=self.engine,
+            cache=cache or default_cache(),
+            constants=self.constants,
+            runtime_rows=runtime_rows,
         )
         if arena is not None and arena.nbytes < self.plan.planned_bytes:
             raise program.error(

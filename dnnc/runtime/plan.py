@@ -16,6 +16,7 @@ Neither the plan nor this module touches the IR: a saved model builds its plan w
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Mapping
@@ -25,9 +26,9 @@ import numpy as np
 
 from dnnc.core.arena import ALIGNMENT, Lifetime, lower_bound
 from dnnc.core.diagnostics import DnncError
-from dnnc.core.kinds import DataType
+from dnnc.core.kinds import DataType, SumPostOp
 from dnnc.core.layouts import Layout
-from dnnc.dnnl.objects import DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
+from dnnc.dnnl.objects import RUNTIME, DnnlError, Engine, Memory, MemoryDesc, Primitive, Stream
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.dnnl.threads import running_on, thread_count
 from dnnc.runtime.cache import PrimitiveCache
@@ -117,6 +118,9 @@ class _StepKind:
     """The handler of an int8 primitive that packs its own weights (``_binding``)."""
     threads: int
     """``PrimitiveStep.threads``."""
+    plain_weights: bool = False
+    """Whether it binds its constant weights in their logical (plain) layout, not their
+    memory's: a matmul with run-time rows (``_PlanBuilder._runtime_rows_kind``)."""
 
 
 def _kind_key(call: Call) -> Hashable | None:
@@ -134,6 +138,52 @@ def _kind_key(call: Call) -> Hashable | None:
     except TypeError:
         return None
     return key
+
+
+def _rows_at_run_time(call: Call) -> bool:
+    """Whether a call may run on a primitive that takes its rows when it runs
+    (``_PlanBuilder._runtime_rows_kind``): a matmul whose rows vary (``Call.variable_rows``)
+    and are not one, of plain f32 src and dst, constant 2-D f32 weights, no post-op argument
+    with rows (oneDNN 3.2 refuses run-time dimensions in a binary post-op's argument: a bias
+    [1, N] fits, a residual [M, N] does not; a sum's argument is the destination)."""
+    if not (call.variable_rows and call.kind == "matmul" and call.library == "onednn"):
+        return False
+    operands = {o.role: o for o in (*call.ins, *call.outs)}
+    extra = {r for r in operands if not r.startswith("post_arg_")} - {"src", "weights", "dst"}
+    if extra - {"bias"}:
+        return False  # scales or zero points: an int8 matmul
+    post_ops = call.params.get("post_ops", ())
+    if isinstance(post_ops, list | tuple) and any(isinstance(p, SumPostOp) for p in post_ops):
+        return False  # its argument is the destination, rows included
+    src, weights, dst = operands["src"].memory, operands["weights"], operands["dst"].memory
+    return (
+        src.shape[-2] != 1  # a decoding step's one row: its primitive serves every step
+        and weights.place.base == CONSTANT
+        and len(weights.memory.shape) == 2
+        and all(m.data_type == DataType.F32 for m in (src, weights.memory, dst))
+        and src.layout.is_plain
+        and dst.layout.is_plain
+        and all(
+            o.memory.shape[-2:-1] in ((), (1,))
+            for role, o in operands.items()
+            if role.startswith("post_arg_") or role == "bias"
+        )
+    )
+
+
+def _any_rows(desc: MemoryDesc) -> MemoryDesc:
+    """A plain descriptor of ``desc``'s dims with ``RUNTIME`` rows (next-to-last dim): the
+    strides of the dims before them are ``RUNTIME`` too."""
+    dims = (*desc.dims[:-2], RUNTIME, desc.dims[-1])
+    strides = (*(RUNTIME,) * (len(dims) - 2), desc.dims[-1], 1)
+    return MemoryDesc.of_strides(dims, desc.data_type, strides)
+
+
+def _in_plain(operand: Operand) -> Operand:
+    """The operand with its memory in the plain layout of its shape."""
+    memory = operand.memory
+    plain = MemorySpec(memory.shape, memory.data_type, Layout(tuple(range(len(memory.shape)))))
+    return dataclasses.replace(operand, memory=plain)
 
 
 def _hashable(value: object) -> object:
@@ -188,6 +238,9 @@ class Plan:
     constant_sizes: dict[object, int] = field(default_factory=dict)
     """Bytes of each constant array the plan holds, by id (an array it binds) or source key
     (a loaded array, for a reordered constant): a shared one counts once."""
+    runtime_rows_steps: int = 0
+    """Steps whose primitive takes its rows when it runs (``build_plan``'s
+    ``runtime_rows``), shared by every row count."""
     appends: dict[int, int] = field(default_factory=dict)
     """Output index -> input index of each cache a run may append to in place: an
     AppendStep writes that output directly from that input, which no other step reads, so
@@ -258,18 +311,28 @@ def build_plan(
     engine: Engine,
     cache: PrimitiveCache,
     constants: PackedConstants,
+    runtime_rows: bool = False,
 ) -> Plan:
-    """The plan of a lowered function (module docstring); errors name the op at fault."""
-    return _PlanBuilder(program, engine, cache, constants).build()
+    """The plan of a lowered function (module docstring); errors name the op at fault.
+    ``runtime_rows``: run each matmul whose rows vary (``Call.variable_rows``) on one
+    primitive for every row count where oneDNN can (``_PlanBuilder._runtime_rows_kind``),
+    unless the cache holds one of its own rows already."""
+    return _PlanBuilder(program, engine, cache, constants, runtime_rows).build()
 
 
 class _PlanBuilder:
     """Builds one Program's Plan."""
 
     def __init__(
-        self, program: Program, engine: Engine, cache: PrimitiveCache, constants: PackedConstants
+        self,
+        program: Program,
+        engine: Engine,
+        cache: PrimitiveCache,
+        constants: PackedConstants,
+        runtime_rows: bool = False,
     ) -> None:
         self.program = program
+        self.runtime_rows = runtime_rows
         self.engine = engine
         self.cache = cache
         self.constants = constants
@@ -414,6 +477,9 @@ class _PlanBuilder:
             kind = self._step_kind(call)
             if key is not None:
                 self.kinds[key] = kind
+        if kind.plain_weights:
+            operands = tuple(_in_plain(o) if o.role == "weights" else o for o in operands)
+            self.plan.runtime_rows_steps += 1
         bindings = tuple(
             self._binding(call, o, kind.ids[o.role], kind.descs[o.role], kind.owner)
             for o in operands
@@ -436,6 +502,10 @@ class _PlanBuilder:
         threads = 1 if alone else thread_count()
         try:
             handler = handler_for(call.kind, descs, call.params)
+            if self.runtime_rows and _rows_at_run_time(call) and not self._held(handler, threads):
+                kind = self._runtime_rows_kind(call, descs, threads)
+                if kind is not None:
+                    return kind
             primitive = self._acquire(call, handler, threads=threads)
             pd = primitive.desc  # the cached primitive's: a hit creates no descriptor
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
@@ -443,6 +513,42 @@ class _PlanBuilder:
             raise call.error(f"({call.kind}) {error}") from error
         bound = {role: exec_descs.get(role) or descs[role] for role in ids if role in descs}
         return _StepKind(primitive, ids, bound, handler if owns_weights else None, threads)
+
+    def _held(self, handler: PrimitiveHandler, threads: int) -> bool:
+        """Whether the cache holds the handler's primitive for ``threads`` threads (then
+        acquiring it creates nothing)."""
+        with running_on(threads):
+            return self.cache.holds(handler, self.engine)
+
+    def _runtime_rows_kind(
+        self, call: Call, descs: dict[str, MemoryDesc], threads: int
+    ) -> _StepKind | None:
+        """A matmul [M, K] x [K, N] on the one primitive of every M (oneDNN's
+        DNNL_RUNTIME_DIM_VAL rows; its weights plain, as that primitive takes them), so that
+        a new M creates none; None when oneDNN would run it on its reference implementation.
+        Each memory is bound in its own descriptor, which the primitive admits
+        (``MemoryDesc.admits``)."""
+        src, dst = descs["src"], descs["dst"]
+        general = {
+            **descs,
+            "src": _any_rows(src),
+            "weights": desc_of(_in_plain(next(o for o in call.ins if o.role == "weights")).memory),
+            "dst": _any_rows(dst),
+        }
+        try:
+            handler = handler_for(call.kind, general, call.params)
+            primitive = self._acquire(call, handler, threads=threads)
+            pd = primitive.desc
+            ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
+        except (ValueError, DnnlError) as error:
+            raise call.error(f"({call.kind}) {error}") from error
+        weights = exec_descs.get("weights")
+        layout = None if weights is None else weights.layout()
+        if pd.impl_info.startswith("ref") or layout is None or not layout.is_plain:
+            return None  # the reference kernel, or weights in no layout bound here
+        bound = {role: exec_descs.get(role) or descs[role] for role in ids if role in descs}
+        bound.update(src=src, dst=dst)
+        return _StepKind(primitive, ids, bound, None, threads, plain_weights=True)
 
     def _binding(
         self,

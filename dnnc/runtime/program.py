@@ -86,6 +86,10 @@ class Call:
     params: dict[str, object] = field(hash=False)
     op_name: str = ""
     location: Location | None = None
+    variable_rows: bool = False
+    """Whether the rows of its src and dst (a matmul's M) are an expression of the input
+    sizes: set in a program template's instance (dnnc.runtime.template), where a plan may
+    run it on a primitive that takes its rows when it runs (dnnc.runtime.plan)."""
 
     def packs_own_weights(self) -> bool:
         """An int8 primitive (it takes run-time scales) with constant weights: they are

@@ -142,6 +142,21 @@ class ProgramTemplate:
         return frozenset(id(m) for m in (*operands, *program.root_memories) if _symbolic(m.shape))
 
     @functools.cached_property
+    def _variable_rows(self) -> tuple[bool, ...]:
+        """Per call, whether it is a matmul whose rows (src's and dst's next-to-last
+        dimension) are an expression (``Call.variable_rows``)."""
+        rows = []
+        for c in self.program.calls:
+            src = [o.memory.shape for o in c.ins if o.role == "src"]
+            rows.append(
+                c.kind == "matmul"
+                and len(src) == 1
+                and len(src[0]) >= 2
+                and isinstance(src[0][-2], SymbolicInt)
+            )
+        return tuple(rows)
+
+    @functools.cached_property
     def _symbolic_params(self) -> tuple[tuple[str, ...], ...]:
         """Per call, the names of its parameters that hold a SymbolicInt."""
         return tuple(
@@ -184,12 +199,16 @@ class ProgramTemplate:
                 place = Place(ARENA, 0, offset, place.root)
             return Operand(o.role, concrete(o.memory), place)
 
-        def call(c: Call, evaluated: tuple[str, ...]) -> Call:
+        def call(c: Call, evaluated: tuple[str, ...], rows: bool) -> Call:
             params = c.params
             if evaluated:
                 params = {**params, **{k: _evaluated(params[k], values) for k in evaluated}}
             return dataclasses.replace(
-                c, ins=tuple(map(operand, c.ins)), outs=tuple(map(operand, c.outs)), params=params
+                c,
+                ins=tuple(map(operand, c.ins)),
+                outs=tuple(map(operand, c.outs)),
+                params=params,
+                variable_rows=rows,
             )
 
         return dataclasses.replace(
@@ -197,7 +216,7 @@ class ProgramTemplate:
             inputs=tuple(_spec(s, values) for s in program.inputs),
             outputs=tuple(_spec(s, values) for s in program.outputs),
             arena_bytes=plan.peak_bytes,
-            calls=tuple(map(call, program.calls, self._symbolic_params)),
+            calls=tuple(map(call, program.calls, self._symbolic_params, self._variable_rows)),
             arena_roots=tuple(
                 (plan.offsets[r], plan.offsets[r] + sizes[r]) if r in sizes else (0, 0)
                 for r in range(len(roots))

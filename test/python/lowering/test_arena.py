@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from dnnc.core.arena import ALIGNMENT, Lifetime, align, lower_bound, plan_arena
+from dnnc.core.arena import ALIGNMENT, Lifetime, align, conflicts, lower_bound, plan_arena
 
 
 def random_lifetimes(rng: random.Random, count: int, positions: int) -> list[Lifetime]:
@@ -47,3 +47,14 @@ def test_lower_bound_counts_buffers_live_at_the_same_position() -> None:
     lifetimes = [Lifetime("a", 64, 0, 2), Lifetime("b", 128, 1, 1), Lifetime("c", 64, 2, 3)]
     assert lower_bound(lifetimes) == 64 + 128
     assert lower_bound([Lifetime("a", 64, 0, 0), Lifetime("b", 64, 1, 1)]) == 64
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_conflicts_found_once_place_the_same(seed: int) -> None:
+    """A program template finds the conflicts of its lifetimes once and places other sizes
+    with them (dnnc.runtime.template): the same offsets as a plan that finds them itself."""
+    rng = random.Random(seed)
+    lifetimes = random_lifetimes(rng, rng.randrange(1, 60), rng.randrange(1, 40))
+    clashes = conflicts([Lifetime(b.key, 0, b.start, b.end) for b in lifetimes])
+    assert all(b.key not in clashes[b.key] for b in lifetimes)
+    assert plan_arena(lifetimes, clashes=clashes) == plan_arena(lifetimes)

@@ -273,3 +273,9 @@ def test_prototype_matches_header(function: str) -> None:
 def test_library_version_is_the_pinned_one() -> None:
     major, minor, _ = capi.version()
     assert (major, minor) == (3, 2)
+
+
+def test_runtime_dim_value() -> None:
+    """DNNL_RUNTIME_DIM_VAL is INT64_MIN (a dimension given when a matmul runs)."""
+    assert header_macros()["DNNL_RUNTIME_DIM_VAL"] == "INT64_MIN"
+    assert capi.DNNL_RUNTIME_DIM_VAL == -(2**63)

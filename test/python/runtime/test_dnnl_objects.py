@@ -28,6 +28,7 @@ from dnnc.core.layouts import LayoutError, parse_layout
 from dnnc.dnnl import capi
 from dnnc.dnnl.objects import (
     BINARY_ALGS,
+    RUNTIME,
     LRN_ALGS,
     POOL_ALGS,
     REDUCE_ALGS,
@@ -657,3 +658,43 @@ def test_expected_args_copies_only_the_descriptors_there(monkeypatch: pytest.Mon
     assert sorted(expected) == [SRC, DST] and all(d == desc for d in expected.values())
     assert len(copies) == 2
     assert pd.weights_desc() is None and len(copies) == 2  # absent: nothing to copy
+
+
+# --- run-time dimensions -----------------------------------------------------------------------
+
+
+def test_one_matmul_primitive_serves_every_row_count() -> None:
+    """A matmul created with DNNL_RUNTIME_DIM_VAL rows runs memories of any row count, each
+    bound in its own descriptor (``MemoryDesc.admits``), and computes what numpy does."""
+    rows = RUNTIME
+    src = MemoryDesc.of_strides((rows, 8), F32, (8, 1))
+    dst = MemoryDesc.of_strides((rows, 4), F32, (4, 1))
+    weights = MemoryDesc.of_layout((8, 4), F32)
+    primitive = Primitive(PrimitiveDesc.create("matmul", src, weights, None, dst))
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((8, 4)).astype(np.float32)
+    for m in (1, 5, 33):
+        x = rng.standard_normal((m, 8)).astype(np.float32)
+        y = np.empty((m, 4), np.float32)
+        args = {
+            capi.DNNL_ARG_SRC: Memory(MemoryDesc.of_layout((m, 8), F32), x),
+            capi.DNNL_ARG_WEIGHTS: Memory(weights, w),
+            capi.DNNL_ARG_DST: Memory(MemoryDesc.of_layout((m, 4), F32), y),
+        }
+        primitive.execute(Stream.default(), args)
+        Stream.default().wait()
+        np.testing.assert_allclose(y, x @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_a_runtime_descriptor_admits_only_its_instances() -> None:
+    general = MemoryDesc.of_strides((RUNTIME, 8), F32, (8, 1))
+    assert general.admits(MemoryDesc.of_layout((5, 8), F32))
+    assert general.admits(general)
+    assert not general.admits(MemoryDesc.of_layout((5, 9), F32))  # other columns
+    assert not general.admits(MemoryDesc.of_layout((5, 8), DataType.BF16))
+    assert not general.admits(MemoryDesc.of_strides((5, 8), F32, (1, 5)))  # column-major
+    assert not general.admits(MemoryDesc.of_layout((5, 8), F32, "BA16a64b"))
+    concrete = MemoryDesc.of_layout((5, 8), F32)
+    assert not concrete.admits(MemoryDesc.of_layout((6, 8), F32))  # no run-time dimension
+    with pytest.raises(ValueError, match="non-negative"):
+        MemoryDesc.of_layout((RUNTIME, 8), F32)  # only of_strides takes them

@@ -1,0 +1,158 @@
+"""What a new input length costs a dynamic executable, counted: the matmuls whose rows vary run
+on one primitive for every length (``DynamicOptions.runtime_rows``) until a length repeats
+``fixed_rows_after`` times, identical calls share one step kind, and every length agrees with
+ONNX Runtime with and without run-time rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import helper, numpy_helper
+
+import dnnc
+import dnnc.runtime.plan
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.runtime.cache import PrimitiveCache
+from dnnc.runtime.plan import PrimitiveStep
+
+HIDDEN, FFN, LAYERS = 16, 32, 2
+LENGTHS = [3, 8, 13, 21, 40]
+
+
+def mlp_model() -> onnx.ModelProto:
+    """Two residual MLP layers over [1, seq, 16]: relu(x @ w1 + b1) @ w2 + b2 + x. The first
+    matmul of a layer (bias and relu) can take its rows at run time; the second cannot (its
+    residual is a post-op argument of the rows' size, which oneDNN 3.2 refuses)."""
+    rng = np.random.default_rng(0)
+    nodes, weights, x = [], [], "x"
+    for i in range(LAYERS):
+        arrays = {
+            f"w1_{i}": rng.standard_normal((HIDDEN, FFN)) * 0.3,
+            f"b1_{i}": rng.standard_normal(FFN) * 0.3,
+            f"w2_{i}": rng.standard_normal((FFN, HIDDEN)) * 0.3,
+            f"b2_{i}": rng.standard_normal(HIDDEN) * 0.3,
+        }
+        weights += [numpy_helper.from_array(a.astype(np.float32), n) for n, a in arrays.items()]
+        nodes += [
+            helper.make_node("MatMul", [x, f"w1_{i}"], [f"h_{i}"]),
+            helper.make_node("Add", [f"h_{i}", f"b1_{i}"], [f"hb_{i}"]),
+            helper.make_node("Relu", [f"hb_{i}"], [f"a_{i}"]),
+            helper.make_node("MatMul", [f"a_{i}", f"w2_{i}"], [f"o_{i}"]),
+            helper.make_node("Add", [f"o_{i}", f"b2_{i}"], [f"ob_{i}"]),
+            helper.make_node("Add", [f"ob_{i}", x], [f"y_{i}"]),
+        ]
+        x = f"y_{i}"
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, "seq", HIDDEN])],
+        [helper.make_tensor_value_info(x, onnx.TensorProto.FLOAT, [1, "seq", HIDDEN])],
+        weights,
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+@pytest.fixture(scope="module")
+def mlp_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("mlp") / "mlp.onnx"
+    onnx.save(mlp_model(), path)
+    return path
+
+
+def compiled(path: Path, **options: object) -> tuple[DynamicExecutable, PrimitiveCache]:
+    """The model compiled with ``options`` and a primitive cache of its own (counted)."""
+    cache = PrimitiveCache()
+    executable = dnnc.compile(path, dynamic=DynamicOptions(**options), cache=cache)  # type: ignore[arg-type]
+    assert isinstance(executable, DynamicExecutable)
+    return executable, cache
+
+
+def matmul_primitives(executable: DynamicExecutable, length: int) -> list[int]:
+    """The ids of the primitives of the plan's matmul steps, in order."""
+    plan = executable.plan_for(((1, length, HIDDEN),)).plan
+    return [
+        id(step.primitive)
+        for call, step in zip(plan.calls, plan.steps, strict=True)
+        if call.kind == "matmul" and isinstance(step, PrimitiveStep)
+    ]
+
+
+def test_new_lengths_create_no_primitive_for_runtime_row_matmuls(mlp_path: Path) -> None:
+    """With run-time rows a new length creates primitives only for the residual matmuls, and
+    every length runs the bias-and-relu matmuls (both layers') on one primitive; without, it
+    creates that one too. Both agree with ONNX Runtime."""
+    session = ort.InferenceSession(str(mlp_path), providers=["CPUExecutionProvider"])
+    runtime, runtime_cache = compiled(mlp_path)
+    fixed, fixed_cache = compiled(mlp_path, runtime_rows=False)
+    rng = np.random.default_rng(1)
+    created: dict[str, list[int]] = {"runtime": [], "fixed": []}
+    primitives: dict[str, list[list[int]]] = {"runtime": [], "fixed": []}
+    for length in LENGTHS:
+        x = rng.standard_normal((1, length, HIDDEN)).astype(np.float32)
+        want = session.run(None, {"x": x})[0]
+        for name, executable, cache in (
+            ("runtime", runtime, runtime_cache),
+            ("fixed", fixed, fixed_cache),
+        ):
+            before = cache.misses
+            got = executable.run({"x": x})[0]
+            created[name].append(cache.misses - before)
+            primitives[name].append(matmul_primitives(executable, length))
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=f"{name} {length}")
+    # after the first length (which creates the run-time-rows primitive once): the one kind
+    # of bias-and-relu matmul (both layers') is not created again; the residual ones are
+    saved = [f - r for f, r in zip(created["fixed"][1:], created["runtime"][1:], strict=True)]
+    assert saved == [1] * (len(LENGTHS) - 1) and min(created["runtime"][1:]) >= 1
+    firsts = {p[0] for p in primitives["runtime"]}  # layer 1's bias-and-relu matmul
+    assert len(firsts) == 1 and {p[2] for p in primitives["runtime"]} == firsts
+    assert len({p[0] for p in primitives["fixed"]}) == len(LENGTHS)
+    for executable, steps in ((runtime, LAYERS), (fixed, 0)):
+        plans = [executable.plan_for(((1, n, HIDDEN),)).plan for n in LENGTHS]
+        assert [plan.runtime_rows_steps for plan in plans] == [steps] * len(LENGTHS)
+
+
+def test_a_repeated_length_gets_primitives_of_its_rows(mlp_path: Path) -> None:
+    """The ``fixed_rows_after``-th repeat of a length rebuilds its plan on primitives of its
+    rows: from then on it computes bit for bit what a plan without run-time rows does."""
+    runtime, _ = compiled(mlp_path, fixed_rows_after=2)
+    fixed, _ = compiled(mlp_path, runtime_rows=False)
+    x = np.random.default_rng(2).standard_normal((1, 9, HIDDEN)).astype(np.float32)
+    want = fixed.run({"x": x})[0]
+    steps = []
+    for _ in range(4):
+        got = runtime.run({"x": x})[0]
+        stats = runtime.stats()
+        steps.append((stats.runtime_rows_steps, stats.fixed_rows))
+    assert steps == [(LAYERS, 0), (LAYERS, 0), (0, 1), (0, 1)]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_identical_calls_share_one_step_kind(
+    mlp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two layers' equal calls build one handler per distinct primitive per plan
+    (plan._StepKind), not one per step."""
+    executable, _ = compiled(mlp_path, runtime_rows=False)
+    built = []
+    handler_for = dnnc.runtime.plan.handler_for
+
+    def counted(*args: object, **kwargs: object) -> object:
+        built.append(args[0])
+        return handler_for(*args, **kwargs)  # type: ignore[arg-type]
+
+    executable.plan_for(((1, 5, HIDDEN),))  # the weights are packed (reorders) once
+    monkeypatch.setattr(dnnc.runtime.plan, "handler_for", counted)
+    plan = executable.plan_for(((1, 6, HIDDEN),)).plan
+    keys = {step.primitive.desc.handle for step in plan.steps if isinstance(step, PrimitiveStep)}
+    assert built == ["matmul"] * len(keys) and len(plan.steps) == 2 * LAYERS > len(keys)
+
+
+def test_fixed_rows_after_must_be_positive() -> None:
+    with pytest.raises(dnnc.DnncError, match="fixed_rows_after must be >= 1"):
+        DynamicOptions(fixed_rows_after=0)
