@@ -33,16 +33,20 @@ is the graph a static compile of those shapes makes as long as the guards hold (
 primitives, so the same results bit for bit, once its matmuls have primitives of their own
 rows: below).
 
-A new signature's plan runs each matmul whose rows vary with the input sizes, where oneDNN
-can, on one primitive for every row count (``DNNL_RUNTIME_DIM_VAL`` rows, plain weights: the
-reference-free implementation oneDNN 3.2 has for them is its jit gemm): a new length creates
-no primitive for them. oneDNN 3.2 takes run-time rows for matmul only, and refuses them in a
-binary post-op's argument, so a matmul with a residual post-op [M, N] keeps a primitive per
-row count; one with a bias [1, N] does not. The gemm runs such a matmul 0-9% slower than a
-primitive of its rows (BERT-base's 768x768 and 768x3072 projections at 24-200 rows, Zen 5):
-the ``fixed_rows_after``-th repeat of a signature rebuilds its plan (as a rebind does) on
-primitives of its own row counts, so a length served once pays no creation for them and a
-length served often runs at full speed.
+With ``DynamicOptions.runtime_rows``, a new signature's plan runs each matmul whose rows vary
+with the input sizes, where oneDNN can, on one primitive for every row count
+(``DNNL_RUNTIME_DIM_VAL`` rows, plain weights: oneDNN 3.2's implementation of them is its jit
+gemm) unless the cache holds one of its own rows: a new length creates no primitive for them.
+oneDNN 3.2 takes run-time rows for matmul only, and refuses them in a binary post-op's
+argument, so a matmul with a residual post-op [M, N] keeps a primitive per row count; one with
+a bias [1, N] does not (in BERT-base, the Q/K/V and FFN-in projections: 2 of the 9 primitives
+a new length creates). The gemm runs them 0-9% slower than primitives of their rows (those
+projections at 24-200 rows, Zen 5, 1 thread), and the ``fixed_rows_after``-th repeat of a
+signature rebuilds its plan (as a rebind does) on primitives of its own rows. Off by default:
+measured on BERT-base-sized exports (bench/new_shape.py, 1 thread), it took a 1-layer
+model's new length from 8.5 to 6.9 ms of CPU beyond its run, but made each run of the
+12-layer model 3.7% slower (the 12 layers share the 2 primitives it saves, ~0.8 ms, and each
+runs slower), so serving BERT-base costs more with it, even at each length's first call.
 
 The arena grows only when the need of a new plan exceeds it, to that need or twice its
 size, whichever is more (within ``max_arena_bytes``): a growing series of shapes (batch 1,
@@ -117,13 +121,14 @@ class DynamicOptions:
     ShapeSpecializedExecutable, compiled models (each with its own weights)."""
     max_arena_bytes: int | None = None
     """The largest arena a signature may need (None: no cap)."""
-    runtime_rows: bool = True
-    """A new signature's plan runs the matmuls whose rows vary with the input sizes, where
-    oneDNN can, on one primitive for every row count (Executable's ``runtime_rows``): it
-    creates none for them. False: a primitive per row count, as a static compile has."""
+    runtime_rows: bool = False
+    """Whether a new signature's plan runs the matmuls whose rows vary with the input sizes,
+    where oneDNN can, on one primitive for every row count (Executable's ``runtime_rows``):
+    it creates none for them, but runs them slower (module docstring). False: a primitive
+    per row count, as a static compile has."""
     fixed_rows_after: int = 8
-    """How many runs of a signature such a plan serves: the next rebuilds it (as after an
-    arena growth) on primitives of its own row counts, which run faster (module docstring)."""
+    """With ``runtime_rows``, how many runs of a signature such a plan serves: the next
+    rebuilds it (as after an arena growth) on primitives of its own row counts."""
 
     def __post_init__(self) -> None:
         if self.max_plans < 1 or self.max_templates < 1 or self.max_plan_bytes < 0:

@@ -1,7 +1,7 @@
-"""What a new input length costs a dynamic executable, counted: the matmuls whose rows vary run
-on one primitive for every length (``DynamicOptions.runtime_rows``) until a length repeats
-``fixed_rows_after`` times, identical calls share one step kind, and every length agrees with
-ONNX Runtime with and without run-time rows."""
+"""What a new input length costs a dynamic executable, counted: with
+``DynamicOptions.runtime_rows`` the matmuls whose rows vary run on one primitive for every
+length until a length repeats ``fixed_rows_after`` times, identical calls share one step kind,
+and every length agrees with ONNX Runtime with and without run-time rows."""
 
 from __future__ import annotations
 
@@ -88,8 +88,8 @@ def test_new_lengths_create_no_primitive_for_runtime_row_matmuls(mlp_path: Path)
     every length runs the bias-and-relu matmuls (both layers') on one primitive; without, it
     creates that one too. Both agree with ONNX Runtime."""
     session = ort.InferenceSession(str(mlp_path), providers=["CPUExecutionProvider"])
-    runtime, runtime_cache = compiled(mlp_path)
-    fixed, fixed_cache = compiled(mlp_path, runtime_rows=False)
+    runtime, runtime_cache = compiled(mlp_path, runtime_rows=True)
+    fixed, fixed_cache = compiled(mlp_path)
     rng = np.random.default_rng(1)
     created: dict[str, list[int]] = {"runtime": [], "fixed": []}
     primitives: dict[str, list[list[int]]] = {"runtime": [], "fixed": []}
@@ -120,8 +120,8 @@ def test_new_lengths_create_no_primitive_for_runtime_row_matmuls(mlp_path: Path)
 def test_a_repeated_length_gets_primitives_of_its_rows(mlp_path: Path) -> None:
     """The ``fixed_rows_after``-th repeat of a length rebuilds its plan on primitives of its
     rows: from then on it computes bit for bit what a plan without run-time rows does."""
-    runtime, _ = compiled(mlp_path, fixed_rows_after=2)
-    fixed, _ = compiled(mlp_path, runtime_rows=False)
+    runtime, _ = compiled(mlp_path, runtime_rows=True, fixed_rows_after=2)
+    fixed, _ = compiled(mlp_path)
     x = np.random.default_rng(2).standard_normal((1, 9, HIDDEN)).astype(np.float32)
     want = fixed.run({"x": x})[0]
     steps = []
@@ -138,7 +138,7 @@ def test_identical_calls_share_one_step_kind(
 ) -> None:
     """The two layers' equal calls build one handler per distinct primitive per plan
     (plan._StepKind), not one per step."""
-    executable, _ = compiled(mlp_path, runtime_rows=False)
+    executable, _ = compiled(mlp_path)
     built = []
     handler_for = dnnc.runtime.plan.handler_for
 

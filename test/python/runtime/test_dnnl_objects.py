@@ -28,10 +28,10 @@ from dnnc.core.layouts import LayoutError, parse_layout
 from dnnc.dnnl import capi
 from dnnc.dnnl.objects import (
     BINARY_ALGS,
-    RUNTIME,
     LRN_ALGS,
     POOL_ALGS,
     REDUCE_ALGS,
+    RUNTIME,
     BoundExecution,
     DnnlError,
     Engine,
