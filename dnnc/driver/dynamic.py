@@ -50,11 +50,11 @@ runs slower), so serving BERT-base costs more with it, even at each length's fir
 
 The arena grows only when the need of a new plan exceeds it, to that need or twice its
 size, whichever is more (within ``max_arena_bytes``): a growing series of shapes (batch 1,
-2, ... 16) then regrows it a logarithmic number of times, each of which rebinds the cached
-plans. It never shrinks (so never below the current plan's need). ``max_arena_bytes`` caps
-it: a plan that needs more is a DnncError. Growing drops the Executables of the cached
-plans (bound to the old buffer, which is then freed); a plan whose Executable was dropped
-rebuilds it from its Program on its next use (``rebinds``), which runs no pass. A plan's
+2, ... 16) then regrows it a logarithmic number of times. It never shrinks (so never below
+the current plan's need). ``max_arena_bytes`` caps it: a plan that needs more is a
+DnncError. A cached plan bound to an older arena is pointed at the current one on its next
+use (``rebinds``: its memories' data handles and reference steps, no plan built again; it
+kept the old buffer alive until then). A plan's
 bytes, which the cache bounds, are its scratchpad and its primitives. The arena and the
 constants are shared and reported apart (``stats``).
 
@@ -162,7 +162,8 @@ class DynamicStats:
     """The part of ``miss_seconds`` spent tracing (the pipeline runs)."""
     evictions: int
     rebinds: int
-    """Executables rebuilt from a kept plan's Program after the arena grew."""
+    """Executables of kept plans pointed at the arena after it grew (``Executable.rebase``:
+    their memories' data handles; no plan is built again)."""
     unfused: int
     """Anchors whose post-op chain was split, over every plan built."""
     fixed_rows: int
@@ -196,11 +197,10 @@ class DynamicStats:
 
 @dataclass
 class _Plan:
-    """One signature's lowered function (its Program) and, while it is bound to the arena, its
-    Executable."""
+    """One signature's lowered function (its Program) and its Executable."""
 
     program: Program
-    executable: Executable | None
+    executable: Executable
     bytes: int
     """What it holds besides the shared arena and constants (``_held_bytes``)."""
     sized: tuple[np.ndarray, ...] = ()
@@ -381,10 +381,11 @@ class DynamicExecutable(ShippedByRecipe):
         else:
             self._hits += 1
             self._plans.move_to_end(signature)
-            if plan.executable is None:
+            if plan.executable.arena is not self._arena:  # bound before the arena grew
                 self._rebinds += 1
-                plan.executable = self._executable(plan.program, fixed=plan.runs < 0)
-            elif plan.runs >= 0 and plan.executable.plan.runtime_rows_steps:
+                with self._arena_lock:  # no run is under way in the shared arena
+                    plan.executable.rebase(self._arena)
+            if plan.runs >= 0 and plan.executable.plan.runtime_rows_steps:
                 plan.runs += 1
                 if plan.runs >= self.options.fixed_rows_after:
                     self._fixed += 1
@@ -393,10 +394,8 @@ class DynamicExecutable(ShippedByRecipe):
                     held = _held_bytes(plan.executable)
                     self._plan_bytes += held - plan.bytes
                     plan.bytes = held
-        executable = plan.executable
-        assert executable is not None  # just built or rebuilt
         self._evict()
-        return executable, plan.sized
+        return plan.executable, plan.sized
 
     def _template_for(self, signature: Signature) -> ProgramTemplate:
         """The most recently used template that admits ``signature``, else a new trace's."""
@@ -474,8 +473,6 @@ class DynamicExecutable(ShippedByRecipe):
             )
         if size > self._arena.nbytes:
             check_fits(f"@{self.name} for these input shapes", {"arena": size})
-            for plan in self._plans.values():
-                plan.executable = None  # bound to the buffer about to be replaced
             doubled = 2 * self._arena.nbytes  # fewer growths, so fewer rebinds (docstring)
             self._arena = aligned_bytes(max(size, min(doubled, cap or doubled)))
         return Executable(
@@ -500,7 +497,7 @@ class DynamicExecutable(ShippedByRecipe):
         scratchpad and the shared constants; planned and lower-bound bytes are the largest of
         the cached plans' (what the arena must hold)."""
         with self._lock:
-            reports = [p.executable.memory_report() for p in self._plans.values() if p.executable]
+            reports = [p.executable.memory_report() for p in self._plans.values()]
             return MemoryReport(
                 planned_bytes=max((r.planned_bytes for r in reports), default=0),
                 lower_bound_bytes=max((r.lower_bound_bytes for r in reports), default=0),
@@ -522,7 +519,7 @@ class DynamicExecutable(ShippedByRecipe):
             unfused=self._unfused,
             fixed_rows=self._fixed,
             runtime_rows_steps=sum(
-                p.executable.plan.runtime_rows_steps for p in self._plans.values() if p.executable
+                p.executable.plan.runtime_rows_steps for p in self._plans.values()
             ),
             plans=len(self._plans),
             plan_bytes=self._plan_bytes,

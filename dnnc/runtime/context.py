@@ -86,6 +86,8 @@ class ExecutionContext:
         """The inputs of this run bound over the start of an output (``bind``)."""
         self.argument_memories: list[list[Memory]] = [[] for _ in range(arguments)]
         self._memories: dict[tuple[object, ...], Memory] = {}
+        self._arena_memories: list[Memory] = []
+        """The Memories over the arena (``rebase`` points them at another)."""
         self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
         self.segments = _segments(plan.steps)
         self._plan = plan
@@ -120,11 +122,24 @@ class ExecutionContext:
                 self.argument_memories[storage.index].append(memory)
             elif storage.base == "arena":
                 memory = Memory(desc, self.arena, storage.offset, engine=self.engine)
+                self._arena_memories.append(memory)
             else:
                 assert storage.array is not None  # a constant's storage holds its array
                 memory = self.constants.memory(desc, storage.array, storage.offset, self.engine)
             self._memories[key] = memory
         return self._memories[key]
+
+    def rebase(self, arena: np.ndarray) -> None:
+        """Run in ``arena`` (as large as the plan needs) from now on: the Memories over the
+        old one point at the same offsets of it, the reference steps view it. Nothing may
+        run in this context meanwhile."""
+        self.arena = arena
+        for memory in self._arena_memories:
+            memory.set_data_handle(arena, memory.offset)
+        for index, step in enumerate(self._plan.steps):
+            if isinstance(step, ReferenceStep) and not isinstance(step, AppendStep):
+                self.steps[index] = self._step(step)  # its arrays are views of the arena
+        self.__dict__.pop("poison", None)  # views of the old arena, made again on use
 
     def array_of(self, storage: Storage, memory: MemorySpec) -> np.ndarray:
         """The logical (plain) array of a memory, over its current bytes."""

@@ -137,6 +137,14 @@ class Executable(ShippedByRecipe):
         except ValueError as error:
             raise DnncError(f"@{self.name}: cannot bind its memories: {error}") from error
 
+    def rebase(self, arena: np.ndarray) -> None:
+        """Run the first context in another caller's buffer (``arena``, at least the plan's
+        bytes) from now on, under the same ``arena_lock``, which the caller holds: no run is
+        under way in the old one (dnnc.driver.dynamic, when its shared arena grows)."""
+        if arena.nbytes < self.plan.planned_bytes:
+            raise DnncError(f"@{self.name}: an arena of {arena.nbytes} bytes is too small")
+        self._first.rebase(arena)
+
     def signature(self) -> str:
         """``@name(x: float32[1, 16, 8, 8]) -> (result0: float32[...])``."""
         inputs = ", ".join(map(str, self.inputs))

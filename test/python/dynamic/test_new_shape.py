@@ -14,6 +14,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 import dnnc
+import dnnc.runtime.executor
 import dnnc.runtime.plan
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.cache import PrimitiveCache
@@ -156,3 +157,62 @@ def test_identical_calls_share_one_step_kind(
 def test_fixed_rows_after_must_be_positive() -> None:
     with pytest.raises(dnnc.DnncError, match="fixed_rows_after must be >= 1"):
         DynamicOptions(fixed_rows_after=0)
+
+
+def softsign_model() -> onnx.ModelProto:
+    """x @ w1, then Softsign (a numpy reference step, on views of the arena), then @ w2."""
+    rng = np.random.default_rng(3)
+    weights = [
+        numpy_helper.from_array((rng.standard_normal((HIDDEN, FFN)) * 0.3).astype(np.float32), n)
+        for n in ("w1",)
+    ] + [
+        numpy_helper.from_array((rng.standard_normal((FFN, HIDDEN)) * 0.3).astype(np.float32), "w2")
+    ]
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w1"], ["h"]),
+            helper.make_node("Softsign", ["h"], ["s"]),
+            helper.make_node("MatMul", ["s", "w2"], ["y"]),
+        ],
+        "softsign",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, "seq", HIDDEN])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, "seq", HIDDEN])],
+        weights,
+    )
+    made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    made.ir_version = 8
+    return made
+
+
+def test_a_plan_made_before_the_arena_grew_is_pointed_at_the_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the shared arena grows, a kept plan runs in the new one without being built
+    again (``rebinds`` counts it; no plan is built): its memories and its reference step's
+    views follow, and its results still agree with ONNX Runtime, poisoned freed bytes too."""
+    path = tmp_path / "softsign.onnx"
+    onnx.save(softsign_model(), path)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    executable, _ = compiled(path)
+    built = []
+    build_plan = dnnc.runtime.executor.build_plan
+
+    def counted(*args: object, **kwargs: object) -> object:
+        built.append(args[0])
+        return build_plan(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(dnnc.runtime.executor, "build_plan", counted)
+    rng = np.random.default_rng(4)
+    small, large = (rng.standard_normal((1, n, HIDDEN)).astype(np.float32) for n in (2, 300))
+    for x in (small, large):
+        executable.run({"x": x})
+    arena = executable.stats().arena_bytes
+    for poison in (False, True):
+        got = executable.run({"x": small}, poison_freed=poison)[0]
+        np.testing.assert_allclose(got, session.run(None, {"x": small})[0], rtol=1e-4, atol=1e-5)
+    stats = executable.stats()
+    assert (len(built), stats.rebinds, stats.misses, stats.arena_bytes) == (2, 1, 2, arena)
+    assert (
+        executable.plan_for(((1, 2, HIDDEN),)).arena
+        is executable.plan_for(((1, 300, HIDDEN),)).arena
+    )
