@@ -134,21 +134,27 @@ def test_a_repeated_length_gets_primitives_of_its_rows(mlp_path: Path) -> None:
     np.testing.assert_array_equal(got, want)
 
 
+def _first_arguments(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[object]:
+    """The first argument of each call of ``module.name`` from now on (in the test)."""
+    calls: list[object] = []
+    original = getattr(module, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def test_identical_calls_share_one_step_kind(
     mlp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The two layers' equal calls build one handler per distinct primitive per plan
     (plan._StepKind), not one per step."""
     executable, _ = compiled(mlp_path)
-    built = []
-    handler_for = dnnc.runtime.plan.handler_for
-
-    def counted(*args: object, **kwargs: object) -> object:
-        built.append(args[0])
-        return handler_for(*args, **kwargs)  # type: ignore[arg-type]
-
     executable.plan_for(((1, 5, HIDDEN),))  # the weights are packed (reorders) once
-    monkeypatch.setattr(dnnc.runtime.plan, "handler_for", counted)
+    built = _first_arguments(monkeypatch, dnnc.runtime.plan, "handler_for")
     plan = executable.plan_for(((1, 6, HIDDEN),)).plan
     keys = {step.primitive.desc.handle for step in plan.steps if isinstance(step, PrimitiveStep)}
     assert built == ["matmul"] * len(keys) and len(plan.steps) == 2 * LAYERS > len(keys)
@@ -163,10 +169,8 @@ def softsign_model() -> onnx.ModelProto:
     """x @ w1, then Softsign (a numpy reference step, on views of the arena), then @ w2."""
     rng = np.random.default_rng(3)
     weights = [
-        numpy_helper.from_array((rng.standard_normal((HIDDEN, FFN)) * 0.3).astype(np.float32), n)
-        for n in ("w1",)
-    ] + [
-        numpy_helper.from_array((rng.standard_normal((FFN, HIDDEN)) * 0.3).astype(np.float32), "w2")
+        numpy_helper.from_array((rng.standard_normal(shape) * 0.3).astype(np.float32), name)
+        for name, shape in (("w1", (HIDDEN, FFN)), ("w2", (FFN, HIDDEN)))
     ]
     graph = helper.make_graph(
         [
@@ -194,14 +198,7 @@ def test_a_plan_made_before_the_arena_grew_is_pointed_at_the_new_one(
     onnx.save(softsign_model(), path)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     executable, _ = compiled(path)
-    built = []
-    build_plan = dnnc.runtime.executor.build_plan
-
-    def counted(*args: object, **kwargs: object) -> object:
-        built.append(args[0])
-        return build_plan(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(dnnc.runtime.executor, "build_plan", counted)
+    built = _first_arguments(monkeypatch, dnnc.runtime.executor, "build_plan")
     rng = np.random.default_rng(4)
     small, large = (rng.standard_normal((1, n, HIDDEN)).astype(np.float32) for n in (2, 300))
     for x in (small, large):
