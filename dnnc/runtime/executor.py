@@ -229,9 +229,13 @@ class Executable(ShippedByRecipe):
         aliased = frozenset(aliases.values())
         guards = [{} if i in aliased else g for i, g in enumerate(self.guards[:given])]
         check_special(self.inputs[:given], arrays[:given], guards)
-        given_out = None if out is None else output_arrays(self.outputs, out, arrays, aliases)
         context = self._take_context()
         try:
+            given_out = (
+                None
+                if out is None
+                else output_arrays(self.outputs, out, arrays, aliases, context.bound)
+            )
             outputs = context.bind(arrays, self.outputs, given_out, aliased)
             context.execute(poison_freed)
         finally:

@@ -109,11 +109,16 @@ def output_arrays(
     out: Sequence[np.ndarray],
     inputs: Sequence[np.ndarray],
     aliases: Mapping[int, int] | None = None,
+    bound: Sequence[np.ndarray] = (),
 ) -> list[np.ndarray]:
     """``out``, the caller's arrays to write the outputs into: one per output, in order, each
     a writeable C-contiguous array of that output's shape and element type, sharing no byte
     with an input or another output, except the input it is bound over (``aliases``,
-    output -> input: aliased_inputs); InputError naming the first that is not."""
+    output -> input: aliased_inputs); InputError naming the first that is not. ``bound``:
+    the inputs and outputs the last run bound (ExecutionContext.bound), held since: a pair
+    of arrays both bound there at the same places was found apart then (or the outputs were
+    new), and an array's bytes do not move, so only the pairs with a new array are compared
+    (a decoding loop passes the same caches and outputs every token, two new inputs)."""
     aliases = aliases or {}
     if len(out) != len(specs):
         raise InputError(
@@ -121,6 +126,7 @@ def output_arrays(
             f"({', '.join(str(spec) for spec in specs)})"
         )
     arrays = [*inputs, *out]
+    same = [len(bound) == len(arrays) and a is b for a, b in zip(arrays, bound)]
     shares = np.shares_memory
     for index, (spec, array) in enumerate(zip(specs, out, strict=True)):
         fits = (
@@ -137,8 +143,14 @@ def output_arrays(
                 f"{spec.dtype}{list(spec.shape)} array, got {got}"
             )
         bound_over = aliases.get(index, -1)
-        others = range(len(inputs) + index)  # the inputs, the outputs before this one
-        if any(i != bound_over and shares(array, arrays[i]) for i in others):
+        position = len(inputs) + index
+        others = range(position)  # the inputs, the outputs before this one
+        if any(
+            i != bound_over
+            and not (same and same[i] and same[position])
+            and shares(array, arrays[i])
+            for i in others
+        ):
             raise InputError(
                 f"out: the array for output '{spec.name}' shares memory with an input or "
                 "another output (a step could read what another one wrote)"

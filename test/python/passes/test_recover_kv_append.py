@@ -123,12 +123,36 @@ def test_out_bound_over_another_input_is_refused(compiled) -> None:
     family, _, appended, _ = compiled
     inputs = _step(family, 5)
     bound, out = _bound_over_past(appended, inputs)
+    appended.run(bound, out=out)  # these arrays bound: the checks below still compare them
     crossed = {**bound, "past_key_0": bound["past_value_0"], "past_value_0": bound["past_key_0"]}
     with pytest.raises(dnnc.InputError, match="'present_key_0' shares memory with an input"):
         appended.run(crossed, out=out)
     shifted = {**bound, "past_key_0": out[1][:, :, 1:]}
     with pytest.raises(dnnc.InputError, match="'present_key_0' shares memory with an input"):
         appended.run(shifted, out=out)
+
+
+def test_a_run_compares_only_the_arrays_it_did_not_bind_last(
+    compiled, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decoding loop passes the same caches and outputs every step: a run binding the
+    arrays the run before bound compares no pair of them for shared memory again, and one
+    new input is compared with each output."""
+    family, _, appended, _ = compiled
+    bound, out = _bound_over_past(appended, _step(family, 5))
+    appended.run(bound, out=out)
+    compared = []
+    shares = np.shares_memory
+
+    def counted(a: np.ndarray, b: np.ndarray, *args: object) -> bool:
+        compared.append((a, b))
+        return shares(a, b, *args)
+
+    monkeypatch.setattr(np, "shares_memory", counted)
+    appended.run(bound, out=out)
+    assert compared == []
+    appended.run({**bound, "input_ids": bound["input_ids"].copy()}, out=out)
+    assert len(compared) == len(out)
 
 
 def test_a_past_bound_over_its_present_is_not_scanned(compiled) -> None:
