@@ -137,7 +137,7 @@ class ExecutionContext:
         for memory in self._arena_memories:
             memory.set_data_handle(arena, memory.offset)
         for index, step in enumerate(self._plan.steps):
-            if isinstance(step, ReferenceStep) and not isinstance(step, AppendStep):
+            if isinstance(step, ReferenceStep):
                 self.steps[index] = self._step(step)  # its arrays are views of the arena
         self.__dict__.pop("poison", None)  # views of the old arena, made again on use
 
@@ -315,6 +315,9 @@ class _BoundAppendStep:
         before = (slice(None),) * step.axis
         self.head = (*before, slice(0, length))
         self.tail = (*before, slice(length, None))
+        self.new_view = None if self.new[0].base == "argument" else context.array_of(*self.new)
+        """``new``'s array when its bytes are fixed (the arena's or a constant's: ``rebase``
+        makes the step again), else None: found per run, as the arguments are."""
 
     def __call__(self) -> None:
         context = self.context
@@ -323,4 +326,5 @@ class _BoundAppendStep:
         past_storage = self.past[0]
         if past_storage.base != "argument" or past_storage.index not in context.aliased:
             np.copyto(out[self.head], context.array_of(*self.past))
-        np.copyto(out[self.tail], context.array_of(*self.new))
+        new = self.new_view if self.new_view is not None else context.array_of(*self.new)
+        np.copyto(out[self.tail], new)

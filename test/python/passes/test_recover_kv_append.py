@@ -186,3 +186,19 @@ def test_a_session_appends_in_place_only_with_the_rewrite(compiled) -> None:
         assert session.in_place == (executable is appended)
     for ours, theirs in zip(*logits, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-5 * np.abs(theirs).max())
+
+
+def test_an_append_reads_the_new_slots_from_the_arena_it_runs_in(tmp_path: Path) -> None:
+    """A kv_append step holds a view of its new slots in the arena; when a longer past grows
+    the shared arena, an earlier length's plan is pointed at the new arena (rebase) and its
+    appends read there too: ONNX Runtime's presents again, before and after the growth."""
+    family: decoders.Family = "llama"
+    path = tmp_path / "d.onnx"
+    decoders.export_decoder(decoders.decoder(family), family, path)
+    executable = dnnc.compile(path)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for past in (2, 300, 2):
+        inputs = _step(family, past)
+        for ours, theirs in zip(executable.run(inputs), session.run(None, inputs), strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+    assert executable.stats().rebinds >= 1
