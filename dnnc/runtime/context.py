@@ -201,8 +201,9 @@ class ExecutionContext:
                 for view in poison:
                     view.fill(POISON)
         else:
-            for step in self.steps[start:stop]:
-                step()
+            steps = self.steps
+            for index in range(start, stop):  # no copy of the list per segment and run
+                steps[index]()
 
     def thread_counts(self, caller: int) -> list[int]:
         """The thread count each step runs under for a caller running with ``caller``."""

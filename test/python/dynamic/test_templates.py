@@ -106,12 +106,17 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
-def test_twenty_lengths_one_pipeline_run(tmp_path: Path, counted: dict[str, int]) -> None:
+def _attention(tmp_path: Path) -> tuple[DynamicExecutable, ort.InferenceSession]:
+    """The attention model compiled by dnnc.compile, and ONNX Runtime's session of it."""
     path = tmp_path / "attention.onnx"
     onnx.save(attention_model(), path)
     executable = dnnc.compile(path)
     assert isinstance(executable, DynamicExecutable)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return executable, ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def test_twenty_lengths_one_pipeline_run(tmp_path: Path, counted: dict[str, int]) -> None:
+    executable, session = _attention(tmp_path)
     rng = np.random.default_rng(1)
     for length in LENGTHS:
         x = rng.standard_normal((2, length, HIDDEN)).astype(np.float32)
@@ -141,11 +146,7 @@ def draw(rng: np.random.Generator, *shape: int) -> np.ndarray:
 def test_a_new_length_binds_the_memories_over_weights_made_before(tmp_path: Path) -> None:
     """The weights' oneDNN memories are made by the first plan and bound by every later one
     (PackedConstants.memory): a new length makes none, and still agrees with ONNX Runtime."""
-    path = tmp_path / "attention.onnx"
-    onnx.save(attention_model(), path)
-    executable = dnnc.compile(path)
-    assert isinstance(executable, DynamicExecutable)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    executable, session = _attention(tmp_path)
     rng = np.random.default_rng(2)
     made = []
     for length in LENGTHS[:3]:
