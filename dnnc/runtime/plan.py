@@ -494,12 +494,7 @@ class _PlanBuilder:
         owns_weights = call.packs_own_weights()
         if owns_weights:
             descs["weights"] = MemoryDesc.any(descs["weights"].dims, descs["weights"].data_type)
-        alone = runs_alone(
-            call.kind,
-            {o.role: tuple(map(int, o.memory.shape)) for o in operands},
-            [o.memory.nbytes for o in operands],
-        )
-        threads = 1 if alone else thread_count()
+        threads = 1 if runs_alone(call) else thread_count()
         try:
             handler = handler_for(call.kind, descs, call.params)
             if self.runtime_rows and _rows_at_run_time(call) and not self._held(handler, threads):

@@ -15,15 +15,20 @@ import pytest
 
 import dnnc
 import dnnc.runtime.plan as plan_module
+from dnnc.core.kinds import DataType
+from dnnc.core.layouts import parse_layout, plain_layout
 from dnnc.dnnl.threads import running_on, set_thread_count, thread_count
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.plan import PrimitiveStep
+from dnnc.runtime.program import Call, MemorySpec, Operand, Place
 from dnnc.runtime.step_threads import (
+    SMALL_CONVOLUTION_MACS,
     SMALL_STEP_BYTES,
     SMALL_STEP_MACS,
     multiply_adds,
     runs_alone,
+    transposes_innermost,
 )
 from dnnc.tools.run import run
 
@@ -93,16 +98,65 @@ def counts_seen(executable: Executable) -> Iterator[dict[str, list[int]]]:
     context.steps = original
 
 
+def _call(kind: str, params: dict[str, object] | None = None, **memories: str) -> Call:
+    """A oneDNN call of ``kind`` whose operands are given by role as ``1x8xf32[,layout]``
+    (``dst`` the output)."""
+
+    def operand(role: str, text: str) -> Operand:
+        spec, _, layout = text.partition(",")
+        *dims, element = spec.split("x")
+        shape = tuple(map(int, dims))
+        data_type = {"f32": DataType.F32, "u8": DataType.U8, "s8": DataType.S8}[element]
+        form = parse_layout(layout) if layout else plain_layout(len(shape))
+        return Operand(role, MemorySpec(shape, data_type, form), Place("arena", 0, 0))
+
+    ins = tuple(operand(r, m) for r, m in memories.items() if r != "dst")
+    return Call("onednn", kind, ins, (operand("dst", memories["dst"]),), params or {})
+
+
 def test_the_rule_sends_small_steps_to_one_thread() -> None:
-    small = {"src": (1, 8, 1, 64), "weights": (1, 8, 64, 161), "dst": (1, 8, 1, 161)}
-    assert runs_alone("matmul", small, [2048, 329_728, 5152])  # attention of one token
-    vector = {"src": (1, 512), "weights": (2048, 512), "dst": (1, 2048)}
-    assert not runs_alone("inner_product", vector, [2048, 4 << 20, 8192])  # 4 MiB of weights
-    assert not runs_alone("eltwise", {"src": (1 << 18,), "dst": (1 << 18,)}, [1 << 20, 1 << 20])
+    # attention of one token: 330 KB
+    assert runs_alone(
+        _call("matmul", src="1x8x1x64xf32", weights="1x8x64x161xf32", dst="1x8x1x161xf32")
+    )
+    vector = _call("inner_product", src="1x512xf32", weights="2048x512xf32", dst="1x2048xf32")
+    assert not runs_alone(vector)  # 4 MiB of weights
+    assert not runs_alone(_call("eltwise", src="262144xf32", dst="262144xf32"))  # 2 MiB
     # a convolution of a small image with many channels: few bytes, many multiply-adds
-    conv = {"src": (1, 256, 7, 7), "weights": (256, 256, 3, 3), "dst": (1, 256, 7, 7)}
-    assert multiply_adds("convolution", conv) == 256 * 49 * 256 * 9 > SMALL_STEP_MACS
-    assert not runs_alone("convolution", conv, [50_176, 2_359_296 // 4, 50_176])
+    conv = _call("convolution", src="1x256x7x7xs8", weights="256x256x3x3xs8", dst="1x256x7x7xs8")
+    assert not runs_alone(conv)
+
+
+def test_convolutions_join_the_team_from_fewer_multiply_adds() -> None:
+    """A depthwise convolution of 0.29 M multiply-adds and 70 KB runs on the team, a matmul
+    of as many (and as few bytes) on one thread; a depthwise one of 37 K on one thread."""
+    depthwise = _call(
+        "convolution", src="1x512x8x8xu8", weights="512x1x1x3x3xs8", dst="1x512x8x8xu8"
+    )
+    macs = multiply_adds("convolution", {"dst": (1, 512, 8, 8), "weights": (512, 1, 1, 3, 3)})
+    assert SMALL_CONVOLUTION_MACS <= macs < SMALL_STEP_MACS
+    assert not runs_alone(depthwise)
+    assert runs_alone(_call("matmul", src="1x512xu8", weights="512x576xs8", dst="1x576xf32"))
+    assert runs_alone(
+        _call("convolution", src="1x64x8x8xu8", weights="64x1x1x3x3xs8", dst="1x64x8x8xu8")
+    )
+
+
+def test_a_reorder_transposing_its_innermost_dimension_counts_elements() -> None:
+    """An int8 image reordered to channels-last (3 innermost: 300 KB, 300 K elements) runs
+    on the team; the same bytes converted in place, or transposed with the innermost
+    dimension kept, on one thread."""
+    to_nhwc = _call("reorder", src="1x3x224x224xu8", dst="1x3x224x224xu8,nhwc")
+    assert transposes_innermost(to_nhwc) and not runs_alone(to_nhwc)
+    dequantize = _call("reorder", src="1x3x224x224xu8", dst="1x3x224x224xf32")
+    assert not transposes_innermost(dequantize) and runs_alone(dequantize)
+    heads = {"src": "1x128x16x64xu8", "dst": "1x16x128x64xu8"}
+    assert runs_alone(_call("reorder", {"permutation": [0, 2, 1, 3]}, **heads))
+    keys = {"src": "1x128x16x64xu8", "dst": "1x16x64x128xu8"}
+    assert not runs_alone(_call("reorder", {"permutation": [0, 2, 3, 1]}, **keys))
+    # dimensions of 1 move nothing: a pooled 1x1 image is the same bytes in either order
+    assert not transposes_innermost(_call("reorder", src="1x1280x1x1xu8,nhwc", dst="1x1280x1x1xu8"))
+    assert transposes_innermost(_call("reorder", src="1x32x8x8xf32,nChw16c", dst="1x32x8x8xf32"))
 
 
 def test_multiply_adds_of_each_compute_kind() -> None:
