@@ -22,12 +22,9 @@ import torch
 from conftest import Exported
 from torch import nn
 
-import dnnc
-import dnnc.runtime.plan as plan_module
 from dnnc.dnnl.threads import running_on
-from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.executor import Executable
 from dnnc_testing import quantized
+from dnnc_testing.step_threads import compiled_at_two_threads
 
 SHAPE = (1, 3, 224, 224)
 LAYERS = 2
@@ -45,24 +42,11 @@ def _stem(path: Path) -> None:
     )
 
 
-def _compiled(path: Path, *, rule: bool) -> Executable:
-    original = plan_module.runs_alone
-    if not rule:
-        plan_module.runs_alone = lambda *_: False
-    try:
-        with running_on(2):
-            executable = dnnc.compile(str(path), cache=PrimitiveCache())
-    finally:
-        plan_module.runs_alone = original
-    assert isinstance(executable, Executable)
-    return executable
-
-
 @pytest.mark.slow
 def test_int8_stem_with_and_without_the_rule_agrees_with_onnxruntime(exported: Exported) -> None:
     f32 = exported.get("qstem_base", _stem)
     path = exported.get("qstem_s8s8", lambda p: quantized.static(f32, p, "input", SHAPE))
-    with_rule, without = _compiled(path, rule=True), _compiled(path, rule=False)
+    with_rule, without = compiled_at_two_threads(path), compiled_at_two_threads(path, rule=False)
     infos = with_rule.plan.step_infos
     assert [i.threads for i in infos if i.kind == "convolution"] == [2] * LAYERS
     reorders = {i.operands[0]: i.threads for i in infos if i.kind == "reorder"}

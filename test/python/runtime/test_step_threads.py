@@ -13,8 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import dnnc
-import dnnc.runtime.plan as plan_module
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import parse_layout, plain_layout
 from dnnc.dnnl.threads import running_on, set_thread_count, thread_count
@@ -31,6 +29,7 @@ from dnnc.runtime.step_threads import (
     transposes_innermost,
 )
 from dnnc.tools.run import run
+from dnnc_testing.step_threads import compiled_at_two_threads
 
 GRAPH = """
 func.func @f(%x: tensor<1x512xf32>, %w: tensor<512x1024xf32>) -> (tensor<1x1024xf32>, tensor<1x3xf32>) {
@@ -58,18 +57,8 @@ def inputs(seed: int = 0) -> list[np.ndarray]:
 
 
 def compiled(*, rule: bool = True, cache: PrimitiveCache | None = None) -> Executable:
-    """GRAPH compiled at 2 threads, with the rule or with every step on the caller's count,
-    its primitives in a cache of its own (none shared with the other variant)."""
-    original = plan_module.runs_alone
-    if not rule:
-        plan_module.runs_alone = lambda *_: False
-    try:
-        with running_on(2):
-            executable = dnnc.compile(GRAPH, cache=cache or PrimitiveCache())
-    finally:
-        plan_module.runs_alone = original
-    assert isinstance(executable, Executable)
-    return executable
+    """GRAPH compiled at 2 threads, with the rule or with every step on the caller's count."""
+    return compiled_at_two_threads(GRAPH, rule=rule, cache=cache)
 
 
 @pytest.fixture(scope="module")
