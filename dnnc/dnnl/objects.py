@@ -5,10 +5,11 @@ is reached through ``_C``, whose functions that return a ``dnnl_status_t`` pass 
 ``check`` (a ctypes ``errcheck``), so no call site can forget to check: a failure raises
 ``DnnlError`` naming the function and the status.
 
-Each class owns one handle and frees it exactly once, when it is garbage collected, at
-interpreter exit, or on ``close()``. An object that another one depends on (the engine of a
-memory, the memories of a bound execution) is *pinned* by it: it stays alive as long as its
-dependant does, and closing it early raises instead of leaving a dangling pointer.
+Each class owns one handle and frees it exactly once, when it is garbage collected or on
+``close()`` (``_Owned``: not one by one at interpreter exit). An object that another one
+depends on (the engine of a memory, the memories of a bound execution) is *pinned* by it: it
+stays alive as long as its dependant does, and closing it early raises instead of leaving a
+dangling pointer.
 Arguments that could make oneDNN read or write out of bounds (dims counts, array lengths,
 buffer sizes, missing execution arguments) are validated in Python before the call.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
-import weakref
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -197,30 +198,39 @@ def eltwise_algorithm(alg: EltwiseAlg, alpha: float, beta: float) -> tuple[Alg, 
 
 
 class _Owned:
-    """Owns one C handle and frees it exactly once; pins the objects it depends on."""
+    """Owns one C handle and frees it exactly once; pins the object it depends on.
+
+    The handle is freed by ``close()`` or ``__del__``, with no ``weakref.finalize``: a
+    finalizer is four more objects the garbage collector tracks (finalizer, its record, its
+    arguments, the pins), and every plan of a new input shape makes ~150 owned objects
+    (memories, descriptors, primitives), which each full collection then walks. Objects still
+    alive when the interpreter shuts down are not freed one by one: the process's memory goes
+    with it (module globals, which the destroy functions' checks read, may be gone by then).
+    """
 
     _pins: int
     """How many live objects depend on this one (it cannot be closed while any does)."""
 
     def __init__(
-        self, handle: int, destroy: Callable[[int], object], pins: Sequence[_Owned] = ()
+        self, handle: int, destroy: Callable[[int], object], pin: _Owned | None = None
     ) -> None:
-        for pinned in pins:
-            pinned._pins += 1
+        if pin is not None:
+            pin._pins += 1
         self._pins = 0
-        self._handle = handle
-        self._finalizer = weakref.finalize(self, _release, destroy, handle, tuple(pins))
+        self._handle: int | None = handle
+        self._destroy = destroy
+        self._pinned = pin
 
     @property
     def handle(self) -> int:
         """The C handle; ValueError once closed."""
-        if not self._finalizer.alive:
+        if self._handle is None:
             raise ValueError(f"this {type(self).__name__} is closed")
         return self._handle
 
     @property
     def closed(self) -> bool:
-        return not self._finalizer.alive
+        return self._handle is None
 
     def close(self) -> None:
         """Free the handle now (idempotent); ValueError while another object depends on it."""
@@ -228,13 +238,20 @@ class _Owned:
             raise ValueError(
                 f"cannot close this {type(self).__name__}: {self._pins} live objects use it"
             )
-        self._finalizer()
+        self._free()
 
+    def _free(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._destroy(handle)
+            if self._pinned is not None:
+                self._pinned._pins -= 1
+                self._pinned = None
 
-def _release(destroy: Callable[[int], object], handle: int, pins: tuple[_Owned, ...]) -> None:
-    destroy(handle)
-    for pinned in pins:
-        pinned._pins -= 1
+    def __del__(self) -> None:
+        # an object whose __init__ failed has no handle; at shutdown, see the docstring
+        if getattr(self, "_handle", None) is not None and not sys.is_finalizing():
+            self._free()
 
 
 def _borrowed_ndims(handle: int) -> int:
@@ -277,7 +294,7 @@ class Stream(_Owned):
         self.engine = engine or Engine.default()
         flags = capi.dnnl_stream_flags_t.dnnl_stream_default_flags
         handle = _new_handle(_C.dnnl_stream_create, self.engine.handle, flags)
-        super().__init__(handle, _C.dnnl_stream_destroy, pins=(self.engine,))
+        super().__init__(handle, _C.dnnl_stream_destroy, pin=self.engine)
 
     @staticmethod
     @functools.cache
@@ -716,7 +733,7 @@ class Memory(_Owned):
         self.engine = engine or Engine.default()
         pointer = self._checked_pointer(buffer, offset)
         handle = _new_handle(_C.dnnl_memory_create, desc.handle, self.engine.handle, pointer)
-        super().__init__(handle, _C.dnnl_memory_destroy, pins=(self.engine,))
+        super().__init__(handle, _C.dnnl_memory_destroy, pin=self.engine)
         self._bind(buffer, offset)
 
     @classmethod
@@ -880,9 +897,14 @@ _ENGINE, _ATTR, _COUNT = "dnnl_engine_t", "const_dnnl_primitive_attr_t", "int n"
 _DESC_ARRAY, _FLOAT_ARRAY = "const_dnnl_memory_desc_t const *", "const float *"
 
 
+_parameter_type = functools.cache(capi.parameter_type)
+"""capi.parameter_type, read once per declaration (each primitive descriptor created reads
+each of its parameters' types twice)."""
+
+
 def _convert(declaration: str, value: object) -> object:
     """A caller's Python value as the ctypes argument of a parameter declaration."""
-    c_type = capi.parameter_type(declaration)
+    c_type = _parameter_type(declaration)
     if c_type == "const_dnnl_memory_desc_t":
         if value is not None and not isinstance(value, MemoryDesc):
             raise TypeError(f"{declaration}: expected a MemoryDesc or None, got {value!r}")
@@ -917,13 +939,15 @@ class PrimitiveDesc(_Owned):
         self, handle: int, primitive: str, attr: PrimitiveAttr | None, engine: Engine
     ) -> None:
         """Take ownership of a primitive descriptor handle created for this object."""
-        super().__init__(handle, _C.dnnl_primitive_desc_destroy, pins=(engine,))
+        super().__init__(handle, _C.dnnl_primitive_desc_destroy, pin=engine)
         self.primitive = primitive
         self.attr = attr
         self.engine = engine
         self._queried: dict[tuple[int, int], MemoryDesc | None] = {}
         """query_md's answers, kept until the implementation changes (next_impl): a cached
-        primitive's descriptors are read again by every plan that binds it."""
+        primitive's descriptors are read again by every plan that binds it. Keyed by plain
+        ints: a key holding the query's enum member is one more object for the garbage
+        collector to track, ~20 per primitive (``expected_args``' candidates)."""
         self._expected: dict[int, MemoryDesc] | None = None
         """expected_args' answer, kept as ``_queried`` is (every bind of the primitive
         asks)."""
@@ -955,9 +979,7 @@ class PrimitiveDesc(_Owned):
         engine = engine or Engine.default()
         declarations = capi.SIGNATURES[function_name][1][1:]
         taken = [
-            d
-            for d in declarations
-            if capi.parameter_type(d) not in (_ENGINE, _ATTR) and d != _COUNT
+            d for d in declarations if _parameter_type(d) not in (_ENGINE, _ATTR) and d != _COUNT
         ]
         if len(args) != len(taken):
             names = ", ".join(capi.parameter_name(d) for d in taken)
@@ -967,13 +989,13 @@ class PrimitiveDesc(_Owned):
         lengths = {
             len(cast(Sequence[object], supplied[d]))  # _convert took it as one
             for d in taken
-            if capi.parameter_type(d) in (_DESC_ARRAY, _FLOAT_ARRAY)
+            if _parameter_type(d) in (_DESC_ARRAY, _FLOAT_ARRAY)
         }
         if len(lengths) > 1:
             raise ValueError(f"{function_name}: the arrays differ in length ({sorted(lengths)})")
         c_args: list[object] = []
         for declaration in declarations:
-            c_type = capi.parameter_type(declaration)
+            c_type = _parameter_type(declaration)
             if c_type == _ENGINE:
                 c_args.append(engine.handle)
             elif c_type == _ATTR:
@@ -1004,7 +1026,7 @@ class PrimitiveDesc(_Owned):
     def query_md(self, what: Query, index: int = 0) -> MemoryDesc | None:
         """A copy of a queried memory descriptor (one per query: descriptors are
         immutable); None when the primitive has none there."""
-        key = (what, index)
+        key = (int(what), index)
         if key not in self._queried:
             handle = _C.dnnl_primitive_desc_query_md(self.handle, what, index)
             # most queries (expected_args' candidates) find oneDNN's empty descriptor: read
@@ -1117,7 +1139,7 @@ class Primitive(_Owned):
     def __init__(self, desc: PrimitiveDesc) -> None:
         self.desc = desc
         handle = _new_handle(_C.dnnl_primitive_create, desc.handle)
-        super().__init__(handle, _C.dnnl_primitive_destroy, pins=(desc.engine,))
+        super().__init__(handle, _C.dnnl_primitive_destroy, pin=desc.engine)
 
     def execute(self, stream: Stream, args: Mapping[int, Memory]) -> None:
         """Validate the arguments and run once (for the hot path, ``bind`` once instead)."""
@@ -1168,6 +1190,9 @@ class BoundExecution(functools.partial):
     own (a ``functools.partial`` of the checked C function). Pins the primitive, the stream
     and the memories; rebinding a memory with ``set_data_handle`` is fine."""
 
+    __slots__ = ("_pinned",)  # no instance dict: one object fewer per bound step
+    _pinned: tuple[_Owned, ...]
+
     def __new__(
         cls, primitive: Primitive, stream: Stream, args: Mapping[int, Memory]
     ) -> BoundExecution:
@@ -1182,13 +1207,11 @@ class BoundExecution(functools.partial):
             len(args),
             array,
         )
-        objects = (primitive, stream, *args.values())
-        for pinned in objects:
+        self._pinned = (primitive, stream, *args.values())
+        for pinned in self._pinned:
             pinned._pins += 1
-        weakref.finalize(self, _unpin, objects)
         return self
 
-
-def _unpin(objects: tuple[_Owned, ...]) -> None:
-    for pinned in objects:
-        pinned._pins -= 1
+    def __del__(self) -> None:
+        for pinned in self._pinned:
+            pinned._pins -= 1

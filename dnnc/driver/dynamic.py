@@ -67,10 +67,11 @@ time (``arena_lock``): a run that finds it leased takes a context with an arena 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,9 +198,9 @@ class DynamicStats:
 
 @dataclass
 class _Plan:
-    """One signature's lowered function (its Program) and its Executable."""
+    """One signature's Executable, and how to make its Program again (``Plan.recall``)."""
 
-    program: Program
+    remake: Callable[[], Program]
     executable: Executable
     bytes: int
     """What it holds besides the shared arena and constants (``_held_bytes``)."""
@@ -368,13 +369,13 @@ class DynamicExecutable(ShippedByRecipe):
             self._misses += 1
             start = time.perf_counter()
             template = self._template_for(signature)
-            program = template.instantiate(signature)
-            built = self._executable(program)
+            remake = functools.partial(template.instantiate, signature)
+            built = self._executable(remake(), remake)
             values = template.values(signature)
             sized = tuple(np.ascontiguousarray(compute(values)) for compute in template.sized)
             given = len(built.inputs) - len(sized)
             check_special(built.inputs[given:], sized, built.guards[given:])  # once (run)
-            plan = _Plan(program, built, _held_bytes(built), sized)
+            plan = _Plan(remake, built, _held_bytes(built), sized)
             self._miss_seconds += time.perf_counter() - start
             self._plans[signature] = plan
             self._plan_bytes += plan.bytes
@@ -389,7 +390,7 @@ class DynamicExecutable(ShippedByRecipe):
                 plan.runs += 1
                 if plan.runs >= self.options.fixed_rows_after:
                     self._fixed += 1
-                    plan.executable = self._executable(plan.program, fixed=True)
+                    plan.executable = self._executable(plan.remake(), plan.remake, fixed=True)
                     plan.runs = -1  # fixed for good
                     held = _held_bytes(plan.executable)
                     self._plan_bytes += held - plan.bytes
@@ -461,8 +462,11 @@ class DynamicExecutable(ShippedByRecipe):
         """The template to serve ``signature`` with (a subclass may check it first)."""
         return template
 
-    def _executable(self, program: Program, fixed: bool = False) -> Executable:
+    def _executable(
+        self, program: Program, remake: Callable[[], Program], fixed: bool = False
+    ) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small;
+        ``remake`` gives ``program`` again (the Executable does not keep it: ``Plan.recall``);
         ``fixed``: every matmul on a primitive of its own rows (``fixed_rows_after``)."""
         size = program.arena_bytes
         cap = self.options.max_arena_bytes
@@ -482,6 +486,7 @@ class DynamicExecutable(ShippedByRecipe):
             arena_lock=self._arena_lock,
             constants=self._constants,
             runtime_rows=self.options.runtime_rows and not fixed,
+            remake=remake,
         )
 
     def _evict(self) -> None:

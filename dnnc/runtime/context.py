@@ -248,9 +248,10 @@ class _BoundReferenceStep:
         self.kernel = step.kernel
         self.params = step.params
         positional, variadic = self._arrange(step.kernel, step.ins)
-        self.positional = [None if s is None else self._slot(*s) for s in positional]
-        self.variadic = [self._slot(*s) for s in variadic]
-        self.outs = [self._slot(*s) for s in step.outs]
+        # tuples: an empty one is no new object (most steps have no variadic operands)
+        self.positional = tuple(None if s is None else self._slot(*s) for s in positional)
+        self.variadic = tuple(self._slot(*s) for s in variadic)
+        self.outs = tuple(self._slot(*s) for s in step.outs)
 
     def _slot(self, storage: Storage, memory: MemorySpec) -> _Slot:
         """The array itself when its bytes are fixed, else what finds it in a run."""

@@ -29,7 +29,8 @@ lock is free (held until the run ends), any other run takes a context of its own
 ``constants`` is a ``PackedConstants`` store several Executables take their constants from,
 so each source array is loaded once and packed once per memory descriptor; ``runtime_rows``
 runs the matmuls whose rows vary with the input shape on primitives shared by every row count
-(dnnc.runtime.plan.build_plan).
+(dnnc.runtime.plan.build_plan); ``remake`` gives the Program again, so that the plan need not
+keep its calls (``Plan.recall``: a template instantiates it again).
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ class Executable(ShippedByRecipe):
         arena_lock: threading.Lock | None = None,
         constants: PackedConstants | None = None,
         runtime_rows: bool = False,
+        remake: Callable[[], Program] | None = None,
     ) -> None:
         self.engine = engine or Engine.default()
         self.constants = constants or PackedConstants()
@@ -110,6 +112,7 @@ class Executable(ShippedByRecipe):
             cache=cache or default_cache(),
             constants=self.constants,
             runtime_rows=runtime_rows,
+            remake=remake,
         )
         if arena is not None and arena.nbytes < self.plan.planned_bytes:
             raise program.error(

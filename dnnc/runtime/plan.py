@@ -229,9 +229,12 @@ class Plan:
     outputs: tuple[TensorSpec, ...]
     planned_bytes: int
     """The arena size the lowering planned (``onednn.arena_bytes``)."""
+    recall: Callable[[], tuple[Call, ...]] | None = None
+    """Gives the Program's kernel calls (``calls``; None: the plan has none). A plan of a new
+    input shape does not keep them: they would be ~600 more objects that the garbage
+    collector walks at each full collection, for the few runs that profile or poison
+    (dnnc.driver.dynamic makes them again from the template: ``build_plan``'s ``remake``)."""
     steps: list[Step] = field(default_factory=list)
-    calls: tuple[Call, ...] = ()
-    """The Program's kernel calls, one per step."""
     arena_roots: tuple[tuple[int, int], ...] = ()
     """The Program's (start, end) bytes of each arena root."""
     scratchpad_bytes: int = 0
@@ -245,6 +248,11 @@ class Plan:
     """Output index -> input index of each cache a run may append to in place: an
     AppendStep writes that output directly from that input, which no other step reads, so
     a caller may bind the output over the input (dnnc.runtime.io_binding.aliased_inputs)."""
+
+    @functools.cached_property
+    def calls(self) -> tuple[Call, ...]:
+        """The Program's kernel calls, one per step (made on first use: ``recall``)."""
+        return () if self.recall is None else self.recall()
 
     @functools.cached_property
     def _lifetimes(self) -> dict[int, tuple[int, int]]:
@@ -312,12 +320,18 @@ def build_plan(
     cache: PrimitiveCache,
     constants: PackedConstants,
     runtime_rows: bool = False,
+    remake: Callable[[], Program] | None = None,
 ) -> Plan:
     """The plan of a lowered function (module docstring); errors name the op at fault.
     ``runtime_rows``: run each matmul whose rows vary (``Call.variable_rows``) on one
     primitive for every row count where oneDNN can (``_PlanBuilder._runtime_rows_kind``),
-    unless the cache holds one of its own rows already."""
-    return _PlanBuilder(program, engine, cache, constants, runtime_rows).build()
+    unless the cache holds one of its own rows already. ``remake``: gives ``program`` again
+    when a report needs its calls (``Plan.recall``; None: the plan keeps the calls, not the
+    rest of ``program``, whose constants' loaders may hold the IR)."""
+    plan = _PlanBuilder(program, engine, cache, constants, runtime_rows).build()
+    calls = program.calls
+    plan.recall = (lambda: calls) if remake is None else (lambda: remake().calls)
+    return plan
 
 
 class _PlanBuilder:
@@ -341,12 +355,14 @@ class _PlanBuilder:
             program.inputs,
             program.outputs,
             program.arena_bytes,
-            calls=program.calls,
             arena_roots=program.arena_roots,
         )
         self.kinds: dict[Hashable, _StepKind] = {}
         """The steps built so far by what they run (``_kind_key``): a call like one before
         (the same layer again, with its own bytes) reuses its primitive and descriptors."""
+        self.storages: dict[tuple[str, int, int], Storage] = {}
+        """One Storage per place, the steps that read or write it share (a constant's keyed
+        by its array's id): fewer objects for the garbage collector to walk."""
 
     def build(self) -> Plan:
         for call in self.program.calls:
@@ -389,9 +405,16 @@ class _PlanBuilder:
 
     def _storage(self, call: Call, operand: Operand) -> Storage:
         place = operand.place
-        if place.base != CONSTANT:
-            return Storage(place.base, place.index, place.offset)
-        return Storage(place.base, 0, 0, self._constant(call, operand))
+        array = None if place.base != CONSTANT else self._constant(call, operand)
+        key = (place.base, place.index, place.offset) if array is None else (CONSTANT, id(array), 0)
+        found = self.storages.get(key)
+        if found is None:
+            found = self.storages[key] = (
+                Storage(place.base, place.index, place.offset)
+                if array is None
+                else Storage(CONSTANT, 0, 0, array)
+            )
+        return found
 
     def _constant(self, call: Call, operand: Operand) -> np.ndarray:
         """A constant's array as the operand's memory lays it out (reordered if not plain)."""
