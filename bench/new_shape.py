@@ -17,8 +17,15 @@ each length:
   three runs of the same inputs (what the new length costs beyond a run of it);
 - run: the median process CPU of a call once the plan exists (the price of run-time rows).
 Medians over the lengths; CPU times, so a loaded machine inflates them less than wall times.
-Then, with ``--profile``, the top of a cProfile of ``plan_for`` over the lengths (runtime_rows
-on).
+Then the garbage collector's share: the CPU of every gen-2 (full) collection during the
+lengths (plans and runs, both variants) per length, how many there were, and the objects the
+collector tracks: in the whole process, and those each new length adds and keeps (a full
+collection walks them all; Python 3.11 starts one when the objects that survived into the
+oldest generation since the last exceed a quarter of those it holds, so a new length's
+share of the full collections grows with what it adds, not with the process's size).
+``--model`` reads an exported model instead of exporting one (to compare two versions of
+dnnc on the same file). With ``--profile``, the top of a cProfile of ``plan_for`` over the
+lengths (runtime_rows on).
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/new_shape.py --layers 1
     OMP_NUM_THREADS=1 .venv/bin/python bench/new_shape.py --layers 12 --profile
@@ -58,6 +65,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=1)
     parser.add_argument("--lengths", type=int, nargs=3, default=(20, 200, 3), metavar="RANGE")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--model", type=Path, help="an export_bert_base model (else exported)")
     args = parser.parse_args()
     import dnnc
     from dnnc.driver.dynamic import DynamicOptions
@@ -74,8 +82,9 @@ def main() -> None:
                 collections[1] += time.thread_time() - collections[2]
 
     with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "bert.onnx"
-        export_bert(path, args.layers)
+        path = args.model or Path(directory) / "bert.onnx"
+        if args.model is None:
+            export_bert(path, args.layers)
         variants = {
             name: dnnc.compile(
                 path, dynamic=DynamicOptions(runtime_rows=rows), cache=PrimitiveCache()
@@ -95,8 +104,10 @@ def main() -> None:
             executable.run(feeds(length))
     lengths = range(*args.lengths)
     figures: dict[str, dict[str, list[float]]] = {
-        name: {"plan": [], "beyond": [], "run": [], "gc": []} for name in variants
+        name: {"plan": [], "beyond": [], "run": []} for name in variants
     }
+    gc.collect()
+    tracked = len(gc.get_objects())
     gc.callbacks.append(watch)
     names = list(variants)
     for index, length in enumerate(lengths):
@@ -106,33 +117,37 @@ def main() -> None:
         executable = variants[name]
         inputs = feeds(length)
         signature = tuple(a.shape for a in inputs.values())
-        before = collections[1]
+        start = collections[1]
         plan = cpu(lambda e=executable: e.plan_for(signature), time.thread_time)
-        gc_seconds = collections[1] - before
+        planned = collections[1]
         first = cpu(lambda e=executable: e.run(inputs))  # a new context's first run
+        collected = collections[1] - start  # counted apart (module docstring)
         runs = [cpu(lambda e=executable: e.run(inputs)) for _ in range(3)]
         found = figures[name]
-        found["gc"].append(gc_seconds)
-        found["plan"].append(plan - gc_seconds)
+        found["plan"].append(plan - (planned - start))
         found["run"].append(statistics.median(runs))
-        found["beyond"].append(plan - gc_seconds + first - min(runs))
+        found["beyond"].append(plan + first - collected - min(runs))
     gc.callbacks.remove(watch)
+    full, full_seconds = collections[0], collections[1]
     print(
         f"BERT-base sizes, {args.layers} layer(s), lengths {args.lengths[0]}..{args.lengths[1]} "
         f"step {args.lengths[2]}, each new to the variant that serves it (alternately); OMP "
         "threads as the environment says"
     )
-    print(f"{'variant':>16} | {'plan ms':>8} | {'beyond run ms':>13} | {'run ms':>8} | gen-2 GC")
+    print(f"{'variant':>16} | {'plan ms':>8} | {'beyond run ms':>13} | {'run ms':>8} | kept")
     for name, found in figures.items():
-        collected = sum(found["gc"])
-        count = len(found["plan"])
         print(
             f"{name:>16} | {statistics.median(found['plan']) * 1e3:>8.2f} | "
             f"{statistics.median(found['beyond']) * 1e3:>13.2f} | "
             f"{statistics.median(found['run']) * 1e3:>8.2f} | "
-            f"{collected / count * 1e3:.2f} ms per length on average"
+            f"{kept_objects(variants[name], args.lengths[1], feeds):.0f} objects per length"
         )
         print(f"{'':>16}   {variants[name].stats()}")
+    print(
+        f"gen-2 GC: {full_seconds / len(lengths) * 1e3:.2f} ms of CPU per new length on "
+        f"average ({full} full collections over {len(lengths)} lengths); {tracked} objects "
+        "tracked before the lengths"
+    )
     if args.profile:
         executable = variants["runtime rows"]
         profile = cProfile.Profile()
@@ -140,6 +155,20 @@ def main() -> None:
             signature = ((1, length), (1, length))
             profile.runcall(executable.plan_for, signature)
         pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+
+
+def kept_objects(
+    executable: object, start: int, feeds: Callable[[int], dict[str, np.ndarray]]
+) -> float:
+    """The objects the garbage collector tracks that each of 10 new lengths from ``start``
+    adds (its plan built and run once) and keeps, after a full collection."""
+    lengths = range(start + 1, start + 11)
+    gc.collect()
+    before = len(gc.get_objects())
+    for length in lengths:
+        executable.run(feeds(length))  # type: ignore[attr-defined]
+    gc.collect()
+    return (len(gc.get_objects()) - before) / len(lengths)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
 """What a new input length costs a dynamic executable, counted: with
 ``DynamicOptions.runtime_rows`` the matmuls whose rows vary run on one primitive for every
 length until a length repeats ``fixed_rows_after`` times, identical calls share one step kind,
-and every length agrees with ONNX Runtime with and without run-time rows."""
+and every length agrees with ONNX Runtime with and without run-time rows; what a new length
+leaves for the garbage collector is bounded, and its plan keeps no Program."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +22,8 @@ import dnnc.runtime.plan
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
 from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.plan import PrimitiveStep
+from dnnc.runtime.program import Program
+from dnnc.runtime.template import ProgramTemplate, Signature
 
 HIDDEN, FFN, LAYERS = 16, 32, 2
 LENGTHS = [3, 8, 13, 21, 40]
@@ -158,6 +163,50 @@ def test_identical_calls_share_one_step_kind(
     plan = executable.plan_for(((1, 6, HIDDEN),)).plan
     keys = {step.primitive.desc.handle for step in plan.steps if isinstance(step, PrimitiveStep)}
     assert built == ["matmul"] * len(keys) and len(plan.steps) == 2 * LAYERS > len(keys)
+
+
+def test_a_new_length_leaves_few_objects_for_the_garbage_collector(mlp_path: Path) -> None:
+    """What a new length's plan (kept in the plan cache) leaves for the garbage collector to
+    track: a full collection walks every such object, and Python starts one when those that
+    survived since the last exceed a quarter of the rest, so each new length's share of the
+    full collections grows with what it adds. At most 50 per step (this model's four: ~42);
+    owned oneDNN handles each with a weakref.finalize and plans keeping their Program left
+    ~130."""
+    executable, _ = compiled(mlp_path)
+    for length in LENGTHS[:2]:  # the trace, the weights packed, the caches warm
+        executable.run([np.ones((1, length, HIDDEN), np.float32)])
+    lengths = range(50, 60)
+    gc.collect()
+    before = len(gc.get_objects())
+    for length in lengths:
+        executable.run([np.ones((1, length, HIDDEN), np.float32)])
+    gc.collect()
+    added = (len(gc.get_objects()) - before) / len(lengths)
+    steps = len(executable.plan_for(((1, lengths[0], HIDDEN),)).plan.steps)
+    assert executable.stats().plans == len(lengths) + 2 and added <= 50 * steps, added
+
+
+def test_a_plan_keeps_no_program_and_recalls_its_calls(
+    mlp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new length's Program is dropped once its plan is built; the plan makes its calls
+    again from the template when asked (profiles, poison_freed): the same calls."""
+    executable, _ = compiled(mlp_path)
+    executable.plan_for(((1, 5, HIDDEN),))  # the trace
+    made: list[weakref.ref[Program]] = []
+    instantiate = ProgramTemplate.instantiate
+
+    def kept(template: ProgramTemplate, signature: Signature) -> Program:
+        program = instantiate(template, signature)
+        made.append(weakref.ref(program))
+        return program
+
+    monkeypatch.setattr(ProgramTemplate, "instantiate", kept)
+    plan = executable.plan_for(((1, 7, HIDDEN),)).plan
+    gc.collect()
+    assert len(made) == 1 and made[0]() is None
+    again = instantiate(executable._templates[0], ((1, 7, HIDDEN),))
+    assert plan.calls == again.calls and len(made) == 2
 
 
 def test_fixed_rows_after_must_be_positive() -> None:
