@@ -1196,9 +1196,12 @@ class BoundExecution(functools.partial):
     def __new__(
         cls, primitive: Primitive, stream: Stream, args: Mapping[int, Memory]
     ) -> BoundExecution:
-        array = (capi.dnnl_exec_arg_t * len(args))(
-            *(capi.dnnl_exec_arg_t(arg, memory.handle) for arg, memory in args.items())
-        )
+        array = (capi.dnnl_exec_arg_t * len(args))()
+        # fields set in place: an array made from structures keeps a dict per element (and
+        # one of them), objects the garbage collector tracks for as long as the step lives
+        for index, (arg, memory) in enumerate(args.items()):
+            array[index].arg = arg
+            array[index].memory = memory.handle
         self = super().__new__(
             cls,
             _C.dnnl_primitive_execute,

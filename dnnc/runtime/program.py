@@ -10,7 +10,6 @@ value. Errors found while building from a Program blame the op it came from (`Ca
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -23,19 +22,26 @@ from dnnc.core.layouts import Layout
 from dnnc.runtime.io_binding import TensorSpec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemorySpec:
-    """An ``!onednn.memory``: static shape, element type and layout."""
+    """An ``!onednn.memory``: static shape, element type and layout. Slots: no instance
+    dict, which a cached ``nbytes`` would make (one more object for the garbage collector to
+    track per memory of every plan's reference steps)."""
 
     shape: tuple[int, ...]
     data_type: DataType
     layout: Layout
+    _nbytes: int | None = field(default=None, init=False, repr=False, compare=False)
 
-    @functools.cached_property
+    @property
     def nbytes(self) -> int:
         """Bytes of the physical buffer, padding of blocked dimensions included (computed
         once: a plan reads it per operand, a new input signature per plan)."""
-        return self.layout.num_elements(self.shape) * self.data_type.itemsize
+        nbytes = self._nbytes
+        if nbytes is None:
+            nbytes = self.layout.num_elements(self.shape) * self.data_type.itemsize
+            object.__setattr__(self, "_nbytes", nbytes)
+        return nbytes
 
     def __str__(self) -> str:
         """``1x16x8x8xf32`` and ``,<layout>`` when it is not plain."""

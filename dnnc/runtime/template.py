@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -193,23 +194,24 @@ class ProgramTemplate:
         }
 
         def operand(o: Operand) -> Operand:
-            place = o.place
+            place, memory = o.place, concrete(o.memory)
             if place.base == ARENA:
                 offset = plan.offsets[place.root] + place.offset - roots[place.root][0]
-                place = Place(ARENA, 0, offset, place.root)
-            return Operand(o.role, concrete(o.memory), place)
+                if (offset, place.index) != (place.offset, 0):
+                    place = Place(ARENA, 0, offset, place.root)
+            if place is o.place and memory is o.memory:
+                return o  # the same in this instance: no new object
+            return Operand(o.role, memory, place)
 
         def call(c: Call, evaluated: tuple[str, ...], rows: bool) -> Call:
+            ins, outs = tuple(map(operand, c.ins)), tuple(map(operand, c.outs))
+            same = all(map(operator.is_, (*ins, *outs), (*c.ins, *c.outs)))
+            if same and not evaluated and rows == c.variable_rows:
+                return c
             params = c.params
             if evaluated:
                 params = {**params, **{k: _evaluated(params[k], values) for k in evaluated}}
-            return dataclasses.replace(
-                c,
-                ins=tuple(map(operand, c.ins)),
-                outs=tuple(map(operand, c.outs)),
-                params=params,
-                variable_rows=rows,
-            )
+            return dataclasses.replace(c, ins=ins, outs=outs, params=params, variable_rows=rows)
 
         return dataclasses.replace(
             program,
