@@ -220,6 +220,7 @@ class _Owned:
         self._handle: int | None = handle
         self._destroy = destroy
         self._pinned = pin
+        self._c_handle: ctypes.c_void_p | None = None
 
     @property
     def handle(self) -> int:
@@ -227,6 +228,15 @@ class _Owned:
         if self._handle is None:
             raise ValueError(f"this {type(self).__name__} is closed")
         return self._handle
+
+    @property
+    def c_handle(self) -> ctypes.c_void_p:
+        """The handle as a ctypes pointer, made once: the bound executions of a primitive
+        and a stream pass it on every run without a conversion, and share it."""
+        found = self._c_handle
+        if found is None:
+            found = self._c_handle = ctypes.c_void_p(self.handle)
+        return found
 
     @property
     def closed(self) -> bool:
@@ -241,7 +251,7 @@ class _Owned:
         self._free()
 
     def _free(self) -> None:
-        handle, self._handle = self._handle, None
+        handle, self._handle, self._c_handle = self._handle, None, None
         if handle is not None:
             self._destroy(handle)
             if self._pinned is not None:
@@ -1205,8 +1215,8 @@ class BoundExecution(functools.partial):
         self = super().__new__(
             cls,
             _C.dnnl_primitive_execute,
-            ctypes.c_void_p(primitive.handle),
-            ctypes.c_void_p(stream.handle),
+            primitive.c_handle,
+            stream.c_handle,
             len(args),
             array,
         )

@@ -103,18 +103,18 @@ class ExecutionContext:
             return _BoundAppendStep(self, step)
         if isinstance(step, ReferenceStep):
             return _BoundReferenceStep(self, step)
-        args = {b.arg: self._memory(b) for b in step.bindings}
+        args = {b.arg: self._memory(b, s) for b, s in zip(step.bindings, step.storages)}
         if step.scratchpad_arg is not None:
             desc = step.primitive.desc.scratchpad_desc()
             assert desc is not None  # exec_args lists it only when there is one
             args[step.scratchpad_arg] = Memory(desc, self.scratchpad, engine=self.engine)
         return step.primitive.bind(args, self.stream)
 
-    def _memory(self, binding: Binding) -> Memory:
-        """A Memory of the binding's descriptor over its bytes (one per place and
-        descriptor object: the plan's steps share theirs, and the Memory keeps it alive, so
-        its id keys it without the descriptor's queries)."""
-        storage, desc = binding.storage, binding.desc
+    def _memory(self, binding: Binding, storage: Storage) -> Memory:
+        """A Memory of the binding's descriptor over its bytes at ``storage`` (one per place
+        and descriptor object: the plan's steps share theirs, and the Memory keeps it alive,
+        so its id keys it without the descriptor's queries)."""
+        desc = binding.desc
         key = (*storage.place, id(desc))
         if key not in self._memories:
             if storage.base == "argument":  # bound to the caller's array per run

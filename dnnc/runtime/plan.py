@@ -83,11 +83,11 @@ class Storage:
 
 @dataclass(frozen=True)
 class Binding:
-    """One exec argument of a primitive step: its id, descriptor and bytes."""
+    """One exec argument of a primitive step: its id, descriptor and size; the steps of one
+    step kind share theirs (where the bytes are is the step's own: its ``storages``)."""
 
     arg: int
     desc: MemoryDesc
-    storage: Storage
     nbytes: int
     """The size of the memory the argument is over (its descriptor may view part of it)."""
 
@@ -98,6 +98,8 @@ class PrimitiveStep:
 
     primitive: Primitive
     bindings: tuple[Binding, ...]
+    storages: tuple[Storage, ...]
+    """Where the bytes of each binding are."""
     scratchpad_arg: int | None
     threads: int
     """The OpenMP count its primitive was created under: it runs under this many threads or
@@ -115,7 +117,7 @@ class _StepKind:
     descs: dict[str, MemoryDesc]
     """Role -> the descriptor its memory is bound in."""
     owner: PrimitiveHandler | None
-    """The handler of an int8 primitive that packs its own weights (``_binding``)."""
+    """The handler of an int8 primitive that packs its own weights (``_bound_storage``)."""
     threads: int
     """``PrimitiveStep.threads``."""
     plain_weights: bool = False
@@ -360,6 +362,8 @@ class _PlanBuilder:
         self.kinds: dict[Hashable, _StepKind] = {}
         """The steps built so far by what they run (``_kind_key``): a call like one before
         (the same layer again, with its own bytes) reuses its primitive and descriptors."""
+        self.bindings: dict[Hashable, tuple[Binding, ...]] = {}
+        """The bindings of each step kind (by ``_kind_key``), which its steps share."""
         self.storages: dict[tuple[str, int, int], Storage] = {}
         """One Storage per place, the steps that read or write it share (a constant's keyed
         by its array's id): fewer objects for the garbage collector to walk."""
@@ -382,7 +386,7 @@ class _PlanBuilder:
         readers: dict[int, int] = {}
         for step in self.plan.steps:
             if isinstance(step, PrimitiveStep):
-                storages = [b.storage for b in step.bindings]
+                storages = list(step.storages)
             else:
                 storages = [storage for _, storage, _ in step.ins]
             for storage in storages:
@@ -503,12 +507,17 @@ class _PlanBuilder:
         if kind.plain_weights:
             operands = tuple(_in_plain(o) if o.role == "weights" else o for o in operands)
             self.plan.runtime_rows_steps += 1
-        bindings = tuple(
-            self._binding(call, o, kind.ids[o.role], kind.descs[o.role], kind.owner)
-            for o in operands
-            if o.role in kind.ids  # a sum post-op's argument is the destination itself
+        # a sum post-op's argument is the destination itself: not bound
+        bound = [o for o in operands if o.role in kind.ids]
+        bindings = self.bindings.get(key) if key is not None else None
+        if bindings is None:
+            bindings = tuple(self._binding(o, kind) for o in bound)
+            if key is not None:
+                self.bindings[key] = bindings
+        storages = tuple(self._bound_storage(call, o, kind) for o in bound)
+        return PrimitiveStep(
+            kind.primitive, bindings, storages, kind.ids.get("scratchpad"), kind.threads
         )
-        return PrimitiveStep(kind.primitive, bindings, kind.ids.get("scratchpad"), kind.threads)
 
     def _step_kind(self, call: Call) -> _StepKind:
         """The primitive of a call and the descriptor of each role it binds."""
@@ -568,19 +577,21 @@ class _PlanBuilder:
         bound.update(src=src, dst=dst)
         return _StepKind(primitive, ids, bound, None, threads, plain_weights=True)
 
-    def _binding(
-        self,
-        call: Call,
-        operand: Operand,
-        arg: int,
-        desc: MemoryDesc,
-        owner: PrimitiveHandler | None,
-    ) -> Binding:
-        """``owner``: the handler of an int8 primitive that packs its own weights."""
-        if owner is not None and operand.role == "weights":
-            storage = self._packed_weights(call, operand, desc, owner)
-            return Binding(arg, desc, storage, desc.size_bytes)
-        return Binding(arg, desc, self._storage(call, operand), operand.memory.nbytes)
+    @staticmethod
+    def _binding(operand: Operand, kind: _StepKind) -> Binding:
+        """The binding of an operand of a step of ``kind`` (the packed weights of an int8
+        primitive that packs its own: ``kind.owner``, the size of their descriptor)."""
+        desc = kind.descs[operand.role]
+        packed = kind.owner is not None and operand.role == "weights"
+        return Binding(
+            kind.ids[operand.role], desc, desc.size_bytes if packed else operand.memory.nbytes
+        )
+
+    def _bound_storage(self, call: Call, operand: Operand, kind: _StepKind) -> Storage:
+        """Where the bytes of a bound operand are (``_binding``)."""
+        if kind.owner is not None and operand.role == "weights":
+            return self._packed_weights(call, operand, kind.descs["weights"], kind.owner)
+        return self._storage(call, operand)
 
     def _reference_step(self, call: Call) -> ReferenceStep:
         from dnnc import reference  # only a plan with reference steps needs their numpy code
