@@ -142,6 +142,22 @@ def _kind_key(call: Call) -> Hashable | None:
     return key
 
 
+def _bound_descs(
+    ids: Mapping[str, int], descs: Mapping[str, MemoryDesc], exec_descs: Mapping[str, MemoryDesc]
+) -> dict[str, MemoryDesc]:
+    """Role -> the descriptor its memory is bound in: the one the primitive expects
+    (``exec_descs``), or the operand's own (``desc_of``) when equal to it. The operand's is
+    one object per memory for every step and plan (``desc_of``), so that a context makes one
+    Memory for a place that several steps bind alike (a step's destination, the next one's
+    source), not one per primitive that was asked."""
+    bound = {}
+    for role in ids:
+        if role in descs:
+            given, expected = descs[role], exec_descs.get(role)
+            bound[role] = given if expected is None or expected == given else expected
+    return bound
+
+
 def _rows_at_run_time(call: Call) -> bool:
     """Whether a call may run on a primitive that takes its rows when it runs
     (``_PlanBuilder._runtime_rows_kind``): a matmul whose rows vary (``Call.variable_rows``)
@@ -538,7 +554,7 @@ class _PlanBuilder:
             ids, exec_descs = handler.exec_args(pd), handler.exec_descs(pd)
         except (ValueError, DnnlError) as error:
             raise call.error(f"({call.kind}) {error}") from error
-        bound = {role: exec_descs.get(role) or descs[role] for role in ids if role in descs}
+        bound = _bound_descs(ids, descs, exec_descs)
         return _StepKind(primitive, ids, bound, handler if owns_weights else None, threads)
 
     def _held(self, handler: PrimitiveHandler, threads: int) -> bool:
@@ -573,7 +589,7 @@ class _PlanBuilder:
         layout = None if weights is None else weights.layout()
         if pd.impl_info.startswith("ref") or layout is None or not layout.is_plain:
             return None  # the reference kernel, or weights in no layout bound here
-        bound = {role: exec_descs.get(role) or descs[role] for role in ids if role in descs}
+        bound = _bound_descs(ids, descs, exec_descs)
         bound.update(src=src, dst=dst)
         return _StepKind(primitive, ids, bound, None, threads, plain_weights=True)
 
