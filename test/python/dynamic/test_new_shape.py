@@ -169,7 +169,7 @@ def test_a_new_length_leaves_few_objects_for_the_garbage_collector(mlp_path: Pat
     """What a new length's plan (kept in the plan cache) leaves for the garbage collector to
     track: a full collection walks every such object, and Python starts one when those that
     survived since the last exceed a quarter of the rest, so each new length's share of the
-    full collections grows with what it adds. At most 50 per step (this model's four: ~42);
+    full collections grows with what it adds. At most 50 per step (this model's four: ~40);
     owned oneDNN handles each with a weakref.finalize and plans keeping their Program left
     ~130."""
     executable, _ = compiled(mlp_path)
