@@ -171,8 +171,13 @@ def _special(array: np.ndarray, kinds: Collection[str]) -> tuple[str, np.ndarray
         found = np.argwhere((magnitude < tiny) & (magnitude > 0))
         if found.size:
             return "subnormal", found[0]
-    if math.isfinite(array.min()) and math.isfinite(array.max()):
-        return None  # two reductions, no array allocated: the common case stays cheap
+    # NaN shows in the minimum and the maximum alike, -inf in the minimum, +inf in the
+    # maximum: one reduction per end a guarded kind needs, no array allocated, so the common
+    # case stays cheap (a relu's guard, NaN alone, scans the input once)
+    high = "+inf" in kinds
+    low = "-inf" in kinds or ("nan" in kinds and not high)
+    if (not low or math.isfinite(array.min())) and (not high or math.isfinite(array.max())):
+        return None
     tests: dict[str, Callable[[np.ndarray], np.ndarray]] = {
         "nan": np.isnan,
         "+inf": np.isposinf,

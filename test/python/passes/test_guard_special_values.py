@@ -24,7 +24,7 @@ from dnnc.core.diagnostics import InputError
 from dnnc.ir.text import parse_module
 from dnnc.reference.interpreter import interpret
 from dnnc.runtime.executor import Executable
-from dnnc.runtime.io_binding import SPECIAL_VALUES_PIPELINE
+from dnnc.runtime.io_binding import SPECIAL_VALUES_PIPELINE, TensorSpec, check_special
 
 KINDS = {"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}
 
@@ -198,3 +198,26 @@ def test_inputs_made_once_are_not_scanned_per_run() -> None:
         executable.run_checked([x])
     (got,) = executable.run_checked([x], made=1)
     assert got.shape == executable.outputs[0].shape
+
+
+@pytest.mark.parametrize(
+    "guarded", [{"nan"}, {"+inf"}, {"-inf"}, {"nan", "+inf"}, {"nan", "-inf"}, set(KINDS)]
+)
+def test_the_run_time_scan_finds_each_guarded_kind_and_only_those(guarded: set[str]) -> None:
+    """check_special scans only the ends (minimum, maximum) the guarded kinds show in: each
+    guarded kind is still found, alone or beside the others (the first of nan, +inf, -inf
+    named), and the unguarded ones pass."""
+    spec = TensorSpec("x", (3, 8), np.dtype(np.float32))
+    for planted in ([], *([k] for k in KINDS), ["+inf", "-inf"], ["-inf", "nan"]):
+        x = np.random.default_rng(2).standard_normal((3, 8)).astype(np.float32)
+        positions = dict(zip(planted, (5, 17), strict=False))
+        for kind, position in positions.items():
+            x.reshape(-1)[position] = KINDS[kind]
+        found = [kind for kind in KINDS if kind in guarded and kind in planted]
+        if not found:
+            check_special([spec], [x], [dict.fromkeys(guarded, "why")])
+            continue
+        row, column = divmod(positions[found[0]], 8)
+        expected = f"holds {KINDS[found[0]]} at index \\[{row}, {column}\\]"
+        with pytest.raises(InputError, match=expected):
+            check_special([spec], [x], [dict.fromkeys(guarded, "why")])
