@@ -122,6 +122,8 @@ class Executable(ShippedByRecipe):
         self.name = self.plan.name
         self.guards = program.guards
         """Per input, the special values refused in it, with why."""
+        self._guarded = any(self.guards)
+        """Whether any input is scanned for special values at all (most are not)."""
         self.inputs = self.plan.inputs
         self.outputs = self.plan.outputs
         self._input_names = tuple(spec.name for spec in self.inputs)
@@ -230,8 +232,9 @@ class Executable(ShippedByRecipe):
         given = len(arrays) - made
         aliases = aliased_inputs(self.plan.appends, arrays, out)
         aliased = frozenset(aliases.values())
-        guards = [{} if i in aliased else g for i, g in enumerate(self.guards[:given])]
-        check_special(self.inputs[:given], arrays[:given], guards)
+        if self._guarded:
+            guards = [{} if i in aliased else g for i, g in enumerate(self.guards[:given])]
+            check_special(self.inputs[:given], arrays[:given], guards)
         context = self._take_context()
         try:
             given_out = (

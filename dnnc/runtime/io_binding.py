@@ -51,12 +51,14 @@ def ordered_inputs(
     """The inputs (by name or in order) as arrays in the order of ``names``; InputError
     for missing or unknown names or a wrong count, quoting ``signature()`` (called only
     then)."""
-    if not isinstance(inputs, Mapping | Sequence) or isinstance(inputs, str | bytes):
+    if isinstance(inputs, list | tuple):
+        pass  # the common case, told apart before the abstract classes (0.2 us a run)
+    elif not isinstance(inputs, Mapping | Sequence) or isinstance(inputs, str | bytes):
         raise InputError(
             f"inputs must be a dict of arrays by name or a list of arrays in order, got "
             f"{type(inputs).__name__}; expected {signature()}"
         )
-    if isinstance(inputs, Mapping):
+    elif isinstance(inputs, Mapping):
         if set(inputs) != set(names):
             missing = sorted(set(names) - set(inputs))
             unknown = sorted(set(map(str, inputs)) - set(names))
