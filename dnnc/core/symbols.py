@@ -97,6 +97,8 @@ class SymbolicInt(int):
     """The expression this one is the negation of (``-x`` keeps ``x``), if it is one."""
     polynomial: Polynomial | None
     """Its normal form (module docstring); None when it is not a polynomial (``s0 // s1``)."""
+    bound: tuple[int, int | None] | None
+    """``(smallest, _lowest(self, smallest))`` once asked (``_lowest``), else None."""
 
     def __new__(
         cls, value: int, text: str, evaluate: Evaluate, polynomial: Polynomial | None = None
@@ -106,6 +108,7 @@ class SymbolicInt(int):
         new.evaluate = evaluate
         new.negated = None
         new.polynomial = polynomial
+        new.bound = None
         return new
 
     @staticmethod
@@ -262,17 +265,51 @@ class Guard:
 _guards: contextvars.ContextVar[dict[str, Guard] | None] = contextvars.ContextVar(
     "dnnc_symbol_guards", default=None
 )
+_smallest: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "dnnc_symbol_smallest", default=None
+)
 
 
 @contextmanager
-def tracing() -> Iterator[dict[str, Guard]]:
-    """Record every comparison of a SymbolicInt made inside the block, keyed by its text."""
+def tracing(smallest: int | None = None) -> Iterator[dict[str, Guard]]:
+    """Record every comparison of a SymbolicInt made inside the block, keyed by its text.
+    ``smallest`` (>= 0): the least value a symbol has in any signature the guards will be
+    checked for (a DynamicExecutable's smallest size); a comparison of an expression with a
+    constant that comes out the same for every such value records no guard (``_decided``:
+    a size against the ``?`` marker -1 or xDSL's INT64_MIN, ``s0*s1 < 0``; with 1,
+    ``s0 == 0``). None: every comparison of a SymbolicInt is a guard."""
     guards: dict[str, Guard] = {}
     token = _guards.set(guards)
+    least = _smallest.set(smallest)
     try:
         yield guards
     finally:
+        _smallest.reset(least)
         _guards.reset(token)
+
+
+def _lowest(value: SymbolicInt, smallest: int) -> int | None:
+    """The least value of ``value`` when every symbol is ``smallest`` (>= 0) or more: its
+    value at ``smallest`` when its polynomial has no negative coefficient (it then grows
+    with each symbol); None when that argument does not bound it."""
+    if value.bound is not None and value.bound[0] == smallest:
+        return value.bound[1]
+    polynomial = value.polynomial
+    least = None
+    if polynomial is not None and all(c >= 0 for c in polynomial.values()):
+        least = sum(c * smallest ** len(m) for m, c in polynomial.items())
+    value.bound = (smallest, least)
+    return least
+
+
+def _decided(symbol: str, lhs: SymbolicInt, rhs: int, smallest: int) -> bool:
+    """Whether ``lhs <symbol> rhs`` (``rhs`` a plain int) comes out the same for every value
+    ``smallest`` or more of the symbols: ``rhs`` is below ``lhs``'s least value (``_lowest``),
+    or equal to it for ``<`` and ``>=``."""
+    least = _lowest(lhs, smallest)
+    if least is None:
+        return False
+    return rhs < least or (rhs == least and symbol in ("<", ">="))
 
 
 def _compare(symbol: str, function: Callable[[int, int], bool], lhs: object, rhs: object) -> bool:
@@ -282,6 +319,14 @@ def _compare(symbol: str, function: Callable[[int, int], bool], lhs: object, rhs
     guards = _guards.get()
     if guards is None:
         return outcome
+    smallest = _smallest.get()
+    if (
+        smallest is not None
+        and isinstance(lhs, SymbolicInt)
+        and not isinstance(rhs, SymbolicInt)
+        and _decided(symbol, lhs, int(rhs), smallest)
+    ):
+        return outcome  # the same for every signature the guards are checked for
     if same_value(lhs, rhs):  # type: ignore[arg-type]
         return outcome  # the same polynomial: equal for every signature
     (left, eval_left), (right, eval_right) = _parts(lhs), _parts(rhs)  # type: ignore[arg-type]

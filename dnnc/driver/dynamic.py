@@ -431,7 +431,7 @@ class DynamicExecutable(ShippedByRecipe):
                     dims.append(size)
             sizes.append(tuple(dims))
         start = time.perf_counter()
-        with tracing() as guards:
+        with tracing(self._smallest(signature)) as guards:
             program, sized = self._lower(sizes)
         self._traces += 1
         self._trace_seconds += time.perf_counter() - start
@@ -440,6 +440,12 @@ class DynamicExecutable(ShippedByRecipe):
         sources = tuple(self._sources.setdefault(c.key, c) for c in program.constants)
         program = dataclasses.replace(program, constants=sources)
         return ProgramTemplate.of(program, symbols, list(guards.values()), sized)
+
+    def _smallest(self, signature: Signature) -> int:
+        """The least value a symbol of a signature the trace of ``signature`` admits can
+        have: the comparisons that come out the same for every such value record no guard
+        (dnnc.core.symbols.tracing). ``_template_for`` admits no size below smallest_size."""
+        return self.smallest_size
 
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         """The Program of the function specialized to ``sizes`` (symbolic where ``?``), and

@@ -258,6 +258,11 @@ class OnnxDynamicExecutable(DynamicExecutable):
             template, guards=(*template.guards, route), checked=template.checked or not traced
         )
 
+    def _smallest(self, signature: Signature) -> int:
+        """1 on the IR route (its templates admit no size 0: the route guard), else 0."""
+        values = [signature[arg][dim] for arg, dim in self._symbols()]
+        return 0 if self._traced_because(values) is not None else 1
+
     def _lower(self, sizes: Sequence[tuple[int, ...]]) -> tuple[Program, tuple[Sized, ...]]:
         hints = tuple(tuple(int.__int__(d) for d in shape) for shape in sizes)
         values = [hints[arg][dim] for arg, dim in self._symbols()]

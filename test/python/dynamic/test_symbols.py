@@ -54,6 +54,28 @@ def test_comparisons_are_guards_only_while_tracing() -> None:
     assert not guards["s0 == 8"].admits([8])
 
 
+def test_comparisons_decided_for_every_admitted_size_are_no_guards() -> None:
+    """Told the least value a symbol takes, a comparison with a constant that comes out the
+    same for every value from there records no guard (a size against the ``?`` marker, a
+    product against 0); one that can change does, and so does every comparison when no
+    least value is given."""
+    batch, seq = SymbolicInt.symbol(0, 2), SymbolicInt.symbol(1, 7)
+    rows = batch * seq
+    with tracing(1) as guards:
+        assert rows != -1 and not rows < 0 and rows >= 1 and rows > 0 and not 0 == seq
+        assert seq + 3 >= 4 and not seq + 3 < 4  # at least 4 from seq = 1
+        assert rows > 1  # not for batch = seq = 1
+        assert seq - 1 > 0  # a negative coefficient: no bound argued
+    assert set(guards) == {"(s0*s1) > 1", "(s1-1) > 0"}
+    with tracing(0) as guards:
+        assert rows >= 0 and not rows < 0 and seq != 0  # seq may be 0
+    assert set(guards) == {"s1 != 0"}
+    assert not guards["s1 != 0"].admits([3, 0])
+    with tracing() as guards:
+        assert rows != -1
+    assert set(guards) == {"(s0*s1) != -1"}
+
+
 def test_linear_terms_collect() -> None:
     """An expression whose polynomial is one symbol or a constant is that symbol or constant
     (rotary positions compute (past + seq) - past); an exact division by a constant keeps the
