@@ -21,7 +21,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -96,14 +96,14 @@ class Layout:
     def rank(self) -> int:
         return len(self.order)
 
-    @property
+    @cached_property
     def tag(self) -> str:
-        """The canonical oneDNN spelling (``aBcd16b``)."""
+        """The canonical oneDNN spelling (``aBcd16b``; computed once: a layout is immutable)."""
         blocked = {d for d, _ in self.blocks}
         letters = "".join(chr(ord("A" if d in blocked else "a") + d) for d in self.order)
         return letters + "".join(f"{size}{chr(ord('a') + d)}" for d, size in self.blocks)
 
-    @property
+    @cached_property
     def name(self) -> str:
         """The conventional spelling (``nChw16c``) when oneDNN has one, else the tag."""
         return _PREFERRED.get(self.tag, self.tag)

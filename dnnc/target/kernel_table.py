@@ -22,7 +22,7 @@ layouts; the answers are cached per pass run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -66,10 +66,10 @@ from dnnc.dialects.dnn import (
 from dnnc.dialects.dnn.base import tensor_type
 from dnnc.dialects.types import data_type_of
 from dnnc.target import implementation
-from dnnc.target.kernel_calls import KERNEL, kernel_call, params_of
+from dnnc.target.kernel_calls import KERNEL, KernelCall, kernel_call, params_of
 
 if TYPE_CHECKING:  # oneDNN is loaded on first use, not at import
-    from dnnc.dnnl.objects import PrimitiveDesc
+    from dnnc.dnnl.objects import MemoryDesc, PrimitiveDesc
     from dnnc.dnnl.primitives.base import PrimitiveHandler
 
 
@@ -202,18 +202,13 @@ def library_of(op: DnnOp) -> KernelLibrary:
     return KernelLibrary.REFERENCE if is_reference(op) else KernelLibrary.ONEDNN
 
 
-def roles_of(op: DnnOp) -> list[tuple[str, int]]:
-    """The primitive role of each operand the kernel call binds, with the operand index."""
-    call = kernel_call(op)
-    index_of: dict[str, list[int]] = {}
-    position = 0
-    for name, _, is_result in op.named_values():
-        if not is_result:
-            index_of.setdefault(name.split("[")[0], []).append(position)
-            position += 1
+def roles_of(op: DnnOp, call: KernelCall | None = None) -> list[tuple[str, int]]:
+    """The primitive role of each operand the kernel call binds (``call``: kernel_call(op),
+    when the caller has it), with the operand index."""
+    index_of = op.operand_indices()
     roles: list[tuple[str, int]] = []
-    for role, operand in call.ins:
-        indices = index_of.get(operand, [])
+    for role, operand in (call or kernel_call(op)).ins:
+        indices = index_of.get(operand, ())
         if role.endswith("_"):
             roles.extend((f"{role}{i}", index) for i, index in enumerate(indices))
         else:
@@ -221,10 +216,12 @@ def roles_of(op: DnnOp) -> list[tuple[str, int]]:
     return roles
 
 
-def weight_indices(op: DnnOp) -> list[int]:
+def weight_indices(op: DnnOp, roles: Sequence[tuple[str, int]] | None = None) -> list[int]:
     """The operands oneDNN packs in a layout of its own: those the kernel call binds to the
-    ``weights`` role (conv2d's and inner_product's wei, matmul's rhs)."""
-    return [index for role, index in roles_of(op) if role == "weights"]
+    ``weights`` role (conv2d's and inner_product's wei, matmul's rhs). ``roles``:
+    roles_of(op), when the caller has them."""
+    roles = roles_of(op) if roles is None else roles
+    return [index for role, index in roles if role == "weights"]
 
 
 def is_fallback(implementation: str) -> bool:
@@ -245,6 +242,10 @@ class Probe:
     _descs: dict[object, tuple[PrimitiveHandler, PrimitiveDesc] | None] = field(
         default_factory=dict
     )
+    _memories: dict[tuple[tuple[int, ...], DataType, Layout | None], MemoryDesc] = field(
+        default_factory=dict
+    )
+    """The memory descriptors made, by dims, data type and layout (None: any)."""
 
     def choose(
         self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
@@ -285,23 +286,27 @@ class Probe:
         from dnnc.ir.values import attribute_value
 
         data_type = data_type or compute_type(op)
-        elements = operand_data_types(op, data_type)
+        call = kernel_call(op)
+        roles = roles_of(op, call)
+        elements = operand_data_types(op, data_type, roles)
         result, first = (tensor_type(v).get_element_type() for v in (op.results[0], op.operands[0]))
         destination = data_type if result == first else data_type_of(result)
         descs = {}
-        for role, index in [*roles_of(op), ("dst", -1)]:
+        for role, index in [*roles, ("dst", -1)]:
             value = op.results[0] if index < 0 else op.operands[index]
-            shape = tuple(tensor_type(value).get_shape())
+            shape = tuple(map(int, tensor_type(value).get_shape()))  # oneDNN's: plain ints
             element = elements[index] if index >= 0 else destination
             layout = layouts.get(role, plain_layout(len(shape)))
             if not shape:  # a scalar: one element of rank 1 to oneDNN, as the runtime has it
                 shape, layout = (1,), plain_layout(1)
-            descs[role] = (
-                MemoryDesc.any(shape, element)
-                if layout is None
-                else MemoryDesc.of_layout(shape, element, layout)
-            )
-        call = kernel_call(op)
+            key = (shape, element, layout)
+            if key not in self._memories:
+                self._memories[key] = (
+                    MemoryDesc.any(shape, element)
+                    if layout is None
+                    else MemoryDesc.of_layout(shape, element, layout)
+                )
+            descs[role] = self._memories[key]
         params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
         try:
             handler = handler_for(call.kind, descs, params)
@@ -322,7 +327,7 @@ def _is_depthwise(conv: Conv2DOp) -> bool:
     return groups > 1 and tensor_type(conv.src).get_shape()[1] == groups
 
 
-def data_operands(op: DnnOp) -> list[SSAValue]:
+def data_operands(op: DnnOp, roles: Sequence[tuple[str, int]] | None = None) -> list[SSAValue]:
     """The operands a kernel reads in its compute type (dnn-insert-data-transforms casts
     them): the first operand, weights, the same-shaped operands of its element type, a
     depthwise convolution's bias; not other biases, statistics, broadcast post-op arguments
@@ -332,12 +337,13 @@ def data_operands(op: DnnOp) -> list[SSAValue]:
     (``brdgmm_dw``) takes a bias only in the destination's type: with an f32 bias a bf16
     depthwise convolution runs ``jit_dw``, 1.4-1.6x slower (AMX host, 144 channels at 56x56:
     114 vs 74 us). Other convolutions, inner products and matmuls get the same kernel at the
-    same speed either way, so their bias keeps f32's precision."""
+    same speed either way, so their bias keeps f32's precision. ``roles``: roles_of(op),
+    when the caller has them."""
     if isinstance(op, ReorderOp | CastOp):
         return [op.src]
     first = op.operands[0]
     result_shape = tensor_type(op.results[0]).get_shape() if op.results else None
-    computed = {first, *(op.operands[i] for i in weight_indices(op))}
+    computed = {first, *(op.operands[i] for i in weight_indices(op, roles))}
     if isinstance(op, Conv2DOp) and op.bias is not None and _is_depthwise(op):
         computed.add(op.bias)
     element = tensor_type(first).get_element_type()
@@ -357,19 +363,23 @@ F32_ROLES = frozenset({"bias", "mean", "variance", "scale", "shift"})
 excepted: data_operands); so are post-op arguments (``post_arg_<i>``) that are not data."""
 
 
-def operand_data_types(op: DnnOp, data_type: DataType) -> list[DataType]:
+def operand_data_types(
+    op: DnnOp, data_type: DataType, roles: Sequence[tuple[str, int]] | None = None
+) -> list[DataType]:
     """The element type the kernel of `op`, computing in `data_type`, reads each operand in:
     the data operands (data_operands) in `data_type`; a bf16 or f16 bias, normalization
     parameter or post-op argument (F32_ROLES: a reduced-precision model's) in f32, as oneDNN
     reads them (an f32 convolution with an f16 bias has no implementation); a zero point of
     run-time quantization in s32, as oneDNN takes it; int8 weights in s8 (oneDNN's); the
-    rest as they are (a concat's other inputs, a binary's broadcast operand, integers)."""
-    computed = set(data_operands(op))
+    rest as they are (a concat's other inputs, a binary's broadcast operand, integers).
+    ``roles``: roles_of(op), when the caller has them."""
+    roles = roles_of(op) if roles is None else roles
+    computed = set(data_operands(op, roles))
     types = [
         data_type if v in computed else data_type_of(tensor_type(v).get_element_type())
         for v in op.operands
     ]
-    for role, index in roles_of(op):
+    for role, index in roles:
         auxiliary = role in F32_ROLES or role.startswith("post_arg_")
         if auxiliary and op.operands[index] not in computed and types[index] in REDUCED_FLOATS:
             types[index] = DataType.F32

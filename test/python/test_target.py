@@ -176,3 +176,31 @@ def test_every_post_op_anchor_has_a_rule() -> None:
         "dnn.inner_product",
         "dnn.qconv2d",
     }
+
+
+def test_roles_follow_each_operand_structure() -> None:
+    """roles_of finds operand positions with DnnOp.operand_indices, which reads them once per
+    op class and operand structure: matmuls with a bias or with a post-op argument (three
+    operands in two segmentations) and with both bind the roles their named operands are."""
+    from xdsl.dialects.builtin import TensorType, f32
+    from xdsl.ir import Block
+
+    from dnnc.core.kinds import BinaryAlg, BinaryPostOp
+    from dnnc.dialects.dnn import MatmulOp
+    from dnnc.target.kernel_table import roles_of
+
+    block = Block(arg_types=[TensorType(f32, s) for s in ([4, 8], [8, 16], [16], [4, 16])])
+    lhs, rhs, bias, residual = block.args
+    add = [BinaryPostOp(BinaryAlg.ADD)]
+    for op in (
+        MatmulOp(lhs, rhs),
+        MatmulOp(lhs, rhs, bias),
+        MatmulOp(lhs, rhs, post_ops=add, post_args=[residual]),
+        MatmulOp(lhs, rhs, bias, post_ops=add, post_args=[residual]),
+    ):
+        named = {name: value for name, value, is_result in op.named_values() if not is_result}
+        bound = {role: op.operands[index] for role, index in roles_of(op)}
+        assert bound == {
+            {"lhs": "src", "rhs": "weights", "bias": "bias", "post_args[0]": "post_arg_0"}[n]: v
+            for n, v in named.items()
+        }

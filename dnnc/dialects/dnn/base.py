@@ -199,6 +199,12 @@ def post_ops_of(attr: ArrayAttr[PostOpAttr]) -> list[PostOp]:
     return [p.post_op for p in attr.data]
 
 
+SEGMENT_SIZES = AttrSizedOperandSegments.attribute_name
+"""The property of the operand segment sizes (AttrSizedOperandSegments(as_property=True))."""
+_OPERAND_INDICES: dict[tuple[object, ...], dict[str, tuple[int, ...]]] = {}
+"""DnnOp.operand_indices by op class, operand count and segment sizes."""
+
+
 class DnnOp(IRDLOperation):
     """Base of every dnn op (see the module docstring for the verification order)."""
 
@@ -217,6 +223,22 @@ class DnnOp(IRDLOperation):
                 elif value is not None:
                     for index, item in enumerate(value):
                         yield f"{name}[{index}]", item, is_result
+
+    def operand_indices(self) -> dict[str, tuple[int, ...]]:
+        """The positions in ``operands`` of each operand definition's values by name (a
+        variadic one's in order; an absent optional one is not there), as named_values
+        gives them. Found once per op class and operand structure (count, segment sizes):
+        reading named operands unpacks the segment sizes at each access."""
+        segments = self.properties.get(SEGMENT_SIZES) or self.attributes.get(SEGMENT_SIZES)
+        key = (type(self), len(self.operands), segments)
+        found = _OPERAND_INDICES.get(key)
+        if found is None:
+            positions: dict[str, list[int]] = {}
+            operands = (name for name, _, is_result in self.named_values() if not is_result)
+            for position, name in enumerate(operands):
+                positions.setdefault(name.split("[")[0], []).append(position)
+            found = _OPERAND_INDICES[key] = {n: tuple(p) for n, p in positions.items()}
+        return found
 
     def verify_(self) -> None:
         for name, value, _ in self.named_values():
