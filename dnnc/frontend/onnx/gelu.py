@@ -186,10 +186,6 @@ def fuse_erf_gelu(graph: Graph) -> None:
         if match is None:
             continue
         x, nodes = match
-        last = max(nodes, key=graph.nodes.index)
+        last = graph.last_of(nodes)  # not list.index: Node equality compares protos
         gelu = helper.make_node("Gelu", [x], last.outputs, name=last.proto.name)
-        removed = {id(n) for n in nodes}
-        position = graph.nodes.index(last)
-        graph.nodes[position] = Node(gelu, last.label)
-        graph.nodes[:] = [n for n in graph.nodes if id(n) not in removed]
-        graph.recount_consumers()
+        graph.replace_nodes(nodes, Node(gelu, last.label))

@@ -171,6 +171,38 @@ class Graph:
             node.outputs[0]: node for node in self.nodes if node.op_type == "Constant"
         }
 
+    def replace_nodes(self, removed: Sequence[Node], new: Node) -> None:
+        """Put ``new`` where the last of ``removed`` is (program order; ``last_of``) and drop
+        the others; the consumers, producers and Constant-node index change for their values
+        only, as ``recount_consumers`` would make them (a BERT import replaces 12 GELUs'
+        nodes among 2,000: a recount each took 6 ms)."""
+        order = {id(n): i for i, n in enumerate(self.nodes)}
+        last = max(removed, key=lambda n: order[id(n)])  # last_of, with the order kept
+        order[id(new)] = order[id(last)]
+        gone = {id(n) for n in removed}
+        self.nodes[order[id(last)]] = new
+        self.nodes[:] = [n for n in self.nodes if id(n) not in gone]
+        for node in removed:
+            for name in node.outputs:
+                if self.producers.get(name) is node:
+                    del self.producers[name]
+                if self._constant_nodes.get(name) is node:
+                    del self._constant_nodes[name]
+        for name in {name for n in (*removed, new) for name in n.inputs if name}:
+            readers = [n for n in self.consumers.get(name, []) if id(n) not in gone]
+            readers += [new] * new.inputs.count(name)
+            readers.sort(key=lambda n: order[id(n)])  # stable: program order, as a recount
+            if readers:
+                self.consumers[name] = readers
+            else:
+                self.consumers.pop(name, None)
+        self.producers.update((name, new) for name in new.outputs if name)
+
+    def last_of(self, nodes: Sequence[Node]) -> Node:
+        """The one of ``nodes`` that comes last in program order."""
+        order = {id(n): i for i, n in enumerate(self.nodes)}
+        return max(nodes, key=lambda n: order[id(n)])
+
     def constant(self, name: str) -> np.ndarray | None:
         """The value of an initializer or of a ``Constant`` node's output (None otherwise)."""
         if name in self.initializers:

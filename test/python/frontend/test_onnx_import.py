@@ -21,7 +21,8 @@ from dnnc.core.diagnostics import DnncError
 from dnnc.driver.onnx_shapes import OnnxDynamicExecutable
 from dnnc.frontend.onnx import import_onnx
 from dnnc.frontend.onnx.converters import CONVERTERS, NEWEST_VERSIONS
-from dnnc.frontend.onnx.graph import MAX_OPSET
+from dnnc.frontend.onnx.gelu import fuse_erf_gelu
+from dnnc.frontend.onnx.graph import MAX_OPSET, load_graph
 from dnnc.frontend.onnx.importer import ssa_name
 from dnnc.tools.import_onnx import main as dnnc_import
 
@@ -85,6 +86,29 @@ def test_gelu_with_a_shared_intermediate_is_not_fused() -> None:
     nodes, constants = _gelu_nodes("torch")
     module = check(model(nodes, X, outputs=("y", "e"), initializers=constants), X)
     assert "gelu_erf" not in str(module) and "dnn.eltwise erf" in str(module)
+
+
+def test_gelu_fusion_keeps_the_graph_indexes_a_recount_gives() -> None:
+    """fuse_erf_gelu updates the consumers, producers and Constant-node index of only the
+    values the replaced nodes touch (Graph.replace_nodes): after fusing a GELU of a GELU
+    whose input has another reader, one with a Constant node's 0.5, they are what a full
+    recount gives, and the model still computes ONNX Runtime's values."""
+    first, constants = _gelu_nodes("torch")
+    second, _ = _gelu_nodes("half_first")
+    for node in second:  # reads the first's y, writes y2; its 0.5 from a Constant node
+        node.input[:] = [{"x": "y", "half": "half_node"}.get(i, f"{i}2") for i in node.input]
+        node.output[:] = [f"{o}2" for o in node.output]
+    half = helper.make_node("Constant", [], ["half_node"], value_float=0.5)
+    nodes = [*first, half, *second, helper.make_node("Relu", ["x"], ["r"])]
+    initializers = {**constants, "sqrt22": constants["sqrt2"], "one2": constants["one"]}
+    made = model(nodes, X, outputs=("y2", "r"), initializers=initializers)
+    graph = load_graph(made)
+    fuse_erf_gelu(graph)
+    assert [n.op_type for n in graph.nodes].count("Gelu") == 2
+    fused = (dict(graph.consumers), dict(graph.producers), dict(graph._constant_nodes))
+    graph.recount_consumers()
+    assert fused == (dict(graph.consumers), dict(graph.producers), dict(graph._constant_nodes))
+    check(made, X)
 
 
 STEP = np.float32(2.0**-4)
