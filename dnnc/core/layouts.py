@@ -287,8 +287,10 @@ def parse_layout(text: str) -> Layout:
     return Layout(order, blocks)
 
 
+@cache
 def plain_layout(rank: int) -> Layout:
-    """The row-major layout of a rank (``abcd`` for 4)."""
+    """The row-major layout of a rank (``abcd`` for 4); one object per rank, whose tag and
+    name are then computed once."""
     return Layout(tuple(range(rank)))
 
 

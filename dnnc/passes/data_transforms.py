@@ -28,12 +28,13 @@ from dnnc.target.kernel_table import KERNEL
 def retyped(
     type_: TensorType, element: Attribute | None = None, encoding: Attribute | None = None
 ) -> TensorType:
-    """`type_` with another element type and/or encoding (layout)."""
-    return TensorType(
-        type_.get_element_type() if element is None else element,
-        type_.get_shape(),
-        type_.encoding if encoding is None else encoding,
-    )
+    """`type_` with another element type and/or encoding (layout); `type_` itself when
+    neither differs (a new type is a verified attribute: the layout passes ask for thousands)."""
+    element = type_.get_element_type() if element is None else element
+    encoding = type_.encoding if encoding is None else encoding
+    if element == type_.get_element_type() and encoding == type_.encoding:
+        return type_
+    return TensorType(element, type_.get_shape(), encoding)
 
 
 def transform_stats(block: Block) -> tuple[int, int, int]:

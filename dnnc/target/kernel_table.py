@@ -246,6 +246,8 @@ class Probe:
         default_factory=dict
     )
     """The memory descriptors made, by dims, data type and layout (None: any)."""
+    _picked: dict[tuple[int, str], Layout | None] = field(default_factory=dict)
+    """The layouts read off a primitive descriptor of ``_descs`` (by its id) per role."""
 
     def choose(
         self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
@@ -260,10 +262,14 @@ class Probe:
         if created is None:
             return None
         handler, desc = created
-        return {
-            role: logical_layout(desc.exec_arg_desc(handler.args[role]), handler.descs[role].dims)
-            for role in free
-        }
+        picked = {}
+        for role in free:
+            key = (id(created), role)  # _descs keeps `created`: its id is not reused
+            if key not in self._picked:
+                dims = handler.descs[role].dims
+                self._picked[key] = logical_layout(desc.exec_arg_desc(handler.args[role]), dims)
+            picked[role] = self._picked[key]
+        return picked
 
     def implementation(
         self, op: DnnOp, fixed: Mapping[str, Layout | None], data_type: DataType | None = None
