@@ -161,6 +161,9 @@ class DynamicStats:
     """Time spent building plans, traces included."""
     trace_seconds: float
     """The part of ``miss_seconds`` spent tracing (the pipeline runs)."""
+    trace_cpu_seconds: float
+    """The CPU time of the calling thread in those traces (a loaded machine stretches
+    ``trace_seconds``, not this)."""
     evictions: int
     rebinds: int
     """Executables of kept plans pointed at the arena after it grew (``Executable.rebase``:
@@ -276,7 +279,7 @@ class DynamicExecutable(ShippedByRecipe):
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._fixed = 0
         self._traces = 0
-        self._miss_seconds = self._trace_seconds = 0.0
+        self._miss_seconds = self._trace_seconds = self._trace_cpu_seconds = 0.0
         self._shared = SharedPayloads(p for p in payloads if len(p) > DIGEST_BYTES)
         self._sources: dict[tuple[object, ...], Constant] = {}
         """Every trace's constants by key, the first trace's source kept (_trace)."""
@@ -430,11 +433,12 @@ class DynamicExecutable(ShippedByRecipe):
                 else:
                     dims.append(size)
             sizes.append(tuple(dims))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         with tracing(self._smallest(signature)) as guards:
             program, sized = self._lower(sizes)
         self._traces += 1
         self._trace_seconds += time.perf_counter() - start
+        self._trace_cpu_seconds += time.thread_time() - cpu
         # the constants of a later trace load from the first trace's sources: the IR of a
         # trace is then dropped with its template, not kept for its copy of every weight
         sources = tuple(self._sources.setdefault(c.key, c) for c in program.constants)
@@ -525,6 +529,7 @@ class DynamicExecutable(ShippedByRecipe):
             traces=self._traces,
             miss_seconds=self._miss_seconds,
             trace_seconds=self._trace_seconds,
+            trace_cpu_seconds=self._trace_cpu_seconds,
             evictions=self._evictions,
             rebinds=self._rebinds,
             unfused=self._unfused,

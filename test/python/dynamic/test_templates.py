@@ -129,6 +129,7 @@ def test_twenty_lengths_one_pipeline_run(tmp_path: Path, counted: dict[str, int]
     assert counted == {"pipelines": 1, "imports": 1}
     assert stats.miss_seconds > 0 and stats.seconds_per_miss == stats.miss_seconds / 20
     assert 0 < stats.trace_seconds < stats.miss_seconds and stats.seconds_per_instance > 0
+    assert 0 < stats.trace_cpu_seconds  # the calling thread's CPU in the one trace
 
 
 @pytest.fixture
