@@ -128,8 +128,11 @@ def shape_of(value: SSAValue) -> shapes.Shape:
     known = _inferred.get()
     if known is not None and value in known:
         return known[value]
+    # `type(d) is int` first: a traced size (a SymbolicInt) is never the ? marker, and
+    # comparing it would cost a comparison of its expression (dnnc.core.symbols)
     return tuple(
-        shapes.DYNAMIC if d == DYNAMIC_INDEX else d for d in tensor_type(value).get_shape()
+        shapes.DYNAMIC if type(d) is int and d == DYNAMIC_INDEX else d
+        for d in tensor_type(value).get_shape()
     )
 
 
