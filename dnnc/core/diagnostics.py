@@ -88,6 +88,12 @@ class RunTimeValueError(ModelError):
     shape, axes or sizes computed from the graph's inputs). dnnc.compile then compiles the
     model per input shape and value (dnnc.driver.onnx_shapes), if inputs feed such values."""
 
+    own_bytes: int | None = None
+    """At most the bytes of constants the failed import's partial IR alone holds (set by an
+    import given the large initializers' arrays, dnnc.frontend.onnx: the rest of the model
+    and what it copied); None when unknown (``release_failed_import`` then goes by the
+    model's size)."""
+
 
 class RunTimeShapeError(RunTimeValueError):
     """An import that needs at compile time a shape with dimensions known only at run time

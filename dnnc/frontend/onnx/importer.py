@@ -163,6 +163,9 @@ class Importer:
         self.weights_file = weights_file
         self.weights: dict[str, np.ndarray] = {}
         """Arrays for the weights file, by key."""
+        self.copied_bytes = 0
+        """The bytes of the dnn.constant payloads this import copied (``_payload``): those
+        its IR alone holds when the initializers' arrays are the caller's."""
         self.values: dict[str, Value] = dict(graph.initializers)
         self.block = Block()
         self._materialized: dict[tuple[str, int], SSAValue] = {}
@@ -299,7 +302,7 @@ class Importer:
             or np.issubdtype(array.dtype, np.integer)
         )
         if inline:
-            op: Operation = ConstantOp.of_bytes(type_, _bytes_of(array))
+            op: Operation = ConstantOp.of_bytes(type_, self._payload(array))
         else:
             assert self.weights_file is not None  # inline otherwise
             weight_key = self._unique_key(key)
@@ -308,6 +311,16 @@ class Importer:
         result = self.emit(op, key)
         self._materialized[(key, array.ndim)] = result
         return result
+
+    def _payload(self, array: np.ndarray) -> bytes:
+        """The bytes of a C-contiguous array: the bytes object it views (``payload_of``; a
+        dnn.constant of a weight then shares its payload with every import of the model), else
+        a copy (counted in ``copied_bytes``)."""
+        payload = payload_of(array)
+        if payload is None:
+            payload = np.ascontiguousarray(array).tobytes()
+            self.copied_bytes += len(payload)
+        return payload
 
     def _sized_input(self, node: Node, sized: SizedArray, key: str, rank: int | None) -> SSAValue:
         """A SizedArray as an argument after the graph inputs, once per (key, rank)."""
@@ -912,14 +925,6 @@ def payload_of(array: np.ndarray) -> bytes | None:
     ):
         return base
     return None
-
-
-def _bytes_of(array: np.ndarray) -> bytes:
-    """The bytes of a C-contiguous array: the bytes object it views (``payload_of``; a
-    dnn.constant of a weight then shares its payload with every import of the model), else a
-    copy."""
-    payload = payload_of(array)
-    return np.ascontiguousarray(array).tobytes() if payload is None else payload
 
 
 def _data_type(elem_type: int) -> DataType | None:
