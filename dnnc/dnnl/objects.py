@@ -20,10 +20,11 @@ import ctypes
 import functools
 import itertools
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -945,6 +946,15 @@ def _convert(declaration: str, value: object) -> object:
 class PrimitiveDesc(_Owned):
     """An owned ``dnnl_primitive_desc_t`` (one implementation chosen, queryable)."""
 
+    _empty: ClassVar[tuple[PrimitiveDesc | None, int] | None] = None
+    """Where oneDNN's empty descriptor is (what ``query_md`` finds for an argument the
+    primitive does not take, one shared descriptor for most), and the clone of the first
+    descriptor queried that answered it, kept for the process: its answer's address cannot
+    then become another descriptor's, so a query answering it is empty without asking its
+    rank (most of ``expected_args``' candidates: one C call each instead of two). (None, 0)
+    when that clone answered no empty descriptor."""
+    _empty_lock = threading.Lock()
+
     def __init__(
         self, handle: int, primitive: str, attr: PrimitiveAttr | None, engine: Engine
     ) -> None:
@@ -1039,11 +1049,25 @@ class PrimitiveDesc(_Owned):
         key = (int(what), index)
         if key not in self._queried:
             handle = _C.dnnl_primitive_desc_query_md(self.handle, what, index)
-            # most queries (expected_args' candidates) find oneDNN's empty descriptor: read
-            # its rank in place, and copy only a descriptor that is there
-            present = handle and _borrowed_ndims(handle)
+            # most queries (expected_args' candidates) find oneDNN's empty descriptor: known
+            # by its address, else by its rank read in place; copy only one that is there
+            empty = PrimitiveDesc._empty or self._learn_empty()
+            present = handle and handle != empty[1] and _borrowed_ndims(handle)
             self._queried[key] = MemoryDesc.copy_of(handle) if present else None
         return self._queried[key]
+
+    def _learn_empty(self) -> tuple[PrimitiveDesc | None, int]:
+        """``_empty``, found by querying a clone of this descriptor for an argument no
+        forward primitive takes."""
+        with PrimitiveDesc._empty_lock:
+            if PrimitiveDesc._empty is None:
+                clone = self.clone()
+                handle = _C.dnnl_primitive_desc_query_md(
+                    clone.handle, Query.dnnl_query_exec_arg_md, capi.DNNL_ARG_DIFF_SRC_3
+                )
+                empty = handle and not _borrowed_ndims(handle)
+                PrimitiveDesc._empty = (clone, handle) if empty else (None, 0)
+            return PrimitiveDesc._empty
 
     def query_s32(self, what: Query) -> int:
         result = ctypes.c_int()

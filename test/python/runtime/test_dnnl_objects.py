@@ -25,7 +25,7 @@ from dnnc.core.kinds import (
     SumPostOp,
 )
 from dnnc.core.layouts import LayoutError, parse_layout
-from dnnc.dnnl import capi
+from dnnc.dnnl import capi, objects
 from dnnc.dnnl.objects import (
     BINARY_ALGS,
     LRN_ALGS,
@@ -658,6 +658,34 @@ def test_expected_args_copies_only_the_descriptors_there(monkeypatch: pytest.Mon
     assert sorted(expected) == [SRC, DST] and all(d == desc for d in expected.values())
     assert len(copies) == 2
     assert pd.weights_desc() is None and len(copies) == 2  # absent: nothing to copy
+
+
+def test_empty_descriptors_known_by_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """expected_args finds the same arguments when an empty descriptor is known by its
+    address as when each candidate's rank is asked (a matmul with a bias and a binary
+    post-op: present and absent arguments), and asks fewer ranks."""
+    lhs, rhs = MemoryDesc.of_layout((4, 8), F32), MemoryDesc.of_layout((8, 16), F32)
+    bias, dst = MemoryDesc.of_layout((1, 16), F32), MemoryDesc.of_layout((4, 16), F32)
+    post_ops = PostOps([BinaryPostOp(BinaryAlg.ADD)], [dst])
+    ranks: list[int] = []
+    borrowed = objects._borrowed_ndims
+
+    def counted(handle: int) -> int:
+        ranks.append(handle)
+        return borrowed(handle)
+
+    monkeypatch.setattr(objects, "_borrowed_ndims", counted)
+    found = {}
+    for empty in (None, (None, 0)):  # learnt, then unknown (every rank asked)
+        monkeypatch.setattr(PrimitiveDesc, "_empty", empty)
+        pd = PrimitiveDesc.create("matmul", lhs, rhs, bias, dst, attr=PrimitiveAttr(post_ops))
+        ranks.clear()
+        found[empty] = {arg: desc.key() for arg, desc in pd.expected_args().items()}
+        found[empty, "ranks"] = len(ranks)
+    expected = {SRC, capi.DNNL_ARG_WEIGHTS, capi.DNNL_ARG_BIAS, DST, post_op_arg(0)}
+    assert set(found[None]) - {capi.DNNL_ARG_SCRATCHPAD} == expected
+    assert found[None] == found[None, 0]
+    assert found[None, "ranks"] < found[(None, 0), "ranks"] / 2
 
 
 # --- run-time dimensions -----------------------------------------------------------------------
