@@ -346,6 +346,7 @@ RUNTIME = capi.DNNL_RUNTIME_DIM_VAL
 """A dimension given when the primitive runs (oneDNN 3.2: matmul's), not when it is created."""
 
 
+@functools.lru_cache(maxsize=1024)  # a new input shape's descriptors ask for few layouts
 def format_tag(layout: Layout) -> capi.dnnl_format_tag_t | None:
     """oneDNN's format tag for a layout, None when oneDNN has no tag for it."""
     return capi.dnnl_format_tag_t.__members__.get("dnnl_" + layout.tag)
@@ -559,7 +560,7 @@ class MemoryDesc(_Owned):
         _C.dnnl_memory_desc_query(self.handle, what, ctypes.byref(pointer))
         return tuple(pointer[:count]) if pointer else ()
 
-    @property
+    @functools.cached_property  # immutable: asked once (memories, binds, keys)
     def ndims(self) -> int:
         return self._query(Query.dnnl_query_ndims_s32, ctypes.c_int())
 
@@ -575,11 +576,11 @@ class MemoryDesc(_Owned):
     def padded_offsets(self) -> tuple[int, ...]:
         return self._query_dims(Query.dnnl_query_padded_offsets, self.ndims)
 
-    @property
+    @functools.cached_property
     def data_type(self) -> DataType:
         return from_dnnl_data_type(self._query(Query.dnnl_query_data_type, ctypes.c_int()))
 
-    @property
+    @functools.cached_property
     def format_kind(self) -> capi.dnnl_format_kind_t:
         return capi.dnnl_format_kind_t(self._query(Query.dnnl_query_format_kind, ctypes.c_int()))
 
@@ -613,7 +614,7 @@ class MemoryDesc(_Owned):
         indices = self._query_dims(Query.dnnl_query_inner_idxs, count)
         return tuple(zip(indices, sizes))
 
-    @property
+    @functools.cached_property
     def size_bytes(self) -> int:
         """Bytes a buffer for this descriptor needs (0 for format any)."""
         return _C.dnnl_memory_desc_get_size(self.handle)
