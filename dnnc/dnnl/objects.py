@@ -432,6 +432,12 @@ class MemoryDesc(_Owned):
         """Take ownership of a descriptor handle created for this object."""
         super().__init__(handle, _C.dnnl_memory_desc_destroy)
         self._key: tuple[Any, ...] | None = None
+        # asked once (immutable): each Memory, bind and key reads them; plain attributes, as
+        # a cached_property's instance dict is one more object per descriptor to collect
+        self._ndims: int | None = None
+        self._data_type: DataType | None = None
+        self._format_kind: capi.dnnl_format_kind_t | None = None
+        self._size_bytes: int | None = None
 
     @classmethod
     def of_layout(
@@ -560,9 +566,11 @@ class MemoryDesc(_Owned):
         _C.dnnl_memory_desc_query(self.handle, what, ctypes.byref(pointer))
         return tuple(pointer[:count]) if pointer else ()
 
-    @functools.cached_property  # immutable: asked once (memories, binds, keys)
+    @property
     def ndims(self) -> int:
-        return self._query(Query.dnnl_query_ndims_s32, ctypes.c_int())
+        if self._ndims is None:
+            self._ndims = self._query(Query.dnnl_query_ndims_s32, ctypes.c_int())
+        return self._ndims
 
     @property
     def dims(self) -> tuple[int, ...]:
@@ -576,13 +584,19 @@ class MemoryDesc(_Owned):
     def padded_offsets(self) -> tuple[int, ...]:
         return self._query_dims(Query.dnnl_query_padded_offsets, self.ndims)
 
-    @functools.cached_property
+    @property
     def data_type(self) -> DataType:
-        return from_dnnl_data_type(self._query(Query.dnnl_query_data_type, ctypes.c_int()))
+        if self._data_type is None:
+            code = self._query(Query.dnnl_query_data_type, ctypes.c_int())
+            self._data_type = from_dnnl_data_type(code)
+        return self._data_type
 
-    @functools.cached_property
+    @property
     def format_kind(self) -> capi.dnnl_format_kind_t:
-        return capi.dnnl_format_kind_t(self._query(Query.dnnl_query_format_kind, ctypes.c_int()))
+        if self._format_kind is None:
+            code = self._query(Query.dnnl_query_format_kind, ctypes.c_int())
+            self._format_kind = capi.dnnl_format_kind_t(code)
+        return self._format_kind
 
     @property
     def submemory_offset(self) -> int:
@@ -614,10 +628,12 @@ class MemoryDesc(_Owned):
         indices = self._query_dims(Query.dnnl_query_inner_idxs, count)
         return tuple(zip(indices, sizes))
 
-    @functools.cached_property
+    @property
     def size_bytes(self) -> int:
         """Bytes a buffer for this descriptor needs (0 for format any)."""
-        return _C.dnnl_memory_desc_get_size(self.handle)
+        if self._size_bytes is None:
+            self._size_bytes = int(_C.dnnl_memory_desc_get_size(self.handle))
+        return self._size_bytes
 
     @property
     def extent_bytes(self) -> int:
