@@ -17,6 +17,7 @@ physical array of a layout is the padded tensor viewed with shape
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from dnnc.core.shapes import inverse_permutation
+from dnnc.core.symbols import SymbolicInt
 
 # Names people write, as oneDNN spells them, and the tag each stands for.
 ALIASES: dict[str, str] = {
@@ -206,18 +208,39 @@ class Layout:
         keeps its stride, so a tensor of `shape` has the same bytes in both (layouts that
         differ only in where their unit dims are become equal)."""
         self._check_rank(shape)
+        return self._outermost({d for d in self.order if shape[d] == 1})
+
+    def _outermost(self, units: set[int]) -> Layout:
+        """This layout with the unblocked dims of `units` moved outermost, in their order."""
         blocked = {d for d, _ in self.blocks}
-        units = [d for d in self.order if shape[d] == 1 and d not in blocked]
-        return Layout(tuple(units + [d for d in self.order if d not in units]), self.blocks)
+        first = [d for d in self.order if d in units and d not in blocked]
+        return Layout(tuple(first + [d for d in self.order if d not in first]), self.blocks)
 
     def same_bytes(self, other: Layout, shape: tuple[int, ...]) -> bool:
         """Whether a tensor of `shape` has the same bytes in this layout and `other`: equal
         layouts, or unblocked ones that differ only in where the dims of size 1 go (``nhwc``
-        and ``nchw`` of a 1xCx1x1 tensor)."""
+        and ``nchw`` of a 1xCx1x1 tensor).
+
+        A size that follows the input sizes (a SymbolicInt: dnnc.core.symbols) is compared
+        with 1 only if the answer depends on it: when it is the same whether each such size
+        is 1 or not (the batch of ``nhwc`` and ``nchw``: outermost in both), the answer holds
+        for every signature and no guard splits batch 1 from the others."""
         if self == other:
             return True
         if self.is_blocked or other.is_blocked:
             return False
+        self._check_rank(shape)
+        units = {
+            d for d, size in enumerate(shape) if not isinstance(size, SymbolicInt) and size == 1
+        }
+        free = [d for d, size in enumerate(shape) if isinstance(size, SymbolicInt)]
+        answers = {
+            self._outermost(units | set(some)) == other._outermost(units | set(some))
+            for count in range(len(free) + 1)
+            for some in itertools.combinations(free, count)
+        }
+        if len(answers) == 1:
+            return answers.pop()  # whichever of them are 1
         return self.units_outermost(shape) == other.units_outermost(shape)
 
     def with_leading_dims(self, count: int) -> Layout:

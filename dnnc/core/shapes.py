@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from dnnc.core.kinds import PostOp, SumPostOp, takes_argument
-from dnnc.core.symbols import same_value
+from dnnc.core.symbols import SymbolicInt, same_value
 
 DYNAMIC = -1
 """A dimension whose size is known only at run time (``?`` in a tensor type)."""
@@ -200,6 +200,27 @@ def same_size(a: int, b: int) -> bool:
     """Whether ``a`` and ``b`` are the same size for every signature: equal plain ints or the
     same polynomial (dnnc.core.symbols.same_value: a comparison that records no guard)."""
     return same_value(a, b)
+
+
+def positive_sizes(shape: Sequence[int]) -> bool:
+    """Whether every size of ``shape`` is at least 1 (none DYNAMIC, none empty). Each size is
+    compared with 0 alone: traced, a size that follows the input sizes records ``s > 0``,
+    which every signature meets; ``min(shape) > 0`` would compare the batch with each other
+    size first (a guard ``s0 > 32`` per stage of a CNN, splitting batches 1..16)."""
+    return all(size > 0 for size in shape)
+
+
+def same_shape(a: Sequence[int], b: Sequence[int]) -> bool:
+    """Whether shapes ``a`` and ``b`` are equal, sizes that follow the input sizes (traced:
+    dnnc.core.symbols) compared last: a pair of fixed sizes that differ settles it for every
+    signature, so a weight's [64, 64, 3, 3] against a result's [N, 64, 32, 32] records no
+    guard on N; only shapes alike in every fixed size compare their other pairs (guards)."""
+    if len(a) != len(b):
+        return False
+    pairs = [(x, y) for x, y in zip(a, b) if not same_size(x, y)]
+    if any(not isinstance(x, SymbolicInt) and not isinstance(y, SymbolicInt) for x, y in pairs):
+        return False  # two fixed sizes that differ (same_size compared them)
+    return all(x == y for x, y in pairs)
 
 
 def _broadcast(lhs: Shape, rhs: Shape, what: str = "shapes") -> Shape:

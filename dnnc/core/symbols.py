@@ -336,6 +336,37 @@ def _compare(symbol: str, function: Callable[[int, int], bool], lhs: object, rhs
     return outcome
 
 
+def is_tracing() -> bool:
+    """Whether comparisons record guards now (inside ``tracing``, outside ``untraced``)."""
+    return _guards.get() is not None
+
+
+def separate(value: int, size: int) -> None:
+    """Record the guard ``value == size`` while tracing: what was decided for the traced
+    value holds only for values on its side of that comparison (``size`` itself, or every
+    other size), as when the decision compared them."""
+    if isinstance(value, SymbolicInt):
+        _compare("==", operator.eq, value, size)
+
+
+_SYMBOL = re.compile(r"s(\d+)")
+
+
+def symbols_read(value: int) -> set[int]:
+    """The indices of the symbols ``value``'s expression reads (none for a plain int)."""
+    if not isinstance(value, SymbolicInt):
+        return set()
+    return {int(index) for index in _SYMBOL.findall(value.text)}
+
+
+def symbol_index(value: int) -> int | None:
+    """``k`` when ``value`` is the symbol ``s<k>`` itself, else None."""
+    if not isinstance(value, SymbolicInt):
+        return None
+    match = _SYMBOL.fullmatch(value.text)
+    return None if match is None else int(match.group(1))
+
+
 @contextmanager
 def untraced() -> Iterator[None]:
     """Comparisons inside the block record no guard: checks of a traced size against a
@@ -577,11 +608,15 @@ __all__ = [
     "check_text",
     "evaluate",
     "holding",
+    "is_tracing",
     "parse_condition",
     "parse_expression",
     "pinned",
     "polynomial_of",
     "same_value",
+    "separate",
+    "symbol_index",
+    "symbols_read",
     "tracing",
     "untraced",
 ]

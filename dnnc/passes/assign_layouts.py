@@ -44,6 +44,7 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.layouts import Layout, plain_layout
+from dnnc.core.shapes import same_shape
 from dnnc.dialects.dnn import (
     CastOp,
     ConcatOp,
@@ -409,7 +410,11 @@ def _tied(op: DnnOp) -> set[int]:
         for i, v in enumerate(op.operands)
         if i == 0
         or isinstance(op, ConcatOp)
-        or (same_rank and v not in weights and tensor_type(v).get_shape() == result.get_shape())
+        or (
+            same_rank
+            and v not in weights
+            and same_shape(tensor_type(v).get_shape(), result.get_shape())
+        )
     }
 
 

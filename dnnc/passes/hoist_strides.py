@@ -38,7 +38,6 @@ Post: no value the rule matches is left; the IR verifies; the function computes 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -49,6 +48,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import PoolKind
+from dnnc.core.shapes import positive_sizes
 from dnnc.dialects.dnn import BinaryOp, Conv2DOp, EltwiseOp, PoolOp, shape_of
 from dnnc.dialects.dnn.base import ints, retyped_op, stand_in, tensor_type
 
@@ -77,7 +77,7 @@ def _common_strides(value: SSAValue) -> Strides | None:
 
 def _is_static_image(value: SSAValue) -> bool:
     shape = shape_of(value)
-    return len(shape) == 4 and min(shape) > 0
+    return len(shape) == 4 and positive_sizes(shape)
 
 
 def _is_pointwise_1x1(conv: Conv2DOp) -> bool:
@@ -100,11 +100,13 @@ class _AtStride:
     replaced: list[Operation] = field(default_factory=list)
 
     def subsampled(self, value: SSAValue) -> TensorType:
-        """`value`'s type at the strides: every s-th row and column, the first included."""
+        """`value`'s type at the strides: every s-th row and column, the first included
+        (rounded up in integer arithmetic: a traced size stays an expression of the input
+        sizes, dnnc.core.symbols)."""
         type_ = tensor_type(value)
         n, c, h, w = type_.get_shape()
         sh, sw = self.strides
-        return TensorType(type_.get_element_type(), [n, c, math.ceil(h / sh), math.ceil(w / sw)])
+        return TensorType(type_.get_element_type(), [n, c, (h + sh - 1) // sh, (w + sw - 1) // sw])
 
     def operand(self, value: SSAValue, reader: Operation) -> SSAValue:
         """`value` (read by `reader`) at the strides: computed so, or copied."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dnnc.core.layouts import Layout
+from dnnc.core.symbols import SymbolicInt
 
 
 def region_offset(
@@ -37,7 +38,10 @@ def region_offset(
         firsts.append(start // block)
         counts.append(-(-size // block))
     partial = [i for i in range(outer) if counts[i] != physical[i]]
-    if partial and any(counts[i] != 1 for i in range(partial[-1])):
+    before = sorted(
+        range(partial[-1] if partial else 0), key=lambda i: isinstance(counts[i], SymbolicInt)
+    )
+    if any(counts[i] != 1 for i in before):  # fixed counts first: they settle it for any size
         return None  # an axis before the last partial one spans several indices: strided
     return sum(first * stride for first, stride in zip(firsts, strides))
 

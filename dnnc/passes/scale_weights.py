@@ -41,6 +41,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import BinaryAlg
+from dnnc.core.shapes import positive_sizes, same_shape
 from dnnc.dialects.dnn import BinaryOp, ConstantOp, Conv2DOp, WeightOp, shape_of
 from dnnc.dialects.dnn.base import tensor_type
 
@@ -51,8 +52,8 @@ def _per_channel(x: SSAValue, s: SSAValue) -> bool:
     image, factor = shape_of(x), shape_of(s)
     return (
         len(image) == 4
-        and min(image) > 0
-        and list(factor) == [1, image[1], 1, 1]
+        and positive_sizes(image)
+        and same_shape(factor, (1, image[1], 1, 1))  # a batch of 1 last: its own guard
         and tensor_type(x).get_element_type() == tensor_type(s).get_element_type()
     )
 

@@ -22,15 +22,28 @@ layouts; the answers are cached per pass run.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import func
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Block, Operation, SSAValue
 
 from dnnc.core.kinds import DataType
 from dnnc.core.layouts import Layout, plain_layout
+from dnnc.core.shapes import same_shape
+from dnnc.core.symbols import (
+    SymbolicInt,
+    evaluate,
+    is_tracing,
+    pinned,
+    separate,
+    symbol_index,
+    symbols_read,
+)
 from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -248,6 +261,8 @@ class Probe:
     """The memory descriptors made, by dims, data type and layout (None: any)."""
     _picked: dict[tuple[int, str], Layout | None] = field(default_factory=dict)
     """The layouts read off a primitive descriptor of ``_descs`` (by its id) per role."""
+    _separated: set[object] = field(default_factory=set)
+    """The keys of the questions whose answers at other sizes were compared (``primitive``)."""
 
     def choose(
         self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
@@ -256,14 +271,21 @@ class Probe:
         roles in `fixed` or plain; None when oneDNN cannot run `op` so. A picked layout is
         None when no layout of the role's logical dims describes it (blocked grouped
         weights)."""
+        created = self.primitive(op, {**fixed, **{role: None for role in free}})
+        return None if created is None else self._chosen(created, free)
+
+    def _chosen(
+        self, created: tuple[PrimitiveHandler, PrimitiveDesc] | None, roles: Sequence[str]
+    ) -> dict[str, Layout | None]:
+        """The layout oneDNN chose for each of `roles` in `created` (None: no layout of the
+        role's logical dims describes it); empty when it has no primitive."""
+        if created is None:
+            return {}
         from dnnc.dnnl.primitives.base import logical_layout
 
-        created = self.primitive(op, {**fixed, **{role: None for role in free}})
-        if created is None:
-            return None
         handler, desc = created
         picked = {}
-        for role in free:
+        for role in roles:
             key = (id(created), role)  # _descs keeps `created`: its id is not reused
             if key not in self._picked:
                 dims = handler.descs[role].dims
@@ -286,23 +308,57 @@ class Probe:
         """(handler, primitive descriptor) of `op` in `layouts` (None = any), computing in
         `data_type` (default: compute_type), or None. The destination is in `data_type`
         where the result has the first operand's element type; an op that converts (a
-        quantize, dequantize or cast) writes its result's own type."""
-        from dnnc.dnnl.objects import DnnlError, Engine, MemoryDesc
-        from dnnc.dnnl.primitives import handler_for
-        from dnnc.ir.values import attribute_value
+        quantize, dequantize or cast) writes its result's own type.
 
+        Traced (dnnc.core.symbols), sizes that follow the input sizes are asked at the traced
+        values, and the decisions taken from the answer serve other sizes: they must run
+        there as well. Batch 1 is where oneDNN 3.2 answers otherwise most (its kernels have a
+        path for one image: AVX2's brgconv packs the weights of ResNet-18's 3x3 convolutions
+        of 128 channels on 16x16 pixels for 16 output channels at batch 1 and 24 at 2 to 24,
+        and has no kernel for the other packing: reference, 100x slower). So each symbol the
+        sizes read is also asked at 1 (traced at 1: at 2), the others at their traced
+        values, with the layouts oneDNN chose at the traced sizes fixed: where it then runs
+        another kind of kernel (none, reference, a fallback, a direct one), the guard
+        ``s == 1`` keeps the decisions to the traced side. Other sizes are not asked (a
+        question per size would cost the trace more than a trace costs): on AVX-512 the
+        layouts of ResNet-18, ResNet-50 and DenseNet-121 are the same for batches 1 to 16; on
+        AVX2, DenseNet-121, ResNet-50 and EfficientNet-B0 traced at 2 run some convolutions
+        on the reference at batches of 3 and more."""
         data_type = data_type or compute_type(op)
         call = kernel_call(op)
         roles = roles_of(op, call)
-        elements = operand_data_types(op, data_type, roles)
+        shapes = {
+            role: tuple(tensor_type(op.results[0] if index < 0 else op.operands[index]).get_shape())
+            for role, index in [*roles, ("dst", -1)]
+        }
+        ask = _Question(
+            op, call, roles, operand_data_types(op, data_type, roles), data_type, layouts
+        )
+        handler = self._handler(ask, shapes)
+        created = None if handler is None else self._created(handler)
+        key = None if handler is None else handler.key()
+        if is_tracing() and key not in self._separated:
+            self._separate_sizes_of_one(ask, shapes, created)
+            if key is not None:
+                self._separated.add(key)  # its guards are recorded: once is enough
+        return created
+
+    def _handler(
+        self, ask: _Question, shapes: Mapping[str, tuple[int, ...]]
+    ) -> PrimitiveHandler | None:
+        """The handler of `ask` for the roles' `shapes`, None if it refuses them."""
+        from dnnc.dnnl.objects import MemoryDesc
+        from dnnc.dnnl.primitives import handler_for
+        from dnnc.ir.values import attribute_value
+
+        op = ask.op
         result, first = (tensor_type(v).get_element_type() for v in (op.results[0], op.operands[0]))
-        destination = data_type if result == first else data_type_of(result)
+        destination = ask.data_type if result == first else data_type_of(result)
         descs = {}
-        for role, index in [*roles, ("dst", -1)]:
-            value = op.results[0] if index < 0 else op.operands[index]
-            shape = tuple(map(int, tensor_type(value).get_shape()))  # oneDNN's: plain ints
-            element = elements[index] if index >= 0 else destination
-            layout = layouts.get(role, plain_layout(len(shape)))
+        for role, index in [*ask.roles, ("dst", -1)]:
+            shape = tuple(map(int, shapes[role]))  # oneDNN's: plain ints
+            element = ask.elements[index] if index >= 0 else destination
+            layout = ask.layouts.get(role, plain_layout(len(shape)))
             if not shape:  # a scalar: one element of rank 1 to oneDNN, as the runtime has it
                 shape, layout = (1,), plain_layout(1)
             key = (shape, element, layout)
@@ -313,11 +369,16 @@ class Probe:
                     else MemoryDesc.of_layout(shape, element, layout)
                 )
             descs[role] = self._memories[key]
-        params = {name: attribute_value(a) for name, a in params_of(op, call).items()}
+        params = {name: attribute_value(a) for name, a in params_of(op, ask.call).items()}
         try:
-            handler = handler_for(call.kind, descs, params)
+            return handler_for(ask.call.kind, descs, params)
         except ValueError:
             return None  # the handler refuses these descriptors
+
+    def _created(self, handler: PrimitiveHandler) -> tuple[PrimitiveHandler, PrimitiveDesc] | None:
+        """(`handler`, its primitive descriptor), None when oneDNN has no implementation."""
+        from dnnc.dnnl.objects import DnnlError, Engine
+
         key = handler.key()
         if key not in self._descs:
             try:
@@ -325,6 +386,111 @@ class Probe:
             except DnnlError:
                 self._descs[key] = None  # oneDNN has no implementation
         return self._descs[key]
+
+    def _separate_sizes_of_one(
+        self,
+        ask: _Question,
+        shapes: Mapping[str, tuple[int, ...]],
+        created: tuple[PrimitiveHandler, PrimitiveDesc] | None,
+    ) -> None:
+        """Guard ``s == 1`` for each symbol of `shapes` at whose other side oneDNN runs the
+        traced decisions on another kind of kernel (``primitive``)."""
+        sizes = [size for shape in shapes.values() for size in shape]
+        read = set().union(*map(symbols_read, sizes))
+        if not read:
+            return
+        hints = _traced_values(ask.op)
+        if not read <= hints.keys():  # not input dimensions' symbols: cannot be asked elsewhere
+            for size in sizes:
+                pinned(size)
+            return
+        chosen = self._chosen(created, ask.any_roles)
+        again = dataclasses.replace(ask, layouts={**ask.layouts, **chosen})
+        unexpressed = [role for role, layout in chosen.items() if layout is None]
+        kind = _implementation_kind(created)
+        traced = [hints.get(k, 0) for k in range(max(hints) + 1)]
+        for symbol in sorted(read):
+            values = list(traced)
+            values[symbol] = 2 if traced[symbol] == 1 else 1
+            try:
+                other = {role: tuple(evaluate(d, values) for d in s) for role, s in shapes.items()}
+            except ZeroDivisionError:
+                other = {}
+            valid = other and all(d >= 1 for s in other.values() for d in s)
+            handler = self._handler(again, other) if valid else None
+            elsewhere = None if handler is None else self._created(handler)
+            if _implementation_kind(elsewhere) != kind or any(
+                self._chosen(elsewhere, unexpressed).values()  # oneDNN's choice, none fit
+            ):
+                separate(SymbolicInt.symbol(symbol, traced[symbol]), 1)
+
+
+def _traced_values(op: DnnOp) -> dict[int, int]:
+    """The traced value of each symbol that is an input dimension of `op`'s function (of its
+    operands', for an op not inserted yet: a rewrite's candidate)."""
+    function = _function_of(op)
+    if function is None:
+        return {}
+    values: dict[int, int] = {}
+    for arg in function.body.block.args:
+        if isinstance(arg.type, TensorType):
+            for size in arg.type.get_shape():
+                index = symbol_index(size)
+                if index is not None:
+                    values[index] = int(size)
+    return values
+
+
+def _function_of(op: Operation) -> func.FuncOp | None:
+    """The function `op` is in, or that of its operands for an op not inserted yet (a
+    rewrite's candidate, maybe reading other candidates); None if there is none."""
+    pending: list[Operation | None] = [op]
+    seen: set[Operation] = set()
+    while pending:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        parent: Operation | None = node
+        while parent is not None and not isinstance(parent, func.FuncOp):
+            parent = parent.parent_op()
+        if parent is not None:
+            return parent
+        for value in node.operands:
+            owner = value.owner
+            pending.append(owner.parent_op() if isinstance(owner, Block) else owner)
+    return None
+
+
+@dataclass(frozen=True)
+class _Question:
+    """What ``Probe.primitive`` asks oneDNN about `op`, but for the sizes."""
+
+    op: DnnOp
+    call: KernelCall
+    roles: list[tuple[str, int]]
+    """Each primitive role the operands bind and its operand index."""
+    elements: list[DataType]
+    """The element type of each operand (operand_data_types)."""
+    data_type: DataType
+    layouts: Mapping[str, Layout | None]
+
+    @property
+    def any_roles(self) -> list[str]:
+        """The roles oneDNN chooses the layout of (given as any)."""
+        return [role for role, layout in self.layouts.items() if layout is None]
+
+
+def _implementation_kind(created: tuple[PrimitiveHandler, PrimitiveDesc] | None) -> str | None:
+    """What the passes read of the implementation oneDNN runs a primitive with: none (None),
+    its reference (``ref``), a fallback by name (``gemm:jit``: two fallbacks are compared) or
+    a direct kernel (``direct``: which one is oneDNN's choice per size at run time)."""
+    if created is None:
+        return None
+    implementation = created[1].impl_info
+    if implementation.startswith("ref"):
+        return "ref"
+    return implementation if is_fallback(implementation) else "direct"
 
 
 def _is_depthwise(conv: Conv2DOp) -> bool:
@@ -358,7 +524,8 @@ def data_operands(op: DnnOp, roles: Sequence[tuple[str, int]] | None = None) -> 
         for v in op.operands
         if v in computed
         or (
-            tensor_type(v).get_shape() == result_shape
+            result_shape is not None
+            and same_shape(tensor_type(v).get_shape(), result_shape)
             and tensor_type(v).get_element_type() == element  # not gather's indices
         )
     ]

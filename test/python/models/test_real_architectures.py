@@ -419,3 +419,26 @@ def test_one_executable_serves_every_batch_and_length(
             np.testing.assert_allclose(
                 got[name], expected, rtol=1e-3, atol=1e-4 * scale, err_msg=f"{batch}x{length}"
             )
+
+
+def test_a_dynamic_batch_cnn_serves_batches_1_to_16_from_one_trace(exported: Exported) -> None:
+    """ResNet-18 exported with a dynamic batch: no decision compares the batch with another
+    size (a shape against a weight's, min() over a shape, a layout test on unit dims), so
+    batches 2 to 16 come from one trace (4 before: guards ``s0 > 2``, ``s0 > 4``, ``s0 > 8``
+    from the pixels). Batch 1 may have a trace of its own only where oneDNN answers otherwise
+    for one image (kernel_table.Probe.primitive: AVX2 packs some weights for 16 output
+    channels at batch 1, 24 above, with no kernel for the other packing). Outputs agree with
+    ONNX Runtime at batches 1, 3 and 16."""
+    [resnet] = [a for a in ARCHITECTURES if a.name == "resnet18"]
+    path = exported.get("resnet18-17-dynamic", export(resnet, 17, True))
+    executable = dnnc.compile(path)
+    for batch in range(2, 17):
+        executable.plan_for(((batch, 3, 64, 64),))  # type: ignore[attr-defined]
+    assert executable.stats().traces == 1  # type: ignore[attr-defined]
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    for batch in (1, 3, 16):
+        feeds = resnet.inputs(batch, 0)
+        [expected] = session.run(["logits"], feeds)
+        [got] = executable.run(feeds)  # type: ignore[misc]
+        np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-4 * np.abs(expected).max())
+    assert executable.stats().traces <= 2  # type: ignore[attr-defined]

@@ -50,3 +50,33 @@ def test_hoisted_strides_compute_what_the_stage_does(
     assert (_pools(hoisted), _pools(direct)) == (1, 0)
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     assert_agree(path, hoisted, direct, {"x": x}, precision)
+
+
+DYNAMIC_STAGE = """
+func.func @stage(%x: tensor<?x4x?x?xf32>) -> tensor<?x8x?x?xf32> {
+  %w = dnn.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %w2 = dnn.constant dense<0.25> : tensor<8x8x1x1xf32>
+  %c = dnn.conv2d %x, %w {pads_begin = array<i64: 1, 1>, pads_end = array<i64: 1, 1>} : (tensor<?x4x?x?xf32>, tensor<8x4x3x3xf32>) -> tensor<?x8x?x?xf32>
+  %r = dnn.eltwise relu %c : tensor<?x8x?x?xf32>
+  %p = dnn.conv2d %r, %w2 {strides = array<i64: 2, 2>} : (tensor<?x8x?x?xf32>, tensor<8x8x1x1xf32>) -> tensor<?x8x?x?xf32>
+  func.return %p : tensor<?x8x?x?xf32>
+}
+"""
+"""A 3x3 convolution read only by a stride-2 1x1 one, batch and image size dynamic."""
+
+
+def test_hoisted_strides_of_a_traced_image_size_follow_it() -> None:
+    """Traced with symbolic sizes, the hoisted convolution's rows and columns stay expressions
+    of the image size (rounded up in integers, not math.ceil of a float, which kept the
+    traced size: the next image size the template admitted had primitives of the first
+    one's rows, which oneDNN refused). Each size agrees with a compile without the pass."""
+    hoisted = dnnc.compile(DYNAMIC_STAGE)
+    direct = dnnc.compile(DYNAMIC_STAGE, optimize_without("dnn-hoist-strides", "f32"))
+    rng = np.random.default_rng(0)
+    for shape in [(1, 4, 8, 8), (2, 4, 9, 7), (1, 4, 16, 12)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        rows, columns = (shape[2] + 1) // 2, (shape[3] + 1) // 2
+        steps = hoisted.plan_for((shape,)).plan.step_infos
+        first = next(step for step in steps if step.kind == "convolution")
+        assert f"dst={shape[0]}x8x{rows}x{columns}xf32" in " ".join(first.operands)
+        np.testing.assert_allclose(hoisted.run([x])[0], direct.run([x])[0], rtol=1e-5, atol=1e-5)
