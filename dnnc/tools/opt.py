@@ -12,19 +12,25 @@ its options from the pass docstrings. An input file ending in `.onnx` is importe
 `dnnc-import` would (weights inline, each op at its node: `--mlir-print-debuginfo` shows it).
 """
 
+from __future__ import annotations
+
 import argparse
 import functools
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.passes import ModulePass
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from dnnc.api import load_module
 from dnnc.core.diagnostics import DnncError, Remark, collect_remarks, show_warnings_plainly
+from dnnc.core.shapes import DYNAMIC
+from dnnc.core.symbols import Guard, SymbolicInt, always_holds, holding, tracing
 from dnnc.dialects import get_all_dialects
+from dnnc.dialects.dnn import shape_of
 from dnnc.driver.pipelines import parse_pipeline, run_passes
 from dnnc.driver.registry import get_all_passes
 from dnnc.ir.text import (
@@ -34,6 +40,7 @@ from dnnc.ir.text import (
     read_source,
     verify_module,
 )
+from dnnc.lowering.specialize import is_dynamic, specialize
 from dnnc.tools.graph_picture import write_picture
 from dnnc.tools.pass_reference import pass_reference
 
@@ -143,6 +150,15 @@ class DnncOptMain(xDSLOptMain):
             help="draw the resulting graph to PATH (.svg; .dot for Graphviz text)",
         )
         arg_parser.add_argument(
+            "--trace-sizes",
+            metavar="N,...",
+            help="trace as dnnc.compile does a dynamic function: its ? input dimensions (in "
+            "argument order) become symbols s0, s1, ... of these values, the function is "
+            "specialized to them and the passes run on it; each guard they record (a "
+            "comparison a size took part in, but those that hold for every size >= 1) is "
+            "printed before the module as '// guard @<function> <pass>: <condition>'",
+        )
+        arg_parser.add_argument(
             "--list-passes",
             action="store_true",
             help="describe every pass and pipeline with its options, and exit",
@@ -220,13 +236,37 @@ class DnncOptMain(xDSLOptMain):
                 remarks = stack.enter_context(collect_remarks(self.remark_passes))
             try:
                 module = load()
-                after_pass = self._print_after_pass if self.args.print_ir_after_all else None
-                run_passes(self.ctx, module, self.passes, after_pass=after_pass)
+                report = ""
+                if self.args.trace_sizes is None:
+                    run_passes(self.ctx, module, self.passes, after_pass=self._after_pass(None))
+                else:
+                    trace = _Trace(self.args.trace_sizes)
+                    with trace.recording(module):
+                        run_passes(
+                            self.ctx, module, self.passes, after_pass=self._after_pass(trace)
+                        )
+                    report = trace.report()
                 if self.args.view_graph:
                     write_picture(module, self.args.view_graph)
-                return self._printed(module, self.args.elide_constants_larger_than)
+                return report + self._printed(module, self.args.elide_constants_larger_than)
             finally:
                 _print_remarks(remarks)
+
+    def _after_pass(self, trace: _Trace | None) -> Callable[[ModulePass, ModuleOp], None] | None:
+        """What runs after each pass: the IR dump, the trace's bookkeeping, both or neither."""
+        hooks: list[Callable[[ModulePass, ModuleOp], None]] = []
+        if self.args.print_ir_after_all:
+            hooks.append(self._print_after_pass)
+        if trace is not None:
+            hooks.append(trace.after_pass)
+        if not hooks:
+            return None
+
+        def after_pass(module_pass: ModulePass, module: ModuleOp) -> None:
+            for hook in hooks:
+                hook(module_pass, module)
+
+        return after_pass
 
     def _print_after_pass(self, module_pass: ModulePass, module: ModuleOp) -> None:
         limit = self.args.elide_constants_larger_than
@@ -253,6 +293,70 @@ class DnncOptMain(xDSLOptMain):
         except OSError as error:
             message = f"could not write output file '{self.args.output_file}': {error.strerror}"
             raise DnncError(message) from error
+
+
+class _Trace:
+    """``--trace-sizes``: the dynamic functions of a module specialized to symbolic sizes,
+    and the guards each pass records while it runs (dnnc.core.symbols.tracing)."""
+
+    def __init__(self, sizes: str) -> None:
+        try:
+            self.sizes = [int(size) for size in sizes.split(",")]
+        except ValueError:
+            raise DnncError(f"--trace-sizes: expected sizes such as 1,16, got '{sizes}'") from None
+        if any(size < 1 for size in self.sizes):
+            raise DnncError(f"--trace-sizes: sizes must be at least 1, got '{sizes}'")
+        self.symbols = 0
+        self.guards: dict[str, Guard] = {}
+        self.made_by: dict[str, str] = {}
+        """The pass (or ``specialize``) that recorded each guard first, by its text."""
+
+    @contextmanager
+    def recording(self, module: ModuleOp) -> Iterator[None]:
+        """Specialize every dynamic function of `module`, then record guards until the block
+        ends (the passes run in it; printing, which compares sizes too, after it)."""
+        with tracing() as guards:
+            self.guards = guards
+            for function in list(module.ops):
+                if isinstance(function, func.FuncOp) and is_dynamic(function):
+                    self._specialize(module, function)
+            self._attribute("specialize")
+            yield
+
+    def _specialize(self, module: ModuleOp, function: func.FuncOp) -> None:
+        shapes: list[tuple[int, ...]] = []
+        count = 0
+        for arg in function.body.block.args:
+            shape = list(shape_of(arg)) if isinstance(arg.type, TensorType) else []
+            for dim, size in enumerate(shape):
+                if size == DYNAMIC:
+                    if count == len(self.sizes):
+                        raise DnncError(
+                            f"--trace-sizes: @{function.sym_name.data} has more ? input "
+                            f"dimensions than the {len(self.sizes)} sizes given"
+                        )
+                    shape[dim] = SymbolicInt.symbol(count, self.sizes[count])
+                    count += 1
+            shapes.append(tuple(shape))
+        self.symbols = max(self.symbols, count)
+        module.body.block.insert_op_before(specialize(function, shapes), function)
+        module.body.block.erase_op(function)
+
+    def _attribute(self, maker: str) -> None:
+        for text in self.guards:
+            self.made_by.setdefault(text, maker)
+
+    def after_pass(self, module_pass: ModulePass, module: ModuleOp) -> None:
+        self._attribute(module_pass.name)
+
+    def report(self) -> str:
+        """One comment line per guard that some size >= 1 breaks, in the order recorded."""
+        lines = []
+        for text, guard in self.guards.items():
+            condition = holding(guard)
+            if not always_holds(condition, self.symbols):
+                lines.append(f"// guard {self.made_by.get(text, '?')}: {condition}\n")
+        return "".join(lines)
 
 
 def _print_remarks(remarks: list[Remark]) -> None:

@@ -4,10 +4,12 @@ inside ``tracing`` is a guard that a template later checks."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 
 from dnnc.core import shapes
+from dnnc.core.layouts import parse_layout
 from dnnc.core.symbols import (
     ExpressionError,
     SymbolicInt,
@@ -140,3 +142,28 @@ def test_equal_symbolic_sizes_broadcast_without_comparing_with_one() -> None:
     with tracing() as guards:
         assert shapes.binary((one, 8), (seq, 8))[0] is seq
     assert [holding(g) for g in guards.values()] == ["s3 != s2", "s3 == 1"]
+
+
+def _guards_of(decide: Callable[[], object]) -> tuple[object, list[str]]:
+    """What `decide` answers while tracing, and the guards it recorded (texts)."""
+    with tracing() as guards:
+        answer = decide()
+    return answer, list(guards)
+
+
+def test_shape_tests_compare_the_batch_only_where_it_decides() -> None:
+    """A decision that does not depend on a size records no guard on it: the batch against
+    a bias or a weight (a fixed size or the rank settles it), min() avoided, the unit batch
+    of nhwc and nchw (outermost in both). One that does keeps its guard: a [1, 64] operand
+    is the result's shape only for one row, and ab and ba lay out [N, 4] alike only then."""
+    batch = SymbolicInt.symbol(0, 1)
+    image = (batch, 64, 8, 8)
+    assert _guards_of(lambda: shapes.same_shape((64,), image)) == (False, [])
+    assert _guards_of(lambda: shapes.same_shape((64, 64, 3, 3), image)) == (False, [])
+    assert _guards_of(lambda: shapes.same_shape((1, 64), (batch, 64))) == (True, ["s0 == 1"])
+    assert _guards_of(lambda: shapes.positive_sizes(image)) == (True, ["s0 > 0"])
+    nhwc, nchw = parse_layout("nhwc"), parse_layout("nchw")
+    assert _guards_of(lambda: nhwc.same_bytes(nchw, (batch, 64, 1, 1))) == (True, [])
+    assert _guards_of(lambda: nhwc.same_bytes(nchw, image)) == (False, [])
+    ab, ba = parse_layout("ab"), parse_layout("ba")
+    assert _guards_of(lambda: ab.same_bytes(ba, (batch, 4))) == (True, ["s0 == 1"])
