@@ -129,7 +129,7 @@ class _FusionPattern(RewritePattern):
                 f"the element type changes from {have.get_element_type()} to "
                 f"{want.get_element_type()}"
             )
-        if have.get_shape() != want.get_shape():
+        if not shapes.same_shape(have.get_shape(), want.get_shape()):
             return (
                 f"{consumer.name} broadcasts {describe(value)} from "
                 f"{shapes.format_shape(shape_of(value))} to "

@@ -48,7 +48,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 from xdsl.rewriter import InsertPoint
 
 from dnnc.core.kinds import PoolKind
-from dnnc.core.shapes import positive_sizes
+from dnnc.core.shapes import positive_sizes, same_shape
 from dnnc.dialects.dnn import BinaryOp, Conv2DOp, EltwiseOp, PoolOp, shape_of
 from dnnc.dialects.dnn.base import ints, retyped_op, stand_in, tensor_type
 
@@ -186,7 +186,7 @@ def _pixelwise(op: Operation) -> list[int] | None:
     full = shape_of(op.results[0])
     for index in indices:
         shape = shape_of(op.operands[index])
-        if shape != full and any(d != 1 for d in shape[-2:]):
+        if not same_shape(shape, full) and any(d != 1 for d in shape[-2:]):
             return None  # broadcast along rows or columns: its pixels are not the result's
     return indices
 

@@ -42,6 +42,7 @@ from xdsl.passes import ModulePass
 
 from dnnc.core.diagnostics import remark
 from dnnc.core.kinds import BinaryAlg, SumPostOp, takes_argument
+from dnnc.core.shapes import same_shape
 from dnnc.dialects.dnn import (
     BatchNormOp,
     BinaryOp,
@@ -85,7 +86,7 @@ def overwritable_operands(op: Operation) -> tuple[list[int], str | None]:
     call = kernel_call(op)
     if call.reference:
         return [], "it runs the reference kernel (oneDNN cannot broadcast its lhs)"
-    if op.alg.data in COMMUTATIVE and shape_of(op.lhs) == shape_of(op.rhs):
+    if op.alg.data in COMMUTATIVE and same_shape(shape_of(op.lhs), shape_of(op.rhs)):
         return [0, 1], None
     return [0 if dict(call.ins)["src_0"] == "lhs" else 1], None  # oneDNN: dst == src_0 only
 
