@@ -24,7 +24,12 @@ signature no template admits is traced again (``traces`` counts the pipeline run
 ``max_templates`` templates are kept. Decisions are thus taken once for every size the guards
 admit: the kernel and weight layouts found for the traced sizes serve the others (oneDNN's
 preferred weight layout does not move with the rows of a matmul), so weights are packed
-once.
+once. Where they do not serve (oneDNN's choice of a convolution's weight layout may differ
+between batches on AVX2, and a layout it did not choose can leave it only its reference
+implementation, ``ref:any``, a thousand times slower), a new signature's plan that runs a
+step on the reference implementation where the template's own plan did not is not used:
+the signature is traced again (``kernel_traces``), so no size is served a kernel its own
+trace would not have chosen.
 
 Why the pipeline runs on a specialization instead of the dynamic graph directly: oneDNN
 cannot be asked for the preferred layout of a dynamic shape and a binary post-op's
@@ -168,6 +173,10 @@ class DynamicStats:
     rebinds: int
     """Executables of kept plans pointed at the arena after it grew (``Executable.rebase``:
     their memories' data handles; no plan is built again)."""
+    kernel_traces: int
+    """Of ``traces``, those of a signature whose plan from a kept template ran a step on
+    oneDNN's reference implementation where the template's own plan did not (module
+    docstring)."""
     unfused: int
     """Anchors whose post-op chain was split, over every plan built."""
     fixed_rows: int
@@ -278,7 +287,7 @@ class DynamicExecutable(ShippedByRecipe):
         self._plan_bytes = 0
         self._hits = self._misses = self._evictions = self._rebinds = self._unfused = 0
         self._fixed = 0
-        self._traces = 0
+        self._traces = self._kernel_traces = 0
         self._miss_seconds = self._trace_seconds = self._trace_cpu_seconds = 0.0
         self._shared = SharedPayloads(p for p in payloads if len(p) > DIGEST_BYTES)
         self._sources: dict[tuple[object, ...], Constant] = {}
@@ -374,6 +383,18 @@ class DynamicExecutable(ShippedByRecipe):
             template = self._template_for(signature)
             remake = functools.partial(template.instantiate, signature)
             built = self._executable(remake(), remake)
+            reference = built.plan.reference_steps()
+            if template.reference_steps is None:  # its trace's own signature
+                assert self._templates[0] is template  # _template_for keeps it first
+                self._templates[0] = dataclasses.replace(template, reference_steps=reference)
+            elif not reference <= template.reference_steps:
+                self._kernel_traces += 1
+                template = self._new_template(signature)
+                remake = functools.partial(template.instantiate, signature)
+                built = self._executable(remake(), remake)
+                self._templates[0] = dataclasses.replace(
+                    template, reference_steps=built.plan.reference_steps()
+                )
             values = template.values(signature)
             sized = tuple(np.ascontiguousarray(compute(values)) for compute in template.sized)
             given = len(built.inputs) - len(sized)
@@ -414,6 +435,10 @@ class DynamicExecutable(ShippedByRecipe):
             if template.admits(signature):
                 self._templates.insert(0, self._templates.pop(index))
                 return self._checked(template, signature)
+        return self._new_template(signature)
+
+    def _new_template(self, signature: Signature) -> ProgramTemplate:
+        """A trace's template of ``signature``, kept first (the most recently used)."""
         template = self._trace(signature)
         self._templates.insert(0, template)
         del self._templates[self.options.max_templates :]
@@ -532,6 +557,7 @@ class DynamicExecutable(ShippedByRecipe):
             trace_cpu_seconds=self._trace_cpu_seconds,
             evictions=self._evictions,
             rebinds=self._rebinds,
+            kernel_traces=self._kernel_traces,
             unfused=self._unfused,
             fixed_rows=self._fixed,
             runtime_rows_steps=sum(

@@ -306,6 +306,21 @@ class Plan:
             ]
         )
 
+    def reference_steps(self) -> frozenset[int]:
+        """The indices of the steps whose primitive is oneDNN's reference implementation
+        (``ref:*``, orders of magnitude slower than its kernels): asked once per primitive,
+        which equal steps share."""
+        reference: dict[int, bool] = {}
+        for step in self.steps:
+            if isinstance(step, PrimitiveStep) and id(step.primitive) not in reference:
+                implementation = step.primitive.desc.impl_info
+                reference[id(step.primitive)] = implementation.startswith("ref")
+        return frozenset(
+            index
+            for index, step in enumerate(self.steps)
+            if isinstance(step, PrimitiveStep) and reference[id(step.primitive)]
+        )
+
     @functools.cached_property
     def step_infos(self) -> list[StepInfo]:
         """What each step runs, for profiles and reports: made on first use, so a plan built

@@ -83,6 +83,10 @@ class ProgramTemplate:
     checked: bool = False
     """Whether its reuse needs no check trace (dnnc.driver.onnx_shapes): a trace of another
     signature agreed with it, or it is a trace of a function the symbolic import checked."""
+    reference_steps: frozenset[int] | None = None
+    """The steps its first plan (of its traced signature) runs on oneDNN's reference
+    implementation (``Plan.reference_steps``; None before that plan): a later signature
+    whose plan has another one is traced again (dnnc.driver.dynamic)."""
 
     @staticmethod
     def of(

@@ -12,9 +12,10 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
-from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions, DynamicStats
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
+from dnnc.runtime.plan import Plan
 from dnnc.runtime.program import CONSTANT
 from dnnc_testing.dynamic_graphs import bert, conv, conv_add, write_weights
 
@@ -288,3 +289,34 @@ func.func @add(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
         a, b = draw(rng, *a_shape), draw(rng, *b_shape)
         got = dynamic.run([a, b], poison_freed=True)[0]
         np.testing.assert_allclose(got, np.tanh(np.exp(a) + b), rtol=1e-5)
+
+
+def test_a_plan_on_a_reference_kernel_its_trace_did_not_have_is_traced_again(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """oneDNN's reference implementation standing in (at 8x8 images) for the kernel of the
+    template's own trace: each such signature served by a template traced at another size
+    is traced again, once; a template whose own trace had the reference step keeps it."""
+    sizes = [(1, 4, 4), (2, 6, 6), (1, 8, 8), (2, 10, 10), (1, 8, 8), (3, 8, 8), (1, 8, 8)]
+    rng = np.random.default_rng(0)
+
+    def serve() -> DynamicStats:
+        dynamic = compile_text(workdir, conv(None, None, None))
+        for n, h, w in sizes:
+            x = draw(rng, n, 3, h, w)
+            (got,) = dynamic.run([x])
+            (want,) = compile_text(workdir, conv(n, h, w)).run([x])
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        return dynamic.stats()
+
+    kernels = serve()
+    eights = frozenset({0})
+    monkeypatch.setattr(
+        Plan,
+        "reference_steps",
+        lambda plan: eights if plan.inputs[0].shape[2] == 8 else frozenset(),
+    )
+    fallen = serve()
+    assert kernels.kernel_traces == 0 and fallen.kernel_traces == 2  # (1, 8, 8), (3, 8, 8)
+    assert fallen.traces == kernels.traces + 2
+    assert (fallen.misses, fallen.hits) == (kernels.misses, kernels.hits) == (5, 2)
