@@ -26,10 +26,12 @@ admit: the kernel and weight layouts found for the traced sizes serve the others
 preferred weight layout does not move with the rows of a matmul), so weights are packed
 once. Where they do not serve (oneDNN's choice of a convolution's weight layout may differ
 between batches on AVX2, and a layout it did not choose can leave it only its reference
-implementation, ``ref:any``, a thousand times slower), a new signature's plan that runs a
+implementation, ``ref:any``, a thousand times slower): a trace also asks oneDNN with each symbol
+at 1 (at 2 when traced at 1) and guards ``s == 1`` where the kind of kernel differs
+(dnnc.target.kernel_table.Probe.primitive), and a new signature's plan that runs a
 step on the reference implementation where the template's own plan did not is not used:
-the signature is traced again (``kernel_traces``), so no size is served a kernel its own
-trace would not have chosen.
+the signature is traced again (``kernel_traces``), so no size runs the reference kernel
+where the sizes its template was traced at did not.
 
 Why the pipeline runs on a specialization instead of the dynamic graph directly: oneDNN
 cannot be asked for the preferred layout of a dynamic shape and a binary post-op's
