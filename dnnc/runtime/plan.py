@@ -32,7 +32,7 @@ from dnnc.dnnl.objects import RUNTIME, DnnlError, Engine, Memory, MemoryDesc, Pr
 from dnnc.dnnl.primitives import PrimitiveHandler, handler_for
 from dnnc.dnnl.threads import running_on, thread_count
 from dnnc.runtime.cache import PrimitiveCache
-from dnnc.runtime.constants import PackedConstants
+from dnnc.runtime.constants import PackedConstants, packed_buffer
 from dnnc.runtime.io_binding import TensorSpec
 from dnnc.runtime.program import ARENA, ARGUMENT, CONSTANT, Call, MemorySpec, Operand, Program
 from dnnc.runtime.report import StepInfo
@@ -494,20 +494,18 @@ class _PlanBuilder:
         self, call: Call, data: np.ndarray, packed: MemoryDesc, *, cached: bool = True
     ) -> np.ndarray:
         """The logical array ``data`` in the descriptor ``packed``, by one reorder primitive
-        (from the primitive cache unless ``cached`` is false), into a buffer of its own.
-        Most of a first pack's time is the page faults of that new memory, not the reorder
-        (BERT-base, 72 weights, 324 MB: ~25 ms of reorders, 0.06-0.5 s of system CPU on a
-        VM). One buffer for all of a plan's packed weights, which numpy would ask 2 MB pages
-        for (~1,700 faults instead of ~40,000), measured worse there: a median first call
-        of 0.50 against 0.32 s of CPU beyond the trace over 10 alternate runs, runs 1% apart:
-        a VM whose balloon reports free pages hands its free 2 MB blocks back to the host,
-        which faults each in again on first touch."""
+        (from the primitive cache unless ``cached`` is false), into a ``packed_buffer`` of
+        its own. Most of a first pack's time is the page faults of that new memory, not the
+        reorder (BERT-base, 72 weights, 324 MB: ~25 ms of reorders). One buffer for all of
+        a plan's packed weights in 2 MB pages (~1,700 faults instead of ~40,000) measured
+        worse on a VM: a median first call of 0.50 against 0.32 s of CPU beyond the trace
+        over 10 alternate runs, the runs 1% apart."""
         plain = MemoryDesc.of_layout(packed.dims, packed.data_type)
         handler = handler_for("reorder", {"src": plain, "dst": packed}, {})
         primitive = (
             self._acquire(call, handler) if cached else Primitive(handler.create(self.engine))
         )
-        buffer = aligned_bytes(packed.size_bytes)
+        buffer = packed_buffer(packed.size_bytes)
         ids = handler.exec_args(primitive.desc)
         args = {
             ids["src"]: Memory(plain, data, engine=self.engine),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import mmap
 import weakref
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from dnnc.runtime.cache import PrimitiveCache
 from dnnc.runtime.context import POISON
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.lowered import program_of
+from dnnc.runtime.plan import PrimitiveStep
 
 T4 = "tensor<1x8x6x6xf32>"
 
@@ -381,6 +383,34 @@ func.func @f(%x: {t}) -> {t} {{
         pipeline="",
     )
     assert executable.memory_report().constant_bytes == 8 * 6 * 6 * 4
+
+
+def test_packed_weights_are_written_into_small_page_memory() -> None:
+    """A weight reordered into oneDNN's blocked layout gets a packed_buffer (anonymous
+    memory, page-aligned, which numpy does not advise into 2 MB pages), and the run reads it
+    right."""
+    t, wt = "tensor<4x64xf32>", "tensor<64x64xf32>"
+    executable = dnnc.compile(
+        f"""
+func.func @f(%x: {t}) -> {t} {{
+  %w = dnn.constant dense<0.25> : {wt}
+  %y = dnn.matmul %x, %w : ({t}, {wt}) -> {t}
+  func.return %y : {t}
+}}"""
+    )
+    packed = [
+        storage.array
+        for step in executable.plan.steps
+        if isinstance(step, PrimitiveStep)
+        for binding, storage in zip(step.bindings, step.storages, strict=True)
+        if storage.array is not None and not binding.desc.layout().is_plain
+    ]
+    assert packed  # brgemm packs its weights (AVX-512 and AVX2 alike)
+    for array in packed:
+        assert isinstance(array.base, memoryview) and isinstance(array.base.obj, mmap.mmap)
+        assert array.ctypes.data % mmap.PAGESIZE == 0
+    x = np.arange(4 * 64, dtype=np.float32).reshape(4, 64) / 64
+    np.testing.assert_allclose(executable.run([x])[0], x @ np.full((64, 64), 0.25), rtol=1e-6)
 
 
 def test_an_executable_keeps_no_ir() -> None:
