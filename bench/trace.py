@@ -12,9 +12,8 @@ the process (time.process_time: every thread's):
   the run), and of it ``trace``: DynamicStats.trace_cpu_seconds, the CPU of the trace (the
   specialization, the pipeline, the lowering and the Program read: one thread's), and
   ``kernel``: the system CPU of the first call (getrusage), nearly all of it the page faults
-  of the memory the packed weights are written to (BERT-base: 324 MB in ~40,000 faults;
-  on a VM that returns free memory to its host, 0.06-0.5 s from run to run, where the
-  reorders themselves take ~25 ms).
+  of the memory the packed weights are written to (BERT-base: 324 MB, ~84,000 faults,
+  0.13-0.15 s on a Zen 5 VM, where the reorders themselves take ~25 ms).
 Medians over ``--runs`` runs, with the range. Run it from each checkout to compare (the cost of
 each further new length: ``bench/new_shape.py``).
 
