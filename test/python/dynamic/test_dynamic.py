@@ -4,6 +4,7 @@ and the dimension, the shared arena and constants, the plan cache's counters."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
+from dnnc.core.symbols import is_tracing
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions, DynamicStats
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
@@ -179,6 +181,37 @@ def test_dynamic_channels_checked_by_the_shape_function(workdir: Path) -> None:
     dynamic = compile_text(workdir, text)
     with pytest.raises(DnncError, match=r"'dnn.conv2d' op input channels \(5\) must equal"):
         dynamic.run([np.zeros((1, 5, 8, 8), np.float32)])
+
+
+def test_trace_pauses_the_garbage_collector(workdir: Path) -> None:
+    """No collection runs while a trace allocates its IR (dynamic._collector_paused); the
+    collector is on again after a trace, after one that fails, and stays off where the
+    caller turned it off."""
+    text = conv(None, None, None).replace("tensor<?x3x?x?xf32>", "tensor<?x?x?x?xf32>")
+    dynamic = compile_text(workdir, text)
+    assert isinstance(dynamic, DynamicExecutable)
+    traced: list[bool] = []
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        traced.append(is_tracing())
+
+    gc.callbacks.append(collected)
+    try:
+        dynamic.run([np.zeros((1, 3, 8, 8), np.float32)])
+        assert gc.isenabled()
+        with pytest.raises(DnncError, match="input channels"):
+            dynamic.run([np.zeros((1, 5, 8, 8), np.float32)])
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            dynamic.run([np.zeros((2, 3, 6, 6), np.float32)])
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        gc.callbacks.remove(collected)
+    assert dynamic.stats().traces == 2
+    assert not any(traced)
 
 
 def test_wrong_rank_or_element_type(workdir: Path) -> None:
