@@ -222,13 +222,12 @@ class _Graph:
             return
         op = node.op
         tied = self._tied_layouts(node, k)
-        packed = self.probe.choose(op, tied, ("weights",))
-        if packed is None:
+        answer = self.probe.choose_with_implementation(op, tied, ("weights",))
+        if answer is None:
             return  # oneDNN cannot run the op so
+        packed, implementation = answer  # weights as oneDNN likes them
         weights = {i: packed["weights"] for i in weight_indices(op) if packed["weights"]}
-        # weights as oneDNN likes them: the descriptor `choose` created, asked again (cached)
-        implementation = self.probe.implementation(op, tied | {"weights": None})
-        if implementation is None or (implementation.startswith("ref") and node.candidates):
+        if implementation.startswith("ref") and node.candidates:
             return  # only oneDNN's reference kernel: orders of magnitude slower
         node.candidates.append(k)
         node.weights[k] = weights

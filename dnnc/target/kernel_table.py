@@ -271,8 +271,16 @@ class Probe:
         roles in `fixed` or plain; None when oneDNN cannot run `op` so. A picked layout is
         None when no layout of the role's logical dims describes it (blocked grouped
         weights)."""
+        answer = self.choose_with_implementation(op, fixed, free)
+        return None if answer is None else answer[0]
+
+    def choose_with_implementation(
+        self, op: DnnOp, fixed: Mapping[str, Layout], free: tuple[str, ...] = ()
+    ) -> tuple[dict[str, Layout | None], str] | None:
+        """``choose``'s layouts and the implementation oneDNN runs `op` with in them (as
+        ``implementation`` with `free` given as None): one question, not two."""
         created = self.primitive(op, {**fixed, **{role: None for role in free}})
-        return None if created is None else self._chosen(created, free)
+        return None if created is None else (self._chosen(created, free), created[1].impl_info)
 
     def _chosen(
         self, created: tuple[PrimitiveHandler, PrimitiveDesc] | None, roles: Sequence[str]
