@@ -129,10 +129,13 @@ class _Graph:
         self.measured = times is not None
         self.per_reorder, self.per_byte = reorder_cost() if times else (0.0, 1.0)
         """What a reorder costs: microseconds per step and per byte, or 0 and 1 (bytes)."""
-        ops = [op for op in function.body.block.ops if isinstance(op, DnnOp)]
-        preferred = {
-            op: self._preferred(op) for op in ops if layout_rule(op) is LayoutRule.PREFERRED
-        }
+        rules: dict[DnnOp, LayoutRule] = {}  # each op's asked once (a kernel_call each)
+        preferred: dict[DnnOp, _Node] = {}
+        for op in function.body.block.ops:
+            if isinstance(op, DnnOp):
+                rules[op] = layout_rule(op)
+                if rules[op] is LayoutRule.PREFERRED:
+                    preferred[op] = self._preferred(op)
         pool: dict[int, list[Layout]] = {}
         for node in preferred.values():
             for k in node.candidates:
@@ -142,12 +145,12 @@ class _Graph:
             self._adopt(node, pool)
         self.nodes: dict[Operation, _Node] = {}
         """In program order, which the DP needs (producers first)."""
-        for op in ops:
+        for op, rule in rules.items():
             if isinstance(op, ReorderOp | CastOp | ConstantOp | WeightOp):
                 continue  # an explicit transform or a source: not a choice
             if op in preferred:
                 self.nodes[op] = preferred[op]
-            elif layout_rule(op) is LayoutRule.AGNOSTIC:
+            elif rule is LayoutRule.AGNOSTIC:
                 self.nodes[op] = self._agnostic(op, pool)
             else:
                 self.nodes[op] = _Node(op, [_plain(op.operands[0])], _tied(op))
