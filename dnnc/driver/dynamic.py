@@ -17,9 +17,10 @@ as symbols (dnnc.core.symbols: ints whose value is this signature's and that car
 expression), fused post-ops that no longer fit split off (``unfuse_invalid_post_ops``), the
 optimization pipeline again on the now static function (the decisions that need sizes:
 binary post-op fusion, kernel layouts, in-place results), the lowering, and the Program read
-from it. Every comparison a size took part in during the trace is a guard: a template
-admits a signature only if each guard evaluates as it did (a broadcast that stops fitting,
-a size that a decision compared, a mask whose length differs from the sequence's). A
+from it (Python's cyclic collector paused meanwhile: ``_collector_paused``). Every
+comparison a size took part in during the trace is a guard: a template admits a signature
+only if each guard evaluates as it did (a broadcast that stops fitting, a size that a
+decision compared, a mask whose length differs from the sequence's). A
 signature no template admits is traced again (``traces`` counts the pipeline runs); at most
 ``max_templates`` templates are kept. Decisions are thus taken once for every size the guards
 admit: the kernel and weight layouts found for the traced sizes serve the others (oneDNN's
