@@ -438,6 +438,7 @@ class MemoryDesc(_Owned):
         self._data_type: DataType | None = None
         self._format_kind: capi.dnnl_format_kind_t | None = None
         self._size_bytes: int | None = None
+        self._dims: tuple[int, ...] | None = None
 
     @classmethod
     def of_layout(
@@ -574,7 +575,9 @@ class MemoryDesc(_Owned):
 
     @property
     def dims(self) -> tuple[int, ...]:
-        return self._query_dims(Query.dnnl_query_dims, self.ndims)
+        if self._dims is None:  # a handler's checks and a plan's queries read them often
+            self._dims = self._query_dims(Query.dnnl_query_dims, self.ndims)
+        return self._dims
 
     @property
     def padded_dims(self) -> tuple[int, ...]:
@@ -676,7 +679,7 @@ class MemoryDesc(_Owned):
             blocked = format_kind == capi.dnnl_format_kind_t.dnnl_blocked
             blocks = self._query(Query.dnnl_query_inner_nblks_s32, ctypes.c_int()) if blocked else 0
             self._key = (
-                self._query_dims(Query.dnnl_query_dims, ndims),
+                self.dims,
                 self.data_type.value,
                 format_kind.value,
                 self._query_dims(Query.dnnl_query_padded_dims, ndims),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,21 +125,40 @@ class _StepKind:
     memory's: a matmul with run-time rows (``_PlanBuilder._runtime_rows_kind``)."""
 
 
-def _kind_key(call: Call) -> Hashable | None:
+class _KindKey:
+    """A step kind's key (``_kind_key``) with its hash computed once: a step looks its kind
+    up with it, and a tuple hashes every memory, layout and post-op again at each look-up."""
+
+    __slots__ = ("_hash", "value")
+
+    def __init__(self, value: tuple[object, ...]) -> None:
+        self.value = value
+        self._hash = hash(value)  # TypeError for a parameter that is no hashable value
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _KindKey) and self._hash == other._hash and (
+            self.value == other.value
+        )
+
+
+def _kind_key(call: Call) -> _KindKey | None:
     """What a primitive step depends on besides where its bytes are: the kind, each
     operand's role and memory, whether it packs its own weights, and the parameters; None
     when a parameter is no hashable value (the step is then built alone)."""
-    key = (
-        call.kind,
-        tuple((o.role, o.memory) for o in (*call.ins, *call.outs)),
-        call.packs_own_weights(),
-        _hashable(call.params),
-    )
     try:
-        hash(key)
+        return _KindKey(
+            (
+                call.kind,
+                tuple((o.role, o.memory) for o in (*call.ins, *call.outs)),
+                call.packs_own_weights(),
+                _hashable(call.params),
+            )
+        )
     except TypeError:
         return None
-    return key
 
 
 def _bound_descs(
@@ -390,11 +409,10 @@ class _PlanBuilder:
             program.arena_bytes,
             arena_roots=program.arena_roots,
         )
-        self.kinds: dict[Hashable, _StepKind] = {}
+        self.kinds: dict[_KindKey, tuple[_StepKind, tuple[Binding, ...]]] = {}
         """The steps built so far by what they run (``_kind_key``): a call like one before
-        (the same layer again, with its own bytes) reuses its primitive and descriptors."""
-        self.bindings: dict[Hashable, tuple[Binding, ...]] = {}
-        """The bindings of each step kind (by ``_kind_key``), which its steps share."""
+        (the same layer again, with its own bytes) reuses its primitive, descriptors and
+        bindings."""
         self.storages: dict[tuple[str, int, int], Storage] = {}
         """One Storage per place, the steps that read or write it share (a constant's keyed
         by its array's id): fewer objects for the garbage collector to walk."""
@@ -535,21 +553,20 @@ class _PlanBuilder:
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
         key = _kind_key(call)
-        kind = self.kinds.get(key) if key is not None else None
-        if kind is None:
+        found = self.kinds.get(key) if key is not None else None
+        if found is None:
             kind = self._step_kind(call)
-            if key is not None:
-                self.kinds[key] = kind
+        else:
+            kind, bindings = found
         if kind.plain_weights:
             operands = tuple(_in_plain(o) if o.role == "weights" else o for o in operands)
             self.plan.runtime_rows_steps += 1
         # a sum post-op's argument is the destination itself: not bound
         bound = [o for o in operands if o.role in kind.ids]
-        bindings = self.bindings.get(key) if key is not None else None
-        if bindings is None:
+        if found is None:
             bindings = tuple(self._binding(o, kind) for o in bound)
             if key is not None:
-                self.bindings[key] = bindings
+                self.kinds[key] = (kind, bindings)
         storages = tuple(self._bound_storage(call, o, kind) for o in bound)
         return PrimitiveStep(
             kind.primitive, bindings, storages, kind.ids.get("scratchpad"), kind.threads

@@ -139,12 +139,35 @@ class ProgramTemplate:
         return conflicts([Lifetime(root, 0, start, end) for root, start, end in self.lifetimes])
 
     @functools.cached_property
-    def _symbolic_memories(self) -> frozenset[int]:
-        """The ids of the Program's memories whose shape is an expression (the others are
-        the same in every instance)."""
+    def _shapes(self) -> _Shapes:
+        """How to compute the shape of each of the Program's memories whose shape is an
+        expression (the others are the same in every instance): each distinct expression
+        evaluated once per signature, then every shape read from those values."""
         program = self.program
         operands = (o.memory for c in program.calls for o in (*c.ins, *c.outs))
-        return frozenset(id(m) for m in (*operands, *program.root_memories) if _symbolic(m.shape))
+        symbolic = {id(m): m for m in (*operands, *program.root_memories) if _symbolic(m.shape)}
+        expressions: dict[str, int] = {}  # text -> index among the evaluated values
+        constants: dict[int, int] = {}  # a plain size -> its index
+        evaluators: list[Callable[[Values], int]] = []
+        dims = {}
+        for key, memory in symbolic.items():
+            indices = []
+            for dim in memory.shape:
+                if isinstance(dim, SymbolicInt):
+                    index = expressions.get(dim.text)
+                    if index is None:
+                        index = expressions[dim.text] = len(evaluators)
+                        evaluators.append(dim.evaluate)
+                    indices.append(-1 - index)
+                else:
+                    indices.append(constants.setdefault(int(dim), len(constants)))
+            dims[key] = tuple(indices)
+        offset = len(constants)
+        readers = {
+            key: (memory, _reader([i if i >= 0 else offset - 1 - i for i in dims[key]]))
+            for key, memory in symbolic.items()
+        }
+        return _Shapes(tuple(constants), tuple(evaluators), readers)
 
     @functools.cached_property
     def _variable_rows(self) -> tuple[bool, ...]:
@@ -173,17 +196,10 @@ class ProgramTemplate:
         """The Program of ``signature`` (module docstring); ``admits`` must hold."""
         values = self.values(signature)
         program = self.program
-        symbolic = self._symbolic_memories
-        memories: dict[int, MemorySpec] = {}
+        memories = self._shapes.memories(values)
 
         def concrete(memory: MemorySpec) -> MemorySpec:
-            if id(memory) not in symbolic:
-                return memory
-            found = memories.get(id(memory))
-            if found is None:
-                shape = tuple(evaluate(d, values) for d in memory.shape)
-                found = memories[id(memory)] = MemorySpec(shape, memory.data_type, memory.layout)
-            return found
+            return memories.get(id(memory), memory)
 
         roots = program.arena_roots
         plan = plan_arena(
@@ -215,7 +231,7 @@ class ProgramTemplate:
             params = c.params
             if evaluated:
                 params = {**params, **{k: _evaluated(params[k], values) for k in evaluated}}
-            return dataclasses.replace(c, ins=ins, outs=outs, params=params, variable_rows=rows)
+            return _replaced(c, ins=ins, outs=outs, params=params, variable_rows=rows)
 
         return dataclasses.replace(
             program,
@@ -229,6 +245,43 @@ class ProgramTemplate:
             ),
             root_memories=tuple(map(concrete, program.root_memories)),
         )
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """The shapes of a template's symbolic memories (``ProgramTemplate._shapes``)."""
+
+    constants: tuple[int, ...]
+    """The plain sizes among them, first in the table of sizes ``memories`` reads."""
+    evaluators: tuple[Callable[[Values], int], ...]
+    """Each distinct expression, after the constants in that table."""
+    readers: dict[int, tuple[MemorySpec, Callable[[Sequence[int]], tuple[int, ...]]]]
+    """Per memory (by id): the memory and what reads its shape from the table."""
+
+    def memories(self, values: Values) -> dict[int, MemorySpec]:
+        """Each symbolic memory's instance for ``values`` (the symbol values), by the id of
+        the template's; equal instances are one object (their comparisons are then
+        identities: a plan's step kinds compare memories)."""
+        table = [*self.constants, *(evaluate(values) for evaluate in self.evaluators)]
+        made: dict[tuple[object, ...], MemorySpec] = {}
+        found = {}
+        for key, (memory, read) in self.readers.items():
+            shape = read(table)
+            # the layout by identity (the template's memories hold it): no dataclass hash
+            same = (shape, memory.data_type, id(memory.layout))
+            instance = made.get(same)
+            if instance is None:
+                instance = made[same] = MemorySpec(shape, memory.data_type, memory.layout)
+            found[key] = instance
+        return found
+
+
+def _reader(indices: Sequence[int]) -> Callable[[Sequence[int]], tuple[int, ...]]:
+    """What reads the sizes at ``indices`` of a table as a shape (a tuple, for one too)."""
+    if len(indices) == 1:
+        index = indices[0]
+        return lambda table: (table[index],)
+    return operator.itemgetter(*indices)
 
 
 def same_program(instance: Program, traced: Program) -> bool:
@@ -257,6 +310,15 @@ def same_program(instance: Program, traced: Program) -> bool:
             for a, b in zip(instance.calls, traced.calls)
         )
     )
+
+
+def _replaced(call: Call, **changes: object) -> Call:
+    """``dataclasses.replace(call, **changes)`` without its per-field introspection (a new
+    signature's template instance replaces most calls): the fields copied, the changed ones
+    set, nothing else run (a Call's __init__ only assigns)."""
+    new = object.__new__(Call)
+    new.__dict__.update(call.__dict__, **changes)
+    return new
 
 
 def _hints(program: Program, symbols: Sequence[Symbol]) -> list[int]:
