@@ -1199,12 +1199,23 @@ class Primitive(_Owned):
         """Validate the arguments and run once (for the hot path, ``bind`` once instead)."""
         self.bind(args, stream)()
 
-    def bind(self, args: Mapping[int, Memory], stream: Stream | None = None) -> BoundExecution:
+    def bind(
+        self, args: Mapping[int, Memory], stream: Stream | None = None, *, checked: bool = False
+    ) -> BoundExecution:
         """Validate the arguments against the primitive descriptor and freeze them.
 
         Every argument the primitive uses must be given, with exactly the descriptor it
         expects, and outputs must be writeable; otherwise ValueError (never a crash in C).
+        ``checked``: a ``bind`` of this primitive validated memories of the same descriptors
+        (the same objects) and writeability for the same arguments already, so this one
+        only freezes them (an execution context binding the steps of one kind).
         """
+        if not checked:
+            self._check(args)
+        return BoundExecution(self, stream or Stream.default(), args)
+
+    def _check(self, args: Mapping[int, Memory]) -> None:
+        """``bind``'s validation."""
         expected = self.desc.expected_args()
         attr = self.desc.attr
         quantization = {
@@ -1235,7 +1246,6 @@ class Primitive(_Owned):
         missing = sorted((set(expected) | set(quantization)) - set(args))
         if missing:
             raise ValueError(f"{self.desc.primitive}: missing arguments {missing}")
-        return BoundExecution(self, stream or Stream.default(), args)
 
 
 class BoundExecution(functools.partial):

@@ -111,7 +111,7 @@ from dnnc.runtime.io_binding import (
     ordered_inputs,
 )
 from dnnc.runtime.lowered import DIGEST_BYTES, SharedPayloads, program_of
-from dnnc.runtime.plan import PrimitiveStep, aligned_bytes, check_fits
+from dnnc.runtime.plan import PlanMemo, PrimitiveStep, aligned_bytes, check_fits
 from dnnc.runtime.program import Constant, Program
 from dnnc.runtime.report import MemoryReport, StepTime
 from dnnc.runtime.template import ProgramTemplate, Signature, Sized
@@ -221,6 +221,8 @@ class _Plan:
     executable: Executable
     bytes: int
     """What it holds besides the shared arena and constants (``_held_bytes``)."""
+    memo: PlanMemo
+    """Its template's (``ProgramTemplate.memo``), for a rebuild (``fixed_rows_after``)."""
     sized: tuple[np.ndarray, ...] = ()
     """The arrays computed from the input sizes that the Program takes after the inputs
     (dnnc.frontend.onnx.sized: position ids, masks built from the sizes)."""
@@ -387,7 +389,7 @@ class DynamicExecutable(ShippedByRecipe):
             start = time.perf_counter()
             template = self._template_for(signature)
             remake = functools.partial(template.instantiate, signature)
-            built = self._executable(remake(), remake)
+            built = self._executable(remake(), remake, template.memo)
             reference = built.plan.reference_steps()
             if template.reference_steps is None:  # its trace's own signature
                 assert self._templates[0] is template  # _template_for keeps it first
@@ -396,7 +398,7 @@ class DynamicExecutable(ShippedByRecipe):
                 self._kernel_traces += 1
                 template = self._new_template(signature)
                 remake = functools.partial(template.instantiate, signature)
-                built = self._executable(remake(), remake)
+                built = self._executable(remake(), remake, template.memo)
                 self._templates[0] = dataclasses.replace(
                     template, reference_steps=built.plan.reference_steps()
                 )
@@ -404,7 +406,7 @@ class DynamicExecutable(ShippedByRecipe):
             sized = tuple(np.ascontiguousarray(compute(values)) for compute in template.sized)
             given = len(built.inputs) - len(sized)
             check_special(built.inputs[given:], sized, built.guards[given:])  # once (run)
-            plan = _Plan(remake, built, _held_bytes(built), sized)
+            plan = _Plan(remake, built, _held_bytes(built), template.memo, sized)
             self._miss_seconds += time.perf_counter() - start
             self._plans[signature] = plan
             self._plan_bytes += plan.bytes
@@ -419,7 +421,9 @@ class DynamicExecutable(ShippedByRecipe):
                 plan.runs += 1
                 if plan.runs >= self.options.fixed_rows_after:
                     self._fixed += 1
-                    plan.executable = self._executable(plan.remake(), plan.remake, fixed=True)
+                    plan.executable = self._executable(
+                        plan.remake(), plan.remake, plan.memo, fixed=True
+                    )
                     plan.runs = -1  # fixed for good
                     held = _held_bytes(plan.executable)
                     self._plan_bytes += held - plan.bytes
@@ -503,10 +507,15 @@ class DynamicExecutable(ShippedByRecipe):
         return template
 
     def _executable(
-        self, program: Program, remake: Callable[[], Program], fixed: bool = False
+        self,
+        program: Program,
+        remake: Callable[[], Program],
+        memo: PlanMemo | None,
+        fixed: bool = False,
     ) -> Executable:
         """An Executable of a lowered plan in the shared arena, grown first if too small;
         ``remake`` gives ``program`` again (the Executable does not keep it: ``Plan.recall``);
+        ``memo``: what the plans of its template's instances share (``ProgramTemplate.memo``);
         ``fixed``: every matmul on a primitive of its own rows (``fixed_rows_after``)."""
         size = program.arena_bytes
         cap = self.options.max_arena_bytes
@@ -527,6 +536,7 @@ class DynamicExecutable(ShippedByRecipe):
             constants=self._constants,
             runtime_rows=self.options.runtime_rows and not fixed,
             remake=remake,
+            memo=memo,
         )
 
     def _evict(self) -> None:

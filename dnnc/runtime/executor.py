@@ -58,7 +58,7 @@ from dnnc.runtime.io_binding import (
     ordered_inputs,
     output_arrays,
 )
-from dnnc.runtime.plan import build_plan
+from dnnc.runtime.plan import PlanMemo, build_plan
 from dnnc.runtime.program import Program
 from dnnc.runtime.report import MemoryReport, StepTime
 
@@ -101,6 +101,7 @@ class Executable(ShippedByRecipe):
         constants: PackedConstants | None = None,
         runtime_rows: bool = False,
         remake: Callable[[], Program] | None = None,
+        memo: PlanMemo | None = None,
     ) -> None:
         self.engine = engine or Engine.default()
         self.constants = constants or PackedConstants()
@@ -113,6 +114,7 @@ class Executable(ShippedByRecipe):
             constants=self.constants,
             runtime_rows=runtime_rows,
             remake=remake,
+            memo=memo,
         )
         if arena is not None and arena.nbytes < self.plan.planned_bytes:
             raise program.error(

@@ -139,26 +139,56 @@ class _KindKey:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _KindKey) and self._hash == other._hash and (
-            self.value == other.value
+        return (
+            isinstance(other, _KindKey)
+            and self._hash == other._hash
+            and (self.value == other.value)
         )
 
 
-def _kind_key(call: Call) -> _KindKey | None:
+def _kind_key(call: Call, params: object) -> _KindKey | None:
     """What a primitive step depends on besides where its bytes are: the kind, each
-    operand's role and memory, whether it packs its own weights, and the parameters; None
-    when a parameter is no hashable value (the step is then built alone)."""
+    operand's role and memory, whether it packs its own weights, and the parameters
+    (``params``: ``_hashable(call.params)``); None when a parameter is no hashable value
+    (the step is then built alone)."""
     try:
         return _KindKey(
             (
                 call.kind,
                 tuple((o.role, o.memory) for o in (*call.ins, *call.outs)),
                 call.packs_own_weights(),
-                _hashable(call.params),
+                params,
             )
         )
     except TypeError:
         return None
+
+
+class PlanMemo:
+    """What the plans of one program template's instances (dnnc.runtime.template) share
+    besides the primitive cache and the constants: the work a new signature's plan would
+    do again for the template's objects that every instance shares (an instance keeps the
+    calls' parameters and the constants' operands of its template: their sizes do not
+    change). Each entry holds its object, so that an id names it as long as it is kept."""
+
+    def __init__(self) -> None:
+        self.params: dict[int, tuple[dict[str, object], object]] = {}
+        """id(call.params) -> the parameters and ``_hashable`` of them."""
+        self.constants: dict[int, tuple[Operand, Storage, dict[object, int]]] = {}
+        """id(operand) of a constant -> the operand, its Storage, and the entries of
+        ``Plan.constant_sizes`` it made."""
+        self.reused = 0
+        """Look-ups that found an entry (parameters and constants)."""
+
+    def hashable_params(self, call: Call) -> object:
+        """``_hashable(call.params)``, made once per parameters' dict."""
+        found = self.params.get(id(call.params))
+        if found is not None and found[0] is call.params:
+            self.reused += 1
+            return found[1]
+        value = _hashable(call.params)
+        self.params[id(call.params)] = (call.params, value)
+        return value
 
 
 def _bound_descs(
@@ -373,14 +403,16 @@ def build_plan(
     constants: PackedConstants,
     runtime_rows: bool = False,
     remake: Callable[[], Program] | None = None,
+    memo: PlanMemo | None = None,
 ) -> Plan:
     """The plan of a lowered function (module docstring); errors name the op at fault.
     ``runtime_rows``: run each matmul whose rows vary (``Call.variable_rows``) on one
     primitive for every row count where oneDNN can (``_PlanBuilder._runtime_rows_kind``),
     unless the cache holds one of its own rows already. ``remake``: gives ``program`` again
     when a report needs its calls (``Plan.recall``; None: the plan keeps the calls, not the
-    rest of ``program``, whose constants' loaders may hold the IR)."""
-    plan = _PlanBuilder(program, engine, cache, constants, runtime_rows).build()
+    rest of ``program``, whose constants' loaders may hold the IR). ``memo``: what the
+    plans of the instances of ``program``'s template share (``PlanMemo``)."""
+    plan = _PlanBuilder(program, engine, cache, constants, runtime_rows, memo).build()
     calls = program.calls
     plan.recall = (lambda: calls) if remake is None else (lambda: remake().calls)
     return plan
@@ -396,6 +428,7 @@ class _PlanBuilder:
         cache: PrimitiveCache,
         constants: PackedConstants,
         runtime_rows: bool = False,
+        memo: PlanMemo | None = None,
     ) -> None:
         self.program = program
         self.runtime_rows = runtime_rows
@@ -416,6 +449,7 @@ class _PlanBuilder:
         self.storages: dict[tuple[str, int, int], Storage] = {}
         """One Storage per place, the steps that read or write it share (a constant's keyed
         by its array's id): fewer objects for the garbage collector to walk."""
+        self.memo = memo
 
     def build(self) -> Plan:
         for call in self.program.calls:
@@ -457,6 +491,27 @@ class _PlanBuilder:
         return appends
 
     def _storage(self, call: Call, operand: Operand) -> Storage:
+        place = operand.place
+        memo = self.memo
+        if memo is not None and place.base == CONSTANT:
+            found = memo.constants.get(id(operand))
+            if found is not None and found[0] is operand:
+                memo.reused += 1
+                self.plan.constant_sizes.update(found[2])
+                return found[1]
+            sizes = self.plan.constant_sizes
+            self.plan.constant_sizes = made = {}  # what this constant adds, recorded
+            try:
+                storage = self._placed(call, operand)
+            finally:
+                self.plan.constant_sizes = sizes
+            sizes.update(made)
+            memo.constants[id(operand)] = (operand, storage, made)
+            return storage
+        return self._placed(call, operand)
+
+    def _placed(self, call: Call, operand: Operand) -> Storage:
+        """``_storage`` without the memo."""
         place = operand.place
         array = None if place.base != CONSTANT else self._constant(call, operand)
         key = (place.base, place.index, place.offset) if array is None else (CONSTANT, id(array), 0)
@@ -552,7 +607,10 @@ class _PlanBuilder:
 
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
-        key = _kind_key(call)
+        memo = self.memo
+        key = _kind_key(
+            call, _hashable(call.params) if memo is None else memo.hashable_params(call)
+        )
         found = self.kinds.get(key) if key is not None else None
         if found is None:
             kind = self._step_kind(call)

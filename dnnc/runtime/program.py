@@ -32,6 +32,16 @@ class MemorySpec:
     data_type: DataType
     layout: Layout
     _nbytes: int | None = field(default=None, init=False, repr=False, compare=False)
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        """The hash of its fields, computed once (a plan keys its step kinds, constants and
+        descriptors by memories: a layout's dataclass hash is a Python call per field)."""
+        found = self._hash
+        if found is None:
+            found = hash((self.shape, self.data_type, self.layout))
+            object.__setattr__(self, "_hash", found)
+        return found
 
     @property
     def nbytes(self) -> int:

@@ -33,6 +33,7 @@ import numpy as np
 from dnnc.core.arena import Conflicts, Lifetime, conflicts, plan_arena
 from dnnc.core.symbols import Guard, SymbolicInt, Values, evaluate
 from dnnc.runtime.io_binding import TensorSpec
+from dnnc.runtime.plan import PlanMemo
 from dnnc.runtime.program import ARENA, CONSTANT, Call, MemorySpec, Operand, Place, Program
 
 Signature = tuple[tuple[int, ...], ...]
@@ -87,6 +88,8 @@ class ProgramTemplate:
     """The steps its first plan (of its traced signature) runs on oneDNN's reference
     implementation (``Plan.reference_steps``; None before that plan): a later signature
     whose plan has another one is traced again (dnnc.driver.dynamic)."""
+    memo: PlanMemo = dataclasses.field(default_factory=PlanMemo, compare=False, repr=False)
+    """What the plans of its instances share (dnnc.runtime.plan.PlanMemo)."""
 
     @staticmethod
     def of(
