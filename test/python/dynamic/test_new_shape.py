@@ -1,7 +1,7 @@
 """What a new input length costs a dynamic executable, counted: with
 ``DynamicOptions.runtime_rows`` the matmuls whose rows vary run on one primitive for every
 length until a length repeats ``fixed_rows_after`` times, identical calls share one step kind,
-and every length agrees with ONNX Runtime with and without run-time rows; what a new length
+the plans of one template share its memo, and every length agrees with ONNX Runtime with and without run-time rows; what a new length
 leaves for the garbage collector is bounded, and its plan keeps no Program."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 from onnx import helper, numpy_helper
 
 import dnnc
+import dnnc.dnnl.objects
 import dnnc.runtime.executor
 import dnnc.runtime.plan
 from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions
@@ -163,6 +164,37 @@ def test_identical_calls_share_one_step_kind(
     plan = executable.plan_for(((1, 6, HIDDEN),)).plan
     keys = {step.primitive.desc.handle for step in plan.steps if isinstance(step, PrimitiveStep)}
     assert built == ["matmul"] * len(keys) and len(plan.steps) == 2 * LAYERS > len(keys)
+
+
+def test_a_new_length_reuses_its_template_memo_and_runs_as_a_plan_without_it(
+    mlp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plans of a template's instances share what does not change with the length
+    (PlanMemo): a second length's plan finds the calls' hashable parameters and every
+    weight's Storage (the same objects) that the first made, records the same constant
+    sizes, and gives the same outputs bit for bit as a plan of that length built without
+    the memo. Its context validates the arguments of one step per step kind (the second
+    layer's steps bind memories of the first's descriptors)."""
+    executable, cache = compiled(mlp_path)
+    executable.plan_for(((1, 5, HIDDEN),))
+    template = executable._templates[0]
+    first = executable.plan_for(((1, 6, HIDDEN),)).plan
+    reused = template.memo.reused
+    checks = _first_arguments(monkeypatch, dnnc.dnnl.objects.Primitive, "_check")
+    with_memo = executable.plan_for(((1, 7, HIDDEN),))
+    plan = with_memo.plan
+    steps = [s for s in plan.steps if isinstance(s, PrimitiveStep)]
+    weights = {id(s.storages[1]) for s in steps}  # a matmul's storages: src, weights, ...
+    assert weights <= {id(s.storages[1]) for s in first.steps if isinstance(s, PrimitiveStep)}
+    constants = sum(o.place.base == "constant" for c in plan.calls for o in (*c.ins, *c.outs))
+    assert template.memo.reused - reused == constants + len(steps)
+    assert len(checks) == len({id(s.bindings) for s in steps}) < len(steps)
+    without = dnnc.runtime.executor.Executable(
+        template.instantiate(((1, 7, HIDDEN),)), cache=cache, constants=with_memo.constants
+    )
+    assert without.plan.constant_sizes == plan.constant_sizes
+    x = np.random.default_rng(2).standard_normal((1, 7, HIDDEN)).astype(np.float32)
+    np.testing.assert_array_equal(with_memo.run([x])[0], without.run([x])[0])
 
 
 def test_a_new_length_leaves_few_objects_for_the_garbage_collector(mlp_path: Path) -> None:
