@@ -500,7 +500,8 @@ class _PlanBuilder:
                 self.plan.constant_sizes.update(found[2])
                 return found[1]
             sizes = self.plan.constant_sizes
-            self.plan.constant_sizes = made = {}  # what this constant adds, recorded
+            made: dict[object, int] = {}
+            self.plan.constant_sizes = made  # what this constant adds, recorded
             try:
                 storage = self._placed(call, operand)
             finally:
