@@ -21,6 +21,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -164,6 +165,16 @@ def _kind_key(call: Call, params: object) -> _KindKey | None:
         return None
 
 
+_Entry = TypeVar("_Entry")
+
+ROWS_KINDS = 64
+"""The most run-time-rows step kinds a PlanMemo keeps."""
+
+MEMO_ENTRIES = 4096
+"""The most entries a PlanMemo keeps of each other sort (then emptied): an instance makes
+new parameters for a call with a size among them, which no later plan finds."""
+
+
 class PlanMemo:
     """What the plans of one program template's instances (dnnc.runtime.template) share
     besides the primitive cache and the constants: the work a new signature's plan would
@@ -177,8 +188,18 @@ class PlanMemo:
         self.constants: dict[int, tuple[Operand, Storage, dict[object, int]]] = {}
         """id(operand) of a constant -> the operand, its Storage, and the entries of
         ``Plan.constant_sizes`` it made."""
+        self.rows: dict[
+            tuple[object, ...], tuple[Primitive, dict[str, int], dict[str, MemoryDesc]] | None
+        ] = {}
+        """A matmul's step kind on a primitive that takes its rows when it runs
+        (``_PlanBuilder._runtime_rows_kind``), by what it depends on besides its rows: its
+        primitive, exec arguments and bound descriptors but src's and dst's (None: oneDNN
+        has no such primitive but its reference one). At most ``ROWS_KINDS`` (then
+        emptied: each holds a primitive the cache may have let go)."""
+        self.plain: dict[int, tuple[Operand, Operand]] = {}
+        """id(operand) -> the operand and its memory in the plain layout (``_in_plain``)."""
         self.reused = 0
-        """Look-ups that found an entry (parameters and constants)."""
+        """Look-ups that found an entry (parameters, constants, run-time-rows kinds)."""
 
     def hashable_params(self, call: Call) -> object:
         """``_hashable(call.params)``, made once per parameters' dict."""
@@ -187,7 +208,7 @@ class PlanMemo:
             self.reused += 1
             return found[1]
         value = _hashable(call.params)
-        self.params[id(call.params)] = (call.params, value)
+        _bounded(self.params)[id(call.params)] = (call.params, value)
         return value
 
 
@@ -244,6 +265,18 @@ def _any_rows(desc: MemoryDesc) -> MemoryDesc:
     dims = (*desc.dims[:-2], RUNTIME, desc.dims[-1])
     strides = (*(RUNTIME,) * (len(dims) - 2), desc.dims[-1], 1)
     return MemoryDesc.of_strides(dims, desc.data_type, strides)
+
+
+def _bounded(entries: dict[int, _Entry]) -> dict[int, _Entry]:
+    """``entries``, emptied first if it holds ``MEMO_ENTRIES``."""
+    if len(entries) >= MEMO_ENTRIES:
+        entries.clear()
+    return entries
+
+
+def _rowless(memory: MemorySpec) -> tuple[object, ...]:
+    """A memory but its rows (next-to-last dimension)."""
+    return memory.shape[:-2], memory.shape[-1], memory.data_type, memory.layout
 
 
 def _in_plain(operand: Operand) -> Operand:
@@ -507,7 +540,7 @@ class _PlanBuilder:
             finally:
                 self.plan.constant_sizes = sizes
             sizes.update(made)
-            memo.constants[id(operand)] = (operand, storage, made)
+            _bounded(memo.constants)[id(operand)] = (operand, storage, made)
             return storage
         return self._placed(call, operand)
 
@@ -609,16 +642,15 @@ class _PlanBuilder:
     def _primitive_step(self, call: Call) -> PrimitiveStep:
         operands = (*call.ins, *call.outs)
         memo = self.memo
-        key = _kind_key(
-            call, _hashable(call.params) if memo is None else memo.hashable_params(call)
-        )
+        params = _hashable(call.params) if memo is None else memo.hashable_params(call)
+        key = _kind_key(call, params)
         found = self.kinds.get(key) if key is not None else None
         if found is None:
-            kind = self._step_kind(call)
+            kind = self._step_kind(call, params)
         else:
             kind, bindings = found
         if kind.plain_weights:
-            operands = tuple(_in_plain(o) if o.role == "weights" else o for o in operands)
+            operands = tuple(self._in_plain(o) if o.role == "weights" else o for o in operands)
             self.plan.runtime_rows_steps += 1
         # a sum post-op's argument is the destination itself: not bound
         bound = [o for o in operands if o.role in kind.ids]
@@ -631,8 +663,22 @@ class _PlanBuilder:
             kind.primitive, bindings, storages, kind.ids.get("scratchpad"), kind.threads
         )
 
-    def _step_kind(self, call: Call) -> _StepKind:
-        """The primitive of a call and the descriptor of each role it binds."""
+    def _in_plain(self, operand: Operand) -> Operand:
+        """``_in_plain(operand)``, one object per operand of the memo's template (so that
+        the memo finds its storage again)."""
+        memo = self.memo
+        if memo is None:
+            return _in_plain(operand)
+        found = memo.plain.get(id(operand))
+        if found is not None and found[0] is operand:
+            return found[1]
+        made = _in_plain(operand)
+        _bounded(memo.plain)[id(operand)] = (operand, made)
+        return made
+
+    def _step_kind(self, call: Call, params: object) -> _StepKind:
+        """The primitive of a call and the descriptor of each role it binds (``params``:
+        its parameters made hashable)."""
         operands = (*call.ins, *call.outs)
         descs = {o.role: desc_of(o.memory) for o in operands}
         owns_weights = call.packs_own_weights()
@@ -642,7 +688,7 @@ class _PlanBuilder:
         try:
             handler = handler_for(call.kind, descs, call.params)
             if self.runtime_rows and _rows_at_run_time(call) and not self._held(handler, threads):
-                kind = self._runtime_rows_kind(call, descs, threads)
+                kind = self._runtime_rows_kind(call, descs, threads, params)
                 if kind is not None:
                     return kind
             primitive = self._acquire(call, handler, threads=threads)
@@ -660,13 +706,48 @@ class _PlanBuilder:
             return self.cache.holds(handler, self.engine)
 
     def _runtime_rows_kind(
-        self, call: Call, descs: dict[str, MemoryDesc], threads: int
+        self, call: Call, descs: dict[str, MemoryDesc], threads: int, params: object
     ) -> _StepKind | None:
         """A matmul [M, K] x [K, N] on the one primitive of every M (oneDNN's
         DNNL_RUNTIME_DIM_VAL rows; its weights plain, as that primitive takes them), so that
         a new M creates none; None when oneDNN would run it on its reference implementation.
         Each memory is bound in its own descriptor, which the primitive admits
-        (``MemoryDesc.admits``)."""
+        (``MemoryDesc.admits``). What does not depend on M comes from the memo, when the
+        plan has one (``PlanMemo.rows``)."""
+        src, dst = descs["src"], descs["dst"]
+        memo = self.memo
+        if memo is None:
+            return self._general_kind(call, descs, threads)
+        operands = (*call.ins, *call.outs)
+        key = (
+            call.kind,
+            params,
+            threads,
+            self.engine,
+            tuple(
+                (o.role, _rowless(o.memory) if o.role in ("src", "dst") else o.memory)
+                for o in operands
+            ),
+        )
+        if key in memo.rows:
+            memo.reused += 1
+            found = memo.rows[key]
+            if found is None:
+                return None
+            primitive, ids, bound = found
+            return _StepKind(
+                primitive, ids, {**bound, "src": src, "dst": dst}, None, threads, plain_weights=True
+            )
+        kind = self._general_kind(call, descs, threads)
+        if len(memo.rows) >= ROWS_KINDS:
+            memo.rows.clear()
+        memo.rows[key] = None if kind is None else (kind.primitive, kind.ids, kind.descs)
+        return kind
+
+    def _general_kind(
+        self, call: Call, descs: dict[str, MemoryDesc], threads: int
+    ) -> _StepKind | None:
+        """``_runtime_rows_kind`` made anew."""
         src, dst = descs["src"], descs["dst"]
         general = {
             **descs,

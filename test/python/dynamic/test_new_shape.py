@@ -166,20 +166,23 @@ def test_identical_calls_share_one_step_kind(
     assert built == ["matmul"] * len(keys) and len(plan.steps) == 2 * LAYERS > len(keys)
 
 
+@pytest.mark.parametrize("runtime_rows", [False, True])
 def test_a_new_length_reuses_its_template_memo_and_runs_as_a_plan_without_it(
-    mlp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mlp_path: Path, monkeypatch: pytest.MonkeyPatch, runtime_rows: bool
 ) -> None:
     """The plans of a template's instances share what does not change with the length
-    (PlanMemo): a second length's plan finds the calls' hashable parameters and every
-    weight's Storage (the same objects) that the first made, records the same constant
+    (PlanMemo): a new length's plan finds the calls' hashable parameters, every weight's
+    Storage (the same objects) and, with run-time rows, the matmul kind of every row count
+    that the lengths before made, adds no entry to the memo, records the same constant
     sizes, and gives the same outputs bit for bit as a plan of that length built without
     the memo. Its context validates the arguments of one step per step kind (the second
     layer's steps bind memories of the first's descriptors)."""
-    executable, cache = compiled(mlp_path)
+    executable, cache = compiled(mlp_path, runtime_rows=runtime_rows)
     executable.plan_for(((1, 5, HIDDEN),))
     template = executable._templates[0]
+    memo = template.memo
     first = executable.plan_for(((1, 6, HIDDEN),)).plan
-    reused = template.memo.reused
+    reused, sizes = memo.reused, (len(memo.params), len(memo.constants), len(memo.rows))
     checks = _first_arguments(monkeypatch, dnnc.dnnl.objects.Primitive, "_check")
     with_memo = executable.plan_for(((1, 7, HIDDEN),))
     plan = with_memo.plan
@@ -187,10 +190,16 @@ def test_a_new_length_reuses_its_template_memo_and_runs_as_a_plan_without_it(
     weights = {id(s.storages[1]) for s in steps}  # a matmul's storages: src, weights, ...
     assert weights <= {id(s.storages[1]) for s in first.steps if isinstance(s, PrimitiveStep)}
     constants = sum(o.place.base == "constant" for c in plan.calls for o in (*c.ins, *c.outs))
-    assert template.memo.reused - reused == constants + len(steps)
+    rows_kinds = 1 if runtime_rows else 0  # both layers' bias-and-relu matmuls: one kind
+    assert memo.reused - reused == constants + len(steps) + rows_kinds
+    assert (len(memo.params), len(memo.constants), len(memo.rows)) == sizes
+    assert plan.runtime_rows_steps == 2 * rows_kinds
     assert len(checks) == len({id(s.bindings) for s in steps}) < len(steps)
     without = dnnc.runtime.executor.Executable(
-        template.instantiate(((1, 7, HIDDEN),)), cache=cache, constants=with_memo.constants
+        template.instantiate(((1, 7, HIDDEN),)),
+        cache=cache,
+        constants=with_memo.constants,
+        runtime_rows=runtime_rows,
     )
     assert without.plan.constant_sizes == plan.constant_sizes
     x = np.random.default_rng(2).standard_normal((1, 7, HIDDEN)).astype(np.float32)
