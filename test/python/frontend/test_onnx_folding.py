@@ -23,6 +23,9 @@ RNG = np.random.default_rng(0)
 A = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 B = RNG.standard_normal((2, 5, 4)).astype(np.float32)
 TENSOR = numpy_helper.from_array(np.arange(6, dtype=np.int64).reshape(2, 3), "t")
+ONE_INT = numpy_helper.from_array(np.array([1], np.int64), "one")
+MINUS_INF = numpy_helper.from_array(np.array([-np.inf], np.float32), "minus_inf")
+HALF = numpy_helper.from_array(np.array([0.5], np.float32), "half")
 
 CASES = [
     ("Constant", {"value": TENSOR}, [], 17),
@@ -38,6 +41,22 @@ CASES = [
     ("Unsqueeze", {"axes": [-1, 1]}, [A], 11),
     ("Concat", {"axis": 1}, [A, B], 17),
     ("Concat", {"axis": -3}, [A, B[:, :3]], 17),
+    ("ConstantOfShape", {}, [np.array([2, 3], np.int64)], 17),
+    ("ConstantOfShape", {"value": ONE_INT}, [np.array([4], np.int64)], 17),
+    ("ConstantOfShape", {"value": MINUS_INF}, [np.array([1, 2, 0], np.int64)], 17),
+    ("ConstantOfShape", {"value": ONE_INT}, [np.array([], np.int64)], 17),
+    ("Range", {}, [np.array(0, np.int64), np.array(7, np.int64), np.array(2, np.int64)], 17),
+    ("Range", {}, [np.array(5, np.int32), np.array(-4, np.int32), np.array(-3, np.int32)], 17),
+    ("Range", {}, [np.array(3, np.int64), np.array(1, np.int64), np.array(1, np.int64)], 17),
+    (
+        "Range",
+        {},
+        [np.array(0.1, np.float32), np.array(1, np.float32), np.array(0.3, np.float32)],
+        17,
+    ),
+    ("Mul", {}, [A, B[:, :1]], 17),
+    ("Mul", {}, [np.array(3, np.int64), np.array([[2], [-5]], np.int64)], 17),
+    ("Mul", {}, [np.array(2.5, np.float32), np.array(4, np.float32)], 17),
 ]
 
 
@@ -100,7 +119,8 @@ def test_a_constant_of_strings_is_left_to_the_reference_evaluator():
 
 
 def _folded_weights_model() -> onnx.ModelProto:
-    """y = x @ (Wt^T) + Concat(Unsqueeze(c), c2, Unsqueeze(c)) (an input twice): every constant input folds with numpy."""
+    """y = x @ (Wt^T) + Concat(Unsqueeze(c), c2, Unsqueeze(c)) (an input twice)
+    * Range(0, 6, 1) * ConstantOfShape([1, 6], 0.5): every constant input folds with numpy."""
     weight = RNG.standard_normal((6, 4)).astype(np.float32)
     nodes = [
         helper.make_node("Transpose", ["wt"], ["w"], perm=[1, 0]),
@@ -109,10 +129,16 @@ def _folded_weights_model() -> onnx.ModelProto:
         helper.make_node("Unsqueeze", ["c", "axes"], ["c1"]),
         helper.make_node("Identity", ["c1"], ["c2"]),
         helper.make_node("Concat", ["c1", "c2", "c1"], ["bias3"], axis=1),
+        helper.make_node("Range", ["zero", "six", "one"], ["ramp"]),
+        helper.make_node("ConstantOfShape", ["shape"], ["half"], value=HALF),
+        helper.make_node("Mul", ["bias3", "ramp"], ["scaled"]),
+        helper.make_node("Mul", ["scaled", "half"], ["bias"]),
         helper.make_node("MatMul", ["x", "w"], ["m"]),
-        helper.make_node("Add", ["m", "bias3"], ["y"]),
+        helper.make_node("Add", ["m", "bias"], ["y"]),
     ]
-    return model(nodes, {"x": A[0]}, initializers={"wt": weight})
+    bounds = {n: np.array(v, np.float32) for n, v in (("zero", 0), ("six", 6), ("one", 1))}
+    shape = {"shape": np.array([1, 6], np.int64)}
+    return model(nodes, {"x": A[0]}, initializers={"wt": weight, **bounds, **shape})
 
 
 def test_folded_constants_match_onnxruntime():
