@@ -190,11 +190,15 @@ to CONVERTERS and to the installed onnx's schemas."""
 
 def check_versions(graph: Graph) -> None:
     """ModelError for the first node whose op version is newer than NEWEST_VERSIONS says."""
+    versions: dict[str, int] = {}  # one schema look-up per op type, not per node
     for node in graph.nodes:
         newest = NEWEST_VERSIONS.get(node.op_type)
         if node.domain not in ("", "ai.onnx") or newest is None:
             continue  # folded, or refused by the importer with the list of supported ops
-        version = onnx.defs.get_schema(node.op_type, graph.opset).since_version
+        version = versions.get(node.op_type)
+        if version is None:
+            schema = onnx.defs.get_schema(node.op_type, graph.opset)
+            version = versions[node.op_type] = schema.since_version
         if version > newest:
             raise ModelError(
                 f"ONNX {node.op_type} (node '{node.label}', opset {graph.opset}) is "

@@ -44,23 +44,18 @@ class Node:
     proto: onnx.NodeProto
     label: str
     """The node's name, or ``#<index> (unnamed)`` when it has none."""
+    op_type: str = field(init=False)
+    domain: str = field(init=False)
+    inputs: tuple[str, ...] = field(init=False)
+    """Input value names; an absent optional input is ``""``."""
+    outputs: tuple[str, ...] = field(init=False)
 
-    @property
-    def op_type(self) -> str:
-        return self.proto.op_type
-
-    @property
-    def domain(self) -> str:
-        return self.proto.domain
-
-    @property
-    def inputs(self) -> list[str]:
-        """Input value names; an absent optional input is ``""``."""
-        return list(self.proto.input)
-
-    @property
-    def outputs(self) -> list[str]:
-        return list(self.proto.output)
+    def __post_init__(self) -> None:
+        # read once (a rewrite makes a new Node, never changes a proto): every read of a
+        # protobuf field builds new objects, and a BERT-base compile read these 40,000 times
+        proto = self.proto
+        self.op_type, self.domain = proto.op_type, proto.domain
+        self.inputs, self.outputs = tuple(proto.input), tuple(proto.output)
 
     def attr(self, name: str, default: object = None) -> object:
         """An attribute's value (ints, floats, strings as ``str``, lists, tensors as numpy)."""

@@ -459,7 +459,7 @@ class Importer:
             and node.outputs[0] not in self.graph.output_names
             and all(
                 r.op_type in _WEIGHT_READERS
-                and r.inputs[1:2] == [node.outputs[0]]
+                and r.inputs[1:2] == (node.outputs[0],)
                 and node.outputs[0] not in r.inputs[:1] + r.inputs[2:]
                 for r in readers
             )
