@@ -738,6 +738,8 @@ def _orders_by_stride(strides: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
 # --- memory ------------------------------------------------------------------------------------
 
 _ALIGNMENT = 64
+_BYTE = np.dtype(np.uint8)
+"""A byte arena's element type."""
 
 
 class Memory(_Owned):
@@ -775,23 +777,36 @@ class Memory(_Owned):
         return cls(desc, raw[start : start + desc.size_bytes], 0, engine)
 
     def _checked_pointer(self, buffer: np.ndarray, offset: int) -> int | None:
+        """The address of ``buffer``'s byte ``offset``, after the checks of the class
+        docstring (run for every output of every run: the descriptor's element type and
+        extent are read once per memory, and the address of a writeable array of a numpy
+        type is read through the buffer protocol, 0.4 us, not ``ndarray.ctypes``, 1.4 us)."""
         if not isinstance(buffer, np.ndarray):
             raise TypeError(f"a memory binds a numpy array, got {type(buffer).__name__}")
         if not buffer.flags.c_contiguous:
             raise ValueError("a memory needs a C-contiguous array (use np.ascontiguousarray)")
-        element = self.desc.data_type.numpy
-        if buffer.dtype not in (element, np.dtype(np.uint8)):
+        element, needed = self._element
+        dtype = buffer.dtype
+        if dtype is not element and dtype is not _BYTE and dtype not in (element, _BYTE):
             raise ValueError(
-                f"array of {buffer.dtype} for a {self.desc.data_type} memory: expected "
+                f"array of {dtype} for a {self.desc.data_type} memory: expected "
                 f"{element} (or uint8 for a byte arena)"
             )
-        needed = self.desc.extent_bytes
         if offset < 0 or offset + needed > buffer.nbytes:
             raise ValueError(
                 f"array too small: {self.desc!r} needs {needed} bytes at offset {offset}, "
                 f"the array has {buffer.nbytes}"
             )
-        return buffer.ctypes.data + offset if needed else None
+        if not needed:
+            return None
+        if buffer.flags.writeable and dtype.isbuiltin == 1:  # exports a writeable buffer
+            return ctypes.addressof(ctypes.c_char.from_buffer(buffer)) + offset
+        return buffer.ctypes.data + offset  # read-only, or a type of a library (bf16)
+
+    @functools.cached_property
+    def _element(self) -> tuple[np.dtype, int]:
+        """The descriptor's numpy element type and extent in bytes (it never changes)."""
+        return self.desc.data_type.numpy, self.desc.extent_bytes
 
     def _bind(self, buffer: np.ndarray, offset: int) -> None:
         self.buffer = buffer

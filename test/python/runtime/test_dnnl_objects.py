@@ -167,6 +167,26 @@ def test_set_data_handle_rebinds_without_a_new_memory() -> None:
     assert np.array_equal(out.view(), second)
 
 
+@pytest.mark.parametrize("writeable", [True, False], ids=["writeable", "read_only"])
+@pytest.mark.parametrize("data_type", [F32, DataType.BF16, DataType.U8], ids=str)
+def test_set_data_handle_binds_the_array_address(data_type: DataType, writeable: bool) -> None:
+    """Each way Memory reads an address (the buffer protocol for a writeable array of a numpy
+    type; ``ndarray.ctypes`` for a read-only one or bf16, a type of a library) gives
+    the array's own: a slice not at its base's start, and a byte arena at an offset."""
+    desc = MemoryDesc.of_layout((8,), data_type)
+    base = np.arange(24).astype(data_type.numpy)
+    array = base[8:16]
+    arena = np.zeros(96, np.uint8)[32:]
+    array.flags.writeable = arena.flags.writeable = writeable
+    memory = Memory(desc, np.zeros(8, data_type.numpy))
+    memory.set_data_handle(array)
+    assert memory.data_pointer == base.ctypes.data + 8 * data_type.itemsize
+    memory.set_data_handle(arena, 16)
+    assert memory.data_pointer == arena.ctypes.data + 16 != 0
+    with pytest.raises(ValueError, match="too small"):
+        memory.set_data_handle(arena, 64 - 8 * data_type.itemsize + 1)
+
+
 def test_memory_in_a_byte_arena() -> None:
     arena = np.zeros(256, np.uint8)
     desc = MemoryDesc.of_layout((4,), F32)
