@@ -800,7 +800,7 @@ class Memory(_Owned):
         if not needed:
             return None
         if buffer.flags.writeable and dtype.isbuiltin == 1:  # exports a writeable buffer
-            return ctypes.addressof(ctypes.c_char.from_buffer(buffer)) + offset
+            return ctypes.addressof(ctypes.c_char.from_buffer(buffer.data)) + offset
         return buffer.ctypes.data + offset  # read-only, or a type of a library (bf16)
 
     @functools.cached_property
