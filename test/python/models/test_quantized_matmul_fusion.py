@@ -101,11 +101,12 @@ TIES = (32, 48)
 """The ties net's input [M, K]; its weights are [K, K]."""
 
 
-def _ties(path: Path) -> None:
+def _ties(path: Path, *, quantized_too: bool = False) -> None:
     """A QDQ MatMul whose requantized values are whole or half numbers: u8 source in [0, 3]
     (scale 0.5), constant weights in [-3, 3] (scale 1 per column), result scale 1 and zero
     point 3 (odd). Half the values are ties; ONNX rounds them half to even before adding the
-    zero point."""
+    zero point. The output is the dequantized result; ``quantized_too`` returns the 8-bit
+    result as a second output (then it stays a step of its own: no rule 7)."""
     rng = np.random.default_rng(0)
     columns = TIES[1]
     initializers = {
@@ -127,7 +128,10 @@ def _ties(path: Path) -> None:
         nodes,
         "matmul_ties",
         [helper.make_tensor_value_info("x", TensorProto.UINT8, TIES)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, TIES)],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, TIES),
+            *([helper.make_tensor_value_info("yq", TensorProto.UINT8, TIES)] * quantized_too),
+        ],
         [numpy_helper.from_array(np.asarray(v), k) for k, v in initializers.items()],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
@@ -193,8 +197,10 @@ def test_zero_point_added_after_rounding_agrees_with_onnxruntime(exported: Expor
     with an odd zero point the int8 matmul rounds as ONNX does (half to even, then the zero
     point), equal to ONNX Runtime (exact here) on every output; without the rule oneDNN adds
     the zero point first and rounds many ties the other way (one step). Fused on every CPU (a
-    u8 source, 2-bit weights: exact without VNNI too), on a real kernel."""
-    path = exported.get("qmatmul_ties", _ties)
+    u8 source, 2-bit weights: exact without VNNI too), on a real kernel. The 8-bit result is
+    an output too, so that it is the qmatmul's (rule 7 would dequantize it in the post-ops,
+    after the rounding whatever the zero point)."""
+    path = exported.get("qmatmul_ties_both", lambda p: _ties(p, quantized_too=True))
     x = np.random.default_rng(1).integers(0, 4, TIES).astype(np.uint8)
     theirs = quantized.onnxruntime_output(path, x, "x")
     rule = "dnn-fuse-quantized-matmul{round-first=false}"
@@ -207,6 +213,24 @@ def test_zero_point_added_after_rounding_agrees_with_onnxruntime(exported: Expor
     np.testing.assert_array_equal(ours.run([x])[0], theirs)
     steps = np.abs(unruled.run([x])[0] - theirs)
     assert steps.max() == 1 and np.mean(steps > 0) > 0.2, np.mean(steps > 0)
+
+
+def test_dequantized_result_fused_agrees_with_onnxruntime(exported: Exported) -> None:
+    """Rule 7: the ties net's Q -> DQ output is dequantized in the int8 matmul's post-ops (one
+    step writing f32: no dequantize reorder), equal to ONNX Runtime (exact here) on every
+    output, ties included, and to the same net compiled without the rule (its 8-bit result
+    also returned, so kept: a qmatmul into u8 and a dequantize step), on every CPU."""
+    x = np.random.default_rng(1).integers(0, 4, TIES).astype(np.uint8)
+    fused = dnnc.compile(str(exported.get("qmatmul_ties", _ties)))
+    both = exported.get("qmatmul_ties_both", lambda p: _ties(p, quantized_too=True))
+    unfused = dnnc.compile(str(both))
+    assert [s.kind for s in fused.plan.step_infos] == ["matmul"]
+    assert [s.kind for s in unfused.plan.step_infos] == ["matmul", "reorder"]
+    (matmul,) = _int8_matmuls(fused)
+    assert not matmul.implementation.startswith("ref"), matmul.implementation
+    theirs = quantized.onnxruntime_output(both, x, "x")
+    np.testing.assert_array_equal(fused.run([x])[0], theirs)
+    np.testing.assert_array_equal(unfused.run([x])[0], theirs)
 
 
 @pytest.mark.parametrize("activations", ["s8", "u8"])
