@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -63,7 +64,7 @@ from dnnc.dialects.dnn import (
     shape_of,
 )
 from dnnc.dialects.dnn.base import i64_array, ints, post_ops_attr, tensor_type
-from dnnc.dialects.types import data_type_of
+from dnnc.dialects.types import DATA_TYPES, data_type_of
 from dnnc.dnnl.objects import has_binary_algorithm, has_eltwise_algorithm
 from dnnc.ir.decisions import inplace_requests
 from dnnc.ir.weights import constant_value
@@ -84,6 +85,11 @@ class KernelCall:
     reference: bool = False
     extra: Extra = field(default=lambda op: {})
     """Parameters beyond the copied properties."""
+
+    @cached_property
+    def zero_point_roles(self) -> bool:
+        """Whether a role of ``ins`` is a zero point (_without_zero_points drops constant 0s)."""
+        return any(role.endswith("_zero_point") for role, _ in self.ins)
 
 
 def _fixed(**values: str) -> Extra:
@@ -248,7 +254,7 @@ def reference_call(op: DnnOp) -> KernelCall:
     return replace(call, extra=_result_data_type) if isinstance(op, CastOp) else call
 
 
-_REDUCING = (Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp, ReduceOp)
+_REDUCING = frozenset({Conv2DOp, Deconv2DOp, MatmulOp, InnerProductOp, ReduceOp})
 """The ops that reduce over an operand dimension (which may be empty)."""
 
 
@@ -257,17 +263,18 @@ def _empty_reduction(op: DnnOp) -> bool:
     dimension) into a non-empty result: oneDNN 3.2 then writes no output at all (or, reducing,
     -FLT_MAX for a max), where the result is the reduction's identity: zeros, then bias and
     post-ops (ONNX: MatMul with K = 0 gives zeros; ReduceMax of nothing is -inf)."""
-    if not isinstance(op, _REDUCING) or 0 in shape_of(op.results[0]):
+    if type(op) not in _REDUCING or 0 in shape_of(op.results[0]):
         return False
     return any(0 in shape_of(v) for v in op.operands[:2])
 
 
+_ONEDNN_ELEMENTS = frozenset(t for t, d in DATA_TYPES.items() if d.is_onednn)
+"""The element types oneDNN computes on (a set lookup: kernel_call asks ~3,000 times a trace)."""
+
+
 def _onednn_types(op: DnnOp) -> bool:
     """Whether every value of `op` has a type oneDNN computes on (not s64, not boolean)."""
-    return all(
-        data_type_of(tensor_type(v).get_element_type()).is_onednn
-        for v in (*op.operands, *op.results)
-    )
+    return all(tensor_type(v).element_type in _ONEDNN_ELEMENTS for v in (*op.operands, *op.results))
 
 
 def pinned_to_reference(op: DnnOp) -> bool:
@@ -345,31 +352,32 @@ def kernel_call(op: DnnOp) -> KernelCall:
     on a tie with an odd zero point, may land one step from ONNX's); per axis, oneDNN's
     reorder takes no zero points, so the reference kernel runs it.
     """
+    # exact types (CALLS is by type): `type(op) is` costs a fraction of an ABC's isinstance,
+    # and a trace asks ~3,000 times
     if type(op) not in CALLS or not _onednn_types(op) or _empty_reduction(op):
         return reference_call(op)
     if pinned_to_reference(op):
         return reference_call(op)
-    if isinstance(op, CastOp) and _to_integer(op):
+    if type(op) is CastOp and _to_integer(op):
         return reference_call(op)
-    if isinstance(op, EltwiseOp) and not has_eltwise_algorithm(op.alg.data):
+    if type(op) is EltwiseOp and not has_eltwise_algorithm(op.alg.data):
         return reference_call(op)
-    if isinstance(op, BinaryOp) and not has_binary_algorithm(op.alg.data):
-        return reference_call(op)
-    if isinstance(op, BinaryOp) and _integer_division(op):
-        return reference_call(op)
-    if isinstance(op, ResizeOp) and not _onednn_resize(op):
-        return reference_call(op)
-    if isinstance(op, BinaryOp) and shape_of(op.lhs) != shape_of(op.result):
-        if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
+    if type(op) is BinaryOp:
+        if not has_binary_algorithm(op.alg.data) or _integer_division(op):
+            return reference_call(op)
+        if shape_of(op.lhs) != shape_of(op.result):
+            if op.alg.data in COMMUTATIVE and shape_of(op.rhs) == shape_of(op.result):
+                return _SWAPPED_BINARY
+            return reference_call(op)
+        if inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
             return _SWAPPED_BINARY
+    if type(op) is ResizeOp and not _onednn_resize(op):
         return reference_call(op)
-    if isinstance(op, BinaryOp) and inplace_requests(op) == [1] and op.alg.data in COMMUTATIVE:
-        return _SWAPPED_BINARY
-    if isinstance(op, SliceOp) and any(s != 1 for s in ints(op.steps) or ()):
+    if type(op) is SliceOp and any(s != 1 for s in ints(op.steps) or ()):
         return reference_call(op)
-    if isinstance(op, QuantizeOp | DequantizeOp) and op.axis is not None:
+    if (type(op) is QuantizeOp or type(op) is DequantizeOp) and op.axis is not None:
         return reference_call(op)
-    if isinstance(op, QuantizeOp) and not isinstance(op.zero_point.owner, ConstantOp):
+    if type(op) is QuantizeOp and not isinstance(op.zero_point.owner, ConstantOp):
         return _without_zero_points(op, _QUANTIZING_REORDER)
     return _without_zero_points(op, CALLS[type(op)])
 
@@ -379,6 +387,8 @@ def _without_zero_points(op: DnnOp, call: KernelCall) -> KernelCall:
     creates the primitive without a zero-point attribute, which selects kernels without
     zero-point compensation (measured on Zen 4: a 1x1 int8 convolution 8% faster, a
     depthwise one 20%; only a u8 source without zero points gets ``brdgmm_dw``)."""
+    if not call.zero_point_roles:
+        return call
     ins = tuple(
         (role, operand)
         for role, operand in call.ins
