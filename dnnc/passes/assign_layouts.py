@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from xdsl.context import Context
@@ -92,6 +93,11 @@ class _Node:
     """oneDNN's implementation per candidate of a preferred op (``brgconv:avx512_core``)."""
     times: dict[Layout, float] = field(default_factory=dict)
     """Measured microseconds per candidate (cost=measured, ops with a choice only)."""
+
+    @cached_property
+    def roles(self) -> list[tuple[str, int]]:
+        """roles_of(op), asked once (a kernel_call) for all the candidates tried."""
+        return roles_of(self.op)
 
     def result_layout(self, k: Layout, value: SSAValue) -> Layout:
         """The layout the op writes `value` in when it runs in `k`."""
@@ -174,9 +180,7 @@ class _Graph:
     def _tied_layouts(self, node: _Node, k: Layout) -> dict[str, Layout]:
         """The layout of every tied role of `node`'s primitive (and dst) when it runs in `k`."""
         op = node.op
-        return {r: k for r, i in roles_of(op) if i in node.tied} | {
-            r: k for r in self._dst_role(op)
-        }
+        return {r: k for r, i in node.roles if i in node.tied} | {r: k for r in self._dst_role(op)}
 
     def _layouts(self, node: _Node, k: Layout) -> dict[str, Layout | None]:
         """Every role's layout when `node` runs in `k`; weights as oneDNN packs them (None)."""
@@ -229,7 +233,9 @@ class _Graph:
         if answer is None:
             return  # oneDNN cannot run the op so
         packed, implementation = answer  # weights as oneDNN likes them
-        weights = {i: packed["weights"] for i in weight_indices(op) if packed["weights"]}
+        weights = {
+            i: packed["weights"] for i in weight_indices(op, node.roles) if packed["weights"]
+        }
         if implementation.startswith("ref") and node.candidates:
             return  # only oneDNN's reference kernel: orders of magnitude slower
         node.candidates.append(k)
@@ -238,7 +244,7 @@ class _Graph:
 
     def _agnostic(self, op: DnnOp, pool: dict[int, list[Layout]]) -> _Node:
         node = _Node(op, [_plain(op.operands[0])], _tied(op))
-        tied_roles = [r for r, i in roles_of(op) if i in node.tied] + self._dst_role(op)
+        tied_roles = [r for r, i in node.roles if i in node.tied] + self._dst_role(op)
         for k in pool.get(node.candidates[0].rank, []):
             implementation = self.probe.implementation(op, {r: k for r in tied_roles})
             if k not in node.candidates and implementation and not implementation.startswith("ref"):
