@@ -49,6 +49,7 @@ Post: no consumer that the rules allow is left unfused; every candidate (a consu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, NoneAttr, TensorType
@@ -92,6 +93,18 @@ from dnnc.target.post_op_rules import (
 
 def _eltwise_of(op: EltwiseOp) -> EltwisePostOp:
     return EltwisePostOp(op.alg.data, op.alpha.value.data, op.beta.value.data)
+
+
+def _printed(post_op: PostOp) -> str:
+    """`post_op` as its attribute prints (the remark of a fusion), printed once per value
+    (keyed by its repr too: -0.0 apart from 0.0): xDSL's printer costs ~40 us a post-op, and
+    a model fuses the same few many times."""
+    return _printed_once(repr(post_op), post_op)
+
+
+@lru_cache(maxsize=256)
+def _printed_once(key: str, post_op: PostOp) -> str:
+    return str(post_op_attr(post_op))
 
 
 @dataclass
@@ -158,7 +171,7 @@ class _FusionPattern(RewritePattern):
         with `reshape` (between them), the fused result is reshaped to the consumer's."""
         chain = appended(anchor.post_op_chain, extra)
         fused = stand_in(anchor.with_post_ops(chain, [*anchor.post_args, *extra_args]), anchor)
-        added = ", ".join(str(post_op_attr(p)) for p in extra)
+        added = ", ".join(map(_printed, extra))
         through = "" if reshape is None else " through the dnn.reshape of its result"
         self.decisions.messages[consumer] = (
             f"fused into {anchor.name} at {location_of(anchor)}{through} as {added}"
