@@ -76,10 +76,9 @@ def _constant_of_shape(node: Node, shape: np.ndarray) -> np.ndarray:
     value = node.attr("value")
     if value is None:
         return np.zeros(tuple(int(d) for d in shape), np.float32)
-    assert isinstance(value, np.ndarray)  # a tensor attribute (Node.attr)
-    if value.size != 1:
+    if not isinstance(value, np.ndarray) or value.size != 1:
         raise ModelError(
-            f"node '{node.label}' (ConstantOfShape): its value has {value.size} elements, not 1"
+            f"node '{node.label}' (ConstantOfShape): its value must be a tensor of one element"
         )
     return np.full(tuple(int(d) for d in shape), value.reshape(-1)[0], value.dtype)
 

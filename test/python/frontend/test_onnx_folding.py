@@ -163,3 +163,12 @@ def test_a_folder_error_names_the_node():
     made = model(nodes, {"x": A[0]}, initializers={"wt": A[0]})
     with pytest.raises(ModelError, match="bad_transpose"):
         import_onnx(made)
+
+
+@pytest.mark.parametrize(
+    "value", [numpy_helper.from_array(np.array([1.0, 2.0], np.float32), "two"), 3]
+)
+def test_constant_of_shape_refuses_a_value_that_is_not_one_element(value):
+    proto = helper.make_node("ConstantOfShape", ["shape"], ["y"], value=value)
+    with pytest.raises(ModelError, match=r"'n' \(ConstantOfShape\): its value must be a tensor"):
+        FOLDERS["ConstantOfShape"](Node(proto, "n"), np.array([2], np.int64))
