@@ -589,23 +589,38 @@ class DynamicExecutable(ShippedByRecipe):
         )
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block, back on after it if it was on.
+class _CollectorPause:
+    """Python's cyclic garbage collector off while any trace runs, in any thread.
 
     A trace allocates some 50,000 objects that live until it ends (the specialized IR, its
     attributes and symbolic sizes), so the collections their allocation triggers find
-    nearly nothing to free while each traverses the growing young generations and, once,
-    the whole heap: 20% of BERT-base's trace (~100 of 550 ms CPU, Zen 5). What the trace
-    leaves (its dropped IR is cyclic) is collected after it, once. Process-wide: another
-    thread's allocations are not collected meanwhile either, for the trace's duration."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    nearly nothing to free while each traverses the growing young generations. The pause
+    is process-wide, so it nests: the first trace to start turns the collector off, the
+    last to end turns it on again if it was on when the first started (a thread that turns
+    the collector off meanwhile sees it back on after the last trace)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._was_enabled = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0 and self._was_enabled:
+                    gc.enable()
+
+
+_collector_paused = _CollectorPause()
 
 
 def _held_bytes(executable: Executable) -> int:

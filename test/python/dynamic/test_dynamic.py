@@ -14,7 +14,7 @@ import dnnc
 from dnnc.api import find_function, load_module
 from dnnc.core.diagnostics import DnncError
 from dnnc.core.symbols import is_tracing
-from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions, DynamicStats
+from dnnc.driver.dynamic import DynamicExecutable, DynamicOptions, DynamicStats, _collector_paused
 from dnnc.reference.interpreter import compare, interpret
 from dnnc.runtime.executor import Executable
 from dnnc.runtime.plan import Plan
@@ -212,6 +212,19 @@ def test_trace_pauses_the_garbage_collector(workdir: Path) -> None:
         gc.callbacks.remove(collected)
     assert dynamic.stats().traces == 2
     assert not any(traced)
+
+
+def test_overlapping_trace_pauses_keep_the_collector_off_until_the_last_ends() -> None:
+    """Two traces on two threads overlap (the first ends while the second runs): the
+    collector stays off until the second ends, then is on again."""
+    first, second = _collector_paused(), _collector_paused()
+    assert gc.isenabled()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
 
 
 def test_wrong_rank_or_element_type(workdir: Path) -> None:
