@@ -370,8 +370,11 @@ class DynamicExecutable(ShippedByRecipe):
         return arrays
 
     def plan_for(self, signature: Signature) -> Executable:
-        """The Executable for these input shapes: the cached plan's, else a new plan's."""
-        return self._bound(signature)[0]
+        """The Executable for these input shapes: the cached plan's, else a new plan's (made
+        under the plan cache's lock, as ``run`` makes one: a generation session's thread and a
+        caller's may ask at once)."""
+        with self._lock:
+            return self._bound(signature)[0]
 
     def sized_inputs(self, signature: Signature) -> dict[str, np.ndarray]:
         """The inputs the plan of ``signature`` takes after the declared ones, by name: data
