@@ -401,9 +401,9 @@ func.func @negative_round_first_scale_not_constant(%xq: tensor<4x16xui8>, %ys: t
 /// zero point 3 (clip to [0 - 3, 255 - 3]) and the dequantization (x 0.05) as post-ops,
 /// writing f32; rule 6 leaves it alone (no 8-bit result).
 // CHECK-LABEL: func.func @head_dequantized
+// CHECK-NOT:     dnn.dequantize
 // CHECK:         %[[Y:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws {post_ops = [#dnn.eltwise<linear, 19.99999970197678>, #dnn.eltwise<round>, #dnn.eltwise<clip, -3.0, 252.0>, #dnn.eltwise<linear, 0.05000000074505806>]} : {{.*}} -> tensor<4x8xf32>
 // CHECK-NEXT:    func.return %[[Y]]
-// CHECK-NOT:     dnn.dequantize
 // ROUND-LABEL: func.func @head_dequantized
 // ROUND:         dnn.qmatmul %xq, %wq, %xs, %xz, %ws {post_ops = [#dnn.eltwise<linear, 19.99999970197678>, #dnn.eltwise<round>, #dnn.eltwise<clip, -3.0, 252.0>, #dnn.eltwise<linear, 0.05000000074505806>]} : {{.*}} -> tensor<4x8xf32>
 func.func @head_dequantized(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
@@ -429,7 +429,7 @@ func.func @head_dequantized(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
 // CHECK-LABEL: func.func @negative_head_dequantized_other_zero_point
 // CHECK:         %[[Q:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<ui8>) : {{.*}} -> tensor<4x8xui8>
 // CHECK-NEXT:    dnn.dequantize %[[Q]], %ys, %dz
-// REMARK: remark: [dnn-fuse-quantized-matmul] not fused: dequantized with another scale or zero point
+// REMARK: {{.*}}:[[# @LINE + 14]]:3: remark: [dnn-fuse-quantized-matmul] not fused: dequantized with another scale or zero point
 func.func @negative_head_dequantized_other_zero_point(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
   %xs = dnn.constant dense<0.02> : tensor<f32>
   %xz = dnn.constant dense<0> : tensor<ui8>
@@ -449,7 +449,34 @@ func.func @negative_head_dequantized_other_zero_point(%xq: tensor<4x16xui8>) -> 
 
 // -----
 
-/// The 8-bit result is returned too: it stays, and so does its dequantize (silently).
+/// Dequantized with another scale (0.04) and the quantize's zero point: the 8-bit result
+/// and the dequantize stay.
+// CHECK-LABEL: func.func @negative_head_dequantized_other_scale
+// CHECK:         %[[Q:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<ui8>) : {{.*}} -> tensor<4x8xui8>
+// CHECK-NEXT:    dnn.dequantize %[[Q]], %ds, %yz
+// REMARK: {{.*}}:[[# @LINE + 14]]:3: remark: [dnn-fuse-quantized-matmul] not fused: dequantized with another scale or zero point
+func.func @negative_head_dequantized_other_scale(%xq: tensor<4x16xui8>) -> tensor<4x8xf32> {
+  %xs = dnn.constant dense<0.02> : tensor<f32>
+  %xz = dnn.constant dense<0> : tensor<ui8>
+  %wq = dnn.constant dense<3> : tensor<16x8xi8>
+  %ws = dnn.constant dense<0.01> : tensor<f32>
+  %wz = dnn.constant dense<0> : tensor<i8>
+  %ys = dnn.constant dense<0.05> : tensor<f32>
+  %yz = dnn.constant dense<3> : tensor<ui8>
+  %ds = dnn.constant dense<0.04> : tensor<f32>
+  %x = dnn.dequantize %xq, %xs, %xz : (tensor<4x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x16xf32>
+  %w = dnn.dequantize %wq, %ws, %wz : (tensor<16x8xi8>, tensor<f32>, tensor<i8>) -> tensor<16x8xf32>
+  %m = dnn.matmul %x, %w : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  %q = dnn.quantize %m, %ys, %yz : (tensor<4x8xf32>, tensor<f32>, tensor<ui8>) -> tensor<4x8xui8>
+  %y = dnn.dequantize %q, %ds, %yz : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+/// The 8-bit result is returned too: it stays, and so does its dequantize (silently: no
+/// remark from here to the end).
+// REMARK-NOT: not fused: dequantized
 // CHECK-LABEL: func.func @negative_head_dequantized_result_read_twice
 // CHECK:         %[[Q:.*]] = dnn.qmatmul %xq, %wq, %xs, %xz, %ws dst(%ys, %yz : tensor<f32>, tensor<ui8>) : {{.*}} -> tensor<4x8xui8>
 // CHECK-NEXT:    %[[Y:.*]] = dnn.dequantize %[[Q]], %ys, %yz
