@@ -54,7 +54,8 @@ and runs 1.5-2x faster than the f32 compute between reorders; with 8-bit weights
 would be 4 output steps off and 1.34x less accurate.
 
 Refused, with a remark "not fused: <why>" on the matmul (rule 1), the quantize (rule 4) or
-the dequantize (rule 7: another scale or zero point, or one that is not a constant):
+the dequantize (rule 7: dequantized per axis, with another scale or zero point, or one
+that is not a constant):
 without VNNI an s8 source, weights that are an activation or beyond 7 bits; a source
 quantized per axis, constant weights that are not i8 (oneDNN's int8 weights are s8), have a
 zero point or are scaled per row, activation weights quantized per axis (or u8 with a zero
@@ -95,7 +96,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from dnnc.core.diagnostics import remark
-from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp, PostOp
+from dnnc.core.kinds import BinaryAlg, DataType, EltwiseAlg, EltwisePostOp
 from dnnc.core.shapes import matmul as matmul_shape
 from dnnc.dialects.dnn import (
     BinaryOp,
@@ -118,7 +119,7 @@ from dnnc.passes.quantized_matmul_operands import (
     matmul_source,
     matmul_weights,
 )
-from dnnc.passes.requantization import RoundBeforeZeroPoint
+from dnnc.passes.requantization import RoundBeforeZeroPoint, rounded_quotient
 from dnnc.target.host import Vnni, vnni_enabled
 from dnnc.target.implementations import quantized_matmul
 
@@ -330,9 +331,8 @@ class FuseDequantizeIntoQMatmul(RewritePattern):
             remark(op, f"not fused: {refusal}")
             return
         limits = np.iinfo(element(op.src).numpy)
-        dequantization: list[PostOp] = [
-            EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0),
-            EltwisePostOp(EltwiseAlg.ROUND),
+        dequantization = [
+            *rounded_quotient(scale),
             EltwisePostOp(EltwiseAlg.CLIP, limits.min - zero, limits.max - zero),
             EltwisePostOp(EltwiseAlg.LINEAR, scale, 0.0),
         ]

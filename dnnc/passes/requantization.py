@@ -63,6 +63,12 @@ def _rebuilt(
     )
 
 
+def rounded_quotient(scale: float) -> list[PostOp]:
+    """The post-ops that turn an f32 result into the integer steps of ``scale`` (divided by
+    it, rounded half to even): a quantize's first two steps, as post-ops."""
+    return [EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0), EltwisePostOp(EltwiseAlg.ROUND)]
+
+
 @dataclass
 class RoundBeforeZeroPoint(RewritePattern):
     """The rule of the module docstring, on the ops of type ``anchor``."""
@@ -83,9 +89,8 @@ class RoundBeforeZeroPoint(RewritePattern):
             return
         one = constant_op(np.ones((), np.float32), tensor_type(op.dst_scale), op)
         nought = constant_op(np.zeros((), np.int64), tensor_type(op.dst_zero_point), op)
-        requantization: list[PostOp] = [
-            EltwisePostOp(EltwiseAlg.LINEAR, 1.0 / scale, 0.0),
-            EltwisePostOp(EltwiseAlg.ROUND),
+        requantization = [
+            *rounded_quotient(scale),
             EltwisePostOp(EltwiseAlg.LINEAR, 1.0, float(constant_value(zero))),
         ]
         rewriter.insert([one, nought], InsertPoint.before(op))
