@@ -22,15 +22,16 @@ from dnnc.runtime.program import MemorySpec
 
 def packed_buffer(size: int) -> np.ndarray:
     """A new uint8 buffer of ``size`` bytes for a packed constant: private anonymous memory,
-    page-aligned, in small pages. numpy's own (``np.empty``) asks Linux for 2 MB pages from
-    4 MB on, whose first touch stalls when the kernel must compact memory for them or, on a
-    VM whose balloon reports free pages (free 2 MB blocks go back to the host), when the host
-    must fault them in again. BERT-base's first call (1 thread, 5 alternate runs), beyond
-    its trace: 0.22-0.53 s of CPU (median 0.35) with its 24 packed 768x3072 weights in them,
-    0.25-0.28 s (median 0.27) in small pages, the runs no slower."""
+    page-aligned, advised not to be backed by 2 MB pages. numpy's own (``np.empty``) advises
+    2 MB pages from 4 MB on, whose first touch stalls when the kernel must compact memory
+    for them or, on a VM whose balloon reports free pages, when the host must fault them in
+    again: that stall was most of a first call's packing (the reorders themselves are a few
+    percent of it). The runs read packed weights at the same speed either way."""
     if size == 0:
         return np.empty(0, np.uint8)
     memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):  # Linux: also where transparent huge pages are always on
+        memory.madvise(mmap.MADV_NOHUGEPAGE)
     return np.frombuffer(memory, np.uint8)
 
 

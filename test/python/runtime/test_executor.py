@@ -385,6 +385,19 @@ func.func @f(%x: {t}) -> {t} {{
     assert executable.memory_report().constant_bytes == 8 * 6 * 6 * 4
 
 
+def _mapping_flags(address: int) -> list[str]:
+    """The VmFlags of the mapping of this process that holds ``address`` (Linux)."""
+    start = end = -1
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                start, end = (int(part, 16) for part in head.split("-"))
+            elif head == "VmFlags:" and start <= address < end:
+                return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
 def test_packed_weights_are_written_into_small_page_memory() -> None:
     """A weight reordered into oneDNN's blocked layout gets a packed_buffer (anonymous
     memory, page-aligned, which numpy does not advise into 2 MB pages), and the run reads it
@@ -409,6 +422,7 @@ func.func @f(%x: {t}) -> {t} {{
     for array in packed:
         assert isinstance(array.base, memoryview) and isinstance(array.base.obj, mmap.mmap)
         assert array.ctypes.data % mmap.PAGESIZE == 0
+        assert "nh" in _mapping_flags(array.ctypes.data)  # not to be backed by 2 MB pages
     x = np.arange(4 * 64, dtype=np.float32).reshape(4, 64) / 64
     np.testing.assert_allclose(executable.run([x])[0], x @ np.full((64, 64), 0.25), rtol=1e-6)
 
