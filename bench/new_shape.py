@@ -130,7 +130,8 @@ def main() -> None:
     gc.callbacks.remove(watch)
     full, full_seconds = collections[0], collections[1]
     print(
-        f"BERT-base sizes, {args.layers} layer(s), lengths {args.lengths[0]}..{args.lengths[1]} "
+        f"BERT-base sizes, {f'model {args.model}' if args.model else f'{args.layers} layer(s)'}, "
+        f"lengths {args.lengths[0]}..{args.lengths[1]} "
         f"step {args.lengths[2]}, each new to the variant that serves it (alternately); OMP "
         "threads as the environment says"
     )
