@@ -1205,8 +1205,12 @@ _OUTPUT_ARGS = frozenset(
 class Primitive(_Owned):
     """A created primitive, ready to execute."""
 
+    VALIDATED = 16
+    """How many argument sets a primitive remembers having validated (``bind``)."""
+
     def __init__(self, desc: PrimitiveDesc) -> None:
         self.desc = desc
+        self._validated: dict[tuple[tuple[int, int, bool], ...], tuple[object, ...]] = {}
         handle = _new_handle(_C.dnnl_primitive_create, desc.handle)
         super().__init__(handle, _C.dnnl_primitive_destroy, pin=desc.engine)
 
@@ -1214,19 +1218,26 @@ class Primitive(_Owned):
         """Validate the arguments and run once (for the hot path, ``bind`` once instead)."""
         self.bind(args, stream)()
 
-    def bind(
-        self, args: Mapping[int, Memory], stream: Stream | None = None, *, checked: bool = False
-    ) -> BoundExecution:
+    def bind(self, args: Mapping[int, Memory], stream: Stream | None = None) -> BoundExecution:
         """Validate the arguments against the primitive descriptor and freeze them.
 
         Every argument the primitive uses must be given, with exactly the descriptor it
         expects, and outputs must be writeable; otherwise ValueError (never a crash in C).
-        ``checked``: a ``bind`` of this primitive validated memories of the same descriptors
-        (the same objects) and writeability for the same arguments already, so this one
-        only freezes them (an execution context binding the steps of one kind).
+        The primitive remembers the last ``VALIDATED`` argument sets it validated (each
+        argument's descriptor object, kept alive, and writeability): memories of the very
+        same descriptors for the same arguments (an execution context binding the steps of
+        one kind) are not validated again.
         """
-        if not checked:
+        descs = tuple(getattr(memory, "desc", None) for memory in args.values())
+        seen = tuple(
+            (arg, id(desc), getattr(memory, "writeable", False))
+            for (arg, memory), desc in zip(args.items(), descs)
+        )
+        if self._validated.get(seen) != descs:
             self._check(args)
+            if len(self._validated) >= self.VALIDATED:
+                self._validated.clear()
+            self._validated[seen] = descs
         return BoundExecution(self, stream or Stream.default(), args)
 
     def _check(self, args: Mapping[int, Memory]) -> None:

@@ -88,10 +88,6 @@ class ExecutionContext:
         self._memories: dict[tuple[object, ...], Memory] = {}
         self._arena_memories: list[Memory] = []
         """The Memories over the arena (``rebase`` points them at another)."""
-        self._checked: set[tuple[object, ...]] = set()
-        """The bindings (by id: the plan holds them) and writeability of the arguments that
-        a step's ``Primitive.bind`` validated: the other steps of that kind, which bind
-        memories of the same descriptors, skip the validation."""
         self.steps: list[Callable[[], object]] = [self._step(step) for step in plan.steps]
         self.segments = _segments(plan.steps)
         self._plan = plan
@@ -112,10 +108,7 @@ class ExecutionContext:
             desc = step.primitive.desc.scratchpad_desc()
             assert desc is not None  # exec_args lists it only when there is one
             args[step.scratchpad_arg] = Memory(desc, self.scratchpad, engine=self.engine)
-        seen = (id(step.bindings), *(memory.writeable for memory in args.values()))
-        checked = seen in self._checked
-        self._checked.add(seen)
-        return step.primitive.bind(args, self.stream, checked=checked)
+        return step.primitive.bind(args, self.stream)
 
     def _memory(self, binding: Binding, storage: Storage) -> Memory:
         """A Memory of the binding's descriptor over its bytes at ``storage`` (one per place

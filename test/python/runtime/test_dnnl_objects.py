@@ -465,6 +465,36 @@ def test_execute_checks_arguments() -> None:
         primitive.execute(stream, {SRC: src, DST: np.zeros(4)})  # type: ignore[dict-item]
 
 
+def test_a_bind_like_a_validated_one_skips_the_validation_and_no_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A primitive validates an argument set once: memories of the same descriptor objects
+    and writeability bind unchecked; another descriptor, a read-only output or another
+    argument set is validated (and refused) after a good bind all the same."""
+    desc = MemoryDesc.of_layout((4,), F32)
+    primitive = Primitive(PrimitiveDesc.create("reorder", desc, desc))
+    checks: list[int] = []
+    check = Primitive._check
+    monkeypatch.setattr(
+        Primitive, "_check", lambda self, args: [checks.append(1), check(self, args)]
+    )
+    src = Memory(desc, np.ones(4, np.float32))
+    primitive.bind({SRC: src, DST: Memory.empty(desc)})
+    primitive.bind({SRC: Memory(desc, np.zeros(4, np.float32)), DST: Memory.empty(desc)})
+    assert len(checks) == 1
+    with pytest.raises(ValueError, match="expects"):
+        primitive.bind({SRC: src, DST: Memory.empty(MemoryDesc.of_layout((5,), F32))})
+    read_only = np.zeros(4, np.float32)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        primitive.bind({SRC: src, DST: Memory(desc, read_only)})
+    with pytest.raises(ValueError, match="missing arguments"):
+        primitive.bind({SRC: src})
+    with pytest.raises(TypeError, match="expected a Memory"):
+        primitive.bind({SRC: src, DST: np.zeros(4)})  # type: ignore[dict-item]
+    assert len(checks) == 5
+
+
 def test_mismatched_reorder_raises_dnnl_error() -> None:
     with pytest.raises(DnnlError) as error:
         PrimitiveDesc.create(
