@@ -149,28 +149,21 @@ class ProgramTemplate:
         program = self.program
         operands = (o.memory for c in program.calls for o in (*c.ins, *c.outs))
         symbolic = {id(m): m for m in (*operands, *program.root_memories) if _symbolic(m.shape)}
-        expressions: dict[str, int] = {}  # text -> index among the evaluated values
-        constants: dict[int, int] = {}  # a plain size -> its index
-        evaluators: list[Callable[[Values], int]] = []
-        dims = {}
+        positions: dict[object, int] = {}  # a plain size, or an expression's text -> its place
+        sizes: list[int | Callable[[Values], int]] = []
+        readers = {}
         for key, memory in symbolic.items():
             indices = []
             for dim in memory.shape:
-                if isinstance(dim, SymbolicInt):
-                    index = expressions.get(dim.text)
-                    if index is None:
-                        index = expressions[dim.text] = len(evaluators)
-                        evaluators.append(dim.evaluate)
-                    indices.append(-1 - index)
-                else:
-                    indices.append(constants.setdefault(int(dim), len(constants)))
-            dims[key] = tuple(indices)
-        offset = len(constants)
-        readers = {
-            key: (memory, _reader([i if i >= 0 else offset - 1 - i for i in dims[key]]))
-            for key, memory in symbolic.items()
-        }
-        return _Shapes(tuple(constants), tuple(evaluators), readers)
+                size = dim.evaluate if isinstance(dim, SymbolicInt) else int(dim)
+                name = dim.text if isinstance(dim, SymbolicInt) else size
+                index = positions.get(name)
+                if index is None:
+                    index = positions[name] = len(sizes)
+                    sizes.append(size)
+                indices.append(index)
+            readers[key] = (memory, _reader(indices))
+        return _Shapes(tuple(sizes), readers)
 
     @functools.cached_property
     def _variable_rows(self) -> tuple[bool, ...]:
@@ -254,10 +247,9 @@ class ProgramTemplate:
 class _Shapes:
     """The shapes of a template's symbolic memories (``ProgramTemplate._shapes``)."""
 
-    constants: tuple[int, ...]
-    """The plain sizes among them, first in the table of sizes ``memories`` reads."""
-    evaluators: tuple[Callable[[Values], int], ...]
-    """Each distinct expression, after the constants in that table."""
+    sizes: tuple[int | Callable[[Values], int], ...]
+    """The table of sizes ``memories`` reads: each distinct plain size, and each distinct
+    expression (evaluated per signature)."""
     readers: dict[int, tuple[MemorySpec, Callable[[Sequence[int]], tuple[int, ...]]]]
     """Per memory (by id): the memory and what reads its shape from the table."""
 
@@ -265,7 +257,7 @@ class _Shapes:
         """Each symbolic memory's instance for ``values`` (the symbol values), by the id of
         the template's; equal instances are one object (their comparisons are then
         identities: a plan's step kinds compare memories)."""
-        table = [*self.constants, *(evaluate(values) for evaluate in self.evaluators)]
+        table = [size if isinstance(size, int) else size(values) for size in self.sizes]
         made: dict[tuple[object, ...], MemorySpec] = {}
         found = {}
         for key, (memory, read) in self.readers.items():
